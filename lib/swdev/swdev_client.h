@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software mlx5 device: client library.
+ *
+ * The same calls as libibverbs / libmlx5 (rdma-core 63) offer for a real
+ * NIC, answered by the swdev daemon over a Unix socket:
+ *
+ *   ibv_open_device + DEVX ctx   -> swdev_open()        (connect = uverbs file)
+ *   ibv_import_device(cmd_fd)    -> swdev_import_device()
+ *   ctx->cmd_fd                  -> swdev_cmd_fd()
+ *   mlx5dv_devx_obj_create ...   -> swdev_obj_create() ...
+ *   mlx5dv_devx_obj_export ...   -> swdev_obj_export() ... (rdma-core 63 semantics:
+ *                                   purely local, no check, no command)
+ *
+ * Errors: NULL or -1 with errno, or a positive errno return, exactly where
+ * the rdma-core call does the same. EREMOTEIO means the device ran the
+ * command and failed; the output mailbox holds status and syndrome.
+ *
+ * Thread safety: one context may be used by several threads; calls are
+ * serialised on the context's private reply channel.
+ */
+#ifndef SWDEV_CLIENT_H
+#define SWDEV_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "swdev_engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Default daemon socket, overridden by $SWDEV_SOCKET. */
+#define SWDEV_DEFAULT_SOCKET "/run/mlx5-swdev/swdev.sock"
+
+struct swdev_ctx;
+
+/** Local object, the counterpart of rdma-core's struct mlx5dv_devx_obj. */
+struct swdev_obj {
+	struct swdev_ctx *ctx;
+	uint32_t handle;
+	uint32_t type;		/**< 2 = flow counter, 6 = TIR, else 0 */
+	uint32_t object_id;
+	uint64_t rx_icm_addr;
+	uint8_t log_obj_range;
+	uint8_t kind;		/**< local: 0 DEVX object, else PD/UAR/umem (private) */
+};
+
+/** rdma-core's struct mlx5dv_export_sizes. */
+struct swdev_export_sizes {
+	uint32_t var_attrs_size;
+	uint32_t devx_umem_attrs_size;
+	uint32_t devx_obj_attrs_size;	/**< 32 */
+};
+
+/**
+ * Open device @p devname on the daemon at @p sock_path (NULL: $SWDEV_SOCKET,
+ * else SWDEV_DEFAULT_SOCKET): a new uverbs file. NULL with errno
+ * (ENOENT/ECONNREFUSED no daemon, ENODEV no such device, ...).
+ */
+struct swdev_ctx *swdev_open(const char *sock_path, const char *devname);
+/**
+ * Join the uverbs file behind @p cmd_fd (received from another process or
+ * dup()ed). On success the context owns @p cmd_fd; on failure the caller
+ * still owns it. NULL with errno (EBADF, ENOTSOCK, EPROTO).
+ */
+struct swdev_ctx *swdev_import_device(int cmd_fd);
+/** The command fd: what ibv_context->cmd_fd is (pass it to import). */
+int swdev_cmd_fd(const struct swdev_ctx *ctx);
+/** Close the context and its command fd. 0 or errno. */
+int swdev_close(struct swdev_ctx *ctx);
+const char *swdev_ctx_devname(const struct swdev_ctx *ctx);
+uint16_t swdev_ctx_uid(const struct swdev_ctx *ctx);
+/** Device-unique id of the uverbs file (for the control path). */
+uint32_t swdev_ctx_file_id(const struct swdev_ctx *ctx);
+
+struct swdev_obj *swdev_obj_create(struct swdev_ctx *ctx, const void *in, size_t inlen,
+				   void *out, size_t outlen);
+int swdev_obj_query(struct swdev_obj *obj, const void *in, size_t inlen,
+		    void *out, size_t outlen);
+int swdev_obj_modify(struct swdev_obj *obj, const void *in, size_t inlen,
+		     void *out, size_t outlen);
+/** Destroy the kernel object (for everyone) and free @p obj on success. */
+int swdev_obj_destroy(struct swdev_obj *obj);
+int swdev_general_cmd(struct swdev_ctx *ctx, const void *in, size_t inlen,
+		      void *out, size_t outlen);
+
+/* rdma-core 63 export / import (local only). */
+void swdev_get_export_sizes(struct swdev_export_sizes *sizes);
+int swdev_obj_export(struct swdev_obj *obj, void *data);
+struct swdev_obj *swdev_obj_import(struct swdev_ctx *ctx, const void *data);
+void swdev_obj_unimport(struct swdev_obj *obj);
+
+/* Verbs side. Each returns a local object (kind != 0) destroyed with
+ * swdev_obj_destroy(); the number comes back through the pointer. */
+struct swdev_obj *swdev_pd_alloc(struct swdev_ctx *ctx, uint32_t *pdn);
+struct swdev_obj *swdev_uar_alloc(struct swdev_ctx *ctx, uint32_t *page_id);
+struct swdev_obj *swdev_umem_reg(struct swdev_ctx *ctx, void *addr, size_t size,
+				 uint32_t access, uint32_t *umem_id);
+int swdev_query_eqn(struct swdev_ctx *ctx, uint32_t vector, uint32_t *eqn);
+
+/* Control path (tests): a separate socket, <sock_path>.ctl. */
+struct swdev_ctl;
+struct swdev_ctl *swdev_ctl_open(const char *sock_path);
+void swdev_ctl_close(struct swdev_ctl *ctl);
+int swdev_ctl_get_counts(struct swdev_ctl *ctl, const char *devname, uint32_t file_id,
+			 struct swdev_counts *counts);
+int swdev_ctl_get_num_files(struct swdev_ctl *ctl, const char *devname, uint32_t *nfiles);
+int swdev_ctl_inject_traffic(struct swdev_ctl *ctl, const char *devname, uint32_t counter_id,
+			     uint64_t packets, uint64_t bytes);
+int swdev_ctl_set_fault(struct swdev_ctl *ctl, const char *devname, uint16_t opcode,
+			uint32_t count, uint8_t status, uint32_t syndrome, uint32_t delay_us);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWDEV_CLIENT_H */
