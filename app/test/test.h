@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-test of this project: test commands registered by name, assertion
+ * macros and a suite runner, with DPDK's app/test conventions (names,
+ * return codes, output lines). Written for this project: Debian's
+ * /usr/bin/dpdk-test cannot take out-of-tree tests.
+ */
+#ifndef MDEVX_TEST_H
+#define MDEVX_TEST_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/queue.h>
+
+#include <rte_common.h>
+
+#define TEST_SUCCESS 0
+#define TEST_FAILED (-1)
+#define TEST_SKIPPED 77
+
+/* Assertions: print where and why, then fail the enclosing function. */
+#define TEST_ASSERT(cond, msg, ...) do {					\
+	if (!(cond)) {							\
+		printf("TestCase %s() line %d failed: " msg "\n",	\
+		       __func__, __LINE__, ##__VA_ARGS__);		\
+		return TEST_FAILED;					\
+	}								\
+} while (0)
+
+#define TEST_ASSERT_EQUAL(a, b, msg, ...) do {				\
+	if (!((a) == (b))) {						\
+		printf("TestCase %s() line %d failed (%s == %s): " msg "\n", \
+		       __func__, __LINE__, #a, #b, ##__VA_ARGS__);	\
+		return TEST_FAILED;					\
+	}								\
+} while (0)
+
+#define TEST_ASSERT_NOT_EQUAL(a, b, msg, ...) do {			\
+	if (!((a) != (b))) {						\
+		printf("TestCase %s() line %d failed (%s != %s): " msg "\n", \
+		       __func__, __LINE__, #a, #b, ##__VA_ARGS__);	\
+		return TEST_FAILED;					\
+	}								\
+} while (0)
+
+#define TEST_ASSERT_SUCCESS(val, msg, ...) do {				\
+	__typeof__(val) _val = (val);					\
+	if (_val != 0) {						\
+		printf("TestCase %s() line %d failed (err %d): " msg "\n", \
+		       __func__, __LINE__, (int)_val, ##__VA_ARGS__);	\
+		return TEST_FAILED;					\
+	}								\
+} while (0)
+
+#define TEST_ASSERT_FAIL(val, msg, ...) do {				\
+	if ((val) == 0) {						\
+		printf("TestCase %s() line %d failed (unexpected success): " \
+		       msg "\n", __func__, __LINE__, ##__VA_ARGS__);	\
+		return TEST_FAILED;					\
+	}								\
+} while (0)
+
+#define TEST_ASSERT_NULL(val, msg, ...) do {				\
+	if ((val) != NULL) {						\
+		printf("TestCase %s() line %d failed (%s not NULL): " msg "\n", \
+		       __func__, __LINE__, #val, ##__VA_ARGS__);	\
+		return TEST_FAILED;					\
+	}								\
+} while (0)
+
+#define TEST_ASSERT_NOT_NULL(val, msg, ...) do {			\
+	if ((val) == NULL) {						\
+		printf("TestCase %s() line %d failed (%s is NULL): " msg "\n", \
+		       __func__, __LINE__, #val, ##__VA_ARGS__);	\
+		return TEST_FAILED;					\
+	}								\
+} while (0)
+
+/* Suites. A case returns TEST_SUCCESS, TEST_FAILED, TEST_SKIPPED or -ENOTSUP. */
+struct unit_test_case {
+	int (*setup)(void);
+	void (*teardown)(void);
+	int (*testcase)(void);
+	const char *name;
+	int enabled;
+};
+
+#define TEST_CASE(fn) { NULL, NULL, fn, #fn, 1 }
+#define TEST_CASE_ST(setup, teardown, fn) { setup, teardown, fn, #fn, 1 }
+#define TEST_CASE_DISABLED(fn) { NULL, NULL, fn, #fn, 0 }
+#define TEST_CASES_END() { NULL, NULL, NULL, NULL, 0 }
+
+struct unit_test_suite {
+	const char *suite_name;
+	int (*setup)(void);
+	void (*teardown)(void);
+	struct unit_test_case unit_test_cases[];
+};
+
+/** Run every case, print one line per case and the summary. */
+int unit_test_suite_runner(struct unit_test_suite *suite);
+
+/* Test commands, registered by name before main(). */
+typedef int (cmd_func_t)(void);
+
+struct test_command {
+	TAILQ_ENTRY(test_command) next;
+	const char *command;
+	cmd_func_t *callback;
+};
+
+void add_test_command(struct test_command *t);
+
+#define REGISTER_TEST_COMMAND(cmd, func)				\
+	static struct test_command test_struct_##cmd = {		\
+		.command = RTE_STR(cmd),				\
+		.callback = func,					\
+	};								\
+	RTE_INIT(test_register_##cmd)					\
+	{								\
+		add_test_command(&test_struct_##cmd);			\
+	}
+
+/*
+ * Secondary roles: the part of a multi-process test that runs in a
+ * secondary process. The test relaunches this binary (see process.h);
+ * the child runs the named role after rte_eal_init() and exits with its
+ * return value (0 ok, anything else failure).
+ */
+typedef int (secondary_func_t)(int argc, char **argv);
+
+struct test_secondary_role {
+	TAILQ_ENTRY(test_secondary_role) next;
+	const char *role;
+	secondary_func_t *callback;
+};
+
+void add_test_secondary_role(struct test_secondary_role *r);
+
+#define REGISTER_TEST_SECONDARY(name, func)				\
+	static struct test_secondary_role test_role_##name = {		\
+		.role = RTE_STR(name),					\
+		.callback = func,					\
+	};								\
+	RTE_INIT(test_register_role_##name)				\
+	{								\
+		add_test_secondary_role(&test_role_##name);		\
+	}
+
+#endif /* MDEVX_TEST_H */
