@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Prepare a Debian 12 machine and build the project:
+#   - install the distribution packages it needs (as root, with apt-get);
+#   - reserve 2 MB hugepages and mount hugetlbfs;
+#   - configure and build with meson/ninja.
+#
+# usage: setup.sh [--build-dir DIR] [--sanitize] [--no-build]
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build_dir="$top/build"
+sanitize=0
+do_build=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build-dir) build_dir=$2; shift 2 ;;
+	--sanitize) sanitize=1; shift ;;
+	--no-build) do_build=0; shift ;;
+	-h|--help) sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "unknown option: $1" >&2; exit 2 ;;
+	esac
+done
+
+packages="build-essential pkgconf meson ninja-build python3-pyelftools
+	dpdk dpdk-dev libdpdk-dev libibverbs-dev rdma-core ibverbs-providers
+	clang llvm procps"
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "error: missing packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
+		exit 1
+	fi
+	echo "== installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+echo "== hugepages"
+"$top/devtools/setup-hugepages.sh" "${HUGEPAGES:-1024}"
+
+if [ "$do_build" -eq 1 ]; then
+	opts=""
+	[ "$sanitize" -eq 1 ] && opts="-Db_sanitize=address,undefined -Db_lundef=false"
+	if [ ! -f "$build_dir/build.ninja" ]; then
+		echo "== configuring $build_dir"
+		# shellcheck disable=SC2086
+		meson setup "$build_dir" "$top" $opts >/dev/null
+	fi
+	echo "== building $build_dir"
+	ninja -C "$build_dir" >/dev/null
+fi

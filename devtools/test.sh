@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Set up, build and run every test of the project:
+#   1. the default build: all meson test suites (fast-tests, emu, perf-tests...);
+#   2. an ASan/UBSan build: the fast-tests and emu suites;
+#   3. build checks: the native rdma-core 63 path compiled against the
+#      stand-in header in test/rdma-core-63, and a short libFuzzer run when
+#      clang is available.
+# Ends with one line "Summary: N passed, N failed, N skipped".
+#
+# usage: test.sh [--quick]   (--quick: only step 1)
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+[ "${1:-}" = "--help" ] && { sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+
+passed=0 failed=0 skipped=0
+
+count_meson() { # build dir
+	local log="$1/meson-logs/testlog.json" p f s
+	[ -f "$log" ] || { failed=$((failed + 1)); return; }
+	read -r p f s < <(python3 -c '
+import json, sys
+n = {"OK": 0, "FAIL": 0, "SKIP": 0}
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    n["OK" if r == "OK" else "SKIP" if r in ("SKIP", "EXPECTEDFAIL") else "FAIL"] += 1
+print(n["OK"], n["FAIL"], n["SKIP"])' "$log")
+	passed=$((passed + p)) skipped=$((skipped + s)) failed=$((failed + f))
+}
+
+step() { # name, command...
+	local name=$1
+	shift
+	echo "== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		echo "!! $name failed"
+		failed=$((failed + 1))
+	fi
+}
+
+"$top/devtools/setup.sh" --build-dir "$top/build" || exit 1
+echo "== meson test (build)"
+meson test -C "$top/build" --print-errorlogs --num-processes 1
+count_meson "$top/build"
+
+if [ "$quick" -eq 0 ]; then
+	"$top/devtools/setup.sh" --build-dir "$top/build-san" --sanitize || exit 1
+	echo "== meson test (build-san: ASan/UBSan) fast-tests emu"
+	suites="--suite fast-tests"
+	if meson test -C "$top/build-san" --list 2>/dev/null | grep -q ':emu / '; then
+		suites="$suites --suite emu"
+	fi
+	# shellcheck disable=SC2086
+	meson test -C "$top/build-san" --print-errorlogs --num-processes 1 $suites
+	count_meson "$top/build-san"
+
+	if [ -f "$top/test/rdma-core-63/mlx5dv.h" ]; then
+		step "native rdma-core 63 path compiles (stand-in header)" bash -c "
+			rm -rf '$top/build-rdma63' &&
+			meson setup '$top/build-rdma63' '$top' -Drdma_core_stub_dir='$top/test/rdma-core-63' \
+				-Drdma_core_compat=native >/dev/null &&
+			ninja -C '$top/build-rdma63' >/dev/null"
+	fi
+	if [ -x "$top/devtools/fuzz-swdev.sh" ] && command -v clang >/dev/null; then
+		step "libFuzzer run of the software device decoder (${FUZZ_SECONDS:-30} s)" \
+			"$top/devtools/fuzz-swdev.sh" "${FUZZ_SECONDS:-30}"
+	fi
+fi
+
+leftover=$(ls /var/run/dpdk 2>/dev/null | grep '^mdevx_' || true)
+if [ -n "$leftover" ]; then
+	echo "!! runtime directories left under /var/run/dpdk: $leftover"
+	failed=$((failed + 1))
+fi
+
+echo "Summary: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
