@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Export registry in shared memory: layout, writer, lock-free readers.
+ * See mdevx_share_reg.h for the model.
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "mdevx_share_reg.h"
+
+#define REG_MAGIC 0x6d64657678726567ULL	/* "mdevxreg" */
+#define REG_VERSION 1u
+#define READ_RETRIES 64			/* a reader gives up (EAGAIN) after this */
+#define REC_SIZE 192
+
+/*
+ * Shared layout: header, bucket array (uint32_t record index + 1, 0 = empty),
+ * record array. Offsets are fixed by the header so a reader of another
+ * binary finds everything from the base address.
+ */
+struct reg_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t rec_size;
+	uint32_t capacity;
+	uint32_t nb_buckets;		/* power of two, >= 2 * capacity */
+	uint64_t buckets_off;
+	uint64_t records_off;
+	uint64_t total_size;
+	uint64_t cookie;
+	uint32_t count;			/* used slots (published + withdrawn) */
+	uint32_t free_head;		/* free list, slot index + 1 */
+};
+
+struct reg_rec {
+	uint32_t seq;			/* odd while being written */
+	uint32_t next;			/* hash chain or free list: index + 1 */
+	/* --- covered by the checksum from here --- */
+	uint32_t hash;
+	uint16_t kind;
+	uint16_t state;
+	uint64_t generation;
+	uint64_t cookie;
+	int32_t owner_pid;
+	uint32_t object_id;
+	uint32_t size_or_tirn;
+	uint32_t export_len;
+	uint64_t rx_icm_addr;
+	char name[MDEVX_SHARE_NAME_MAX + 1];
+	uint8_t export_buf[MDEVX_SHARE_EXPORT_MAX];
+	/* --- to here --- */
+	uint64_t checksum;
+	uint8_t reserved[REC_SIZE - 176];
+};
+
+_Static_assert(sizeof(struct reg_rec) == REC_SIZE, "record size");
+_Static_assert(sizeof(struct reg_hdr) <= 64, "header fits a cache line");
+
+struct mdevx_share_reg {
+	struct reg_hdr hdr;
+};
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+#define CSUM_START offsetof(struct reg_rec, hash)
+#define CSUM_LEN (offsetof(struct reg_rec, checksum) - CSUM_START)
+
+static inline uint32_t *
+reg_buckets(const struct mdevx_share_reg *reg)
+{
+	return (uint32_t *)((uintptr_t)reg + reg->hdr.buckets_off);
+}
+
+static inline struct reg_rec *
+reg_records(const struct mdevx_share_reg *reg)
+{
+	return (struct reg_rec *)((uintptr_t)reg + reg->hdr.records_off);
+}
+
+static inline uint32_t
+load_acq32(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void
+store_rel32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Name hash: FNV-1a, then a murmur3 finaliser for the low bits. */
+static uint32_t
+name_hash(const char *name, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (uint8_t)name[i];
+		h *= 16777619u;
+	}
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+/* 64-bit checksum over the record contents (word-wise multiply-xor mix). */
+static uint64_t
+rec_checksum(const void *data, size_t len, uint32_t idx)
+{
+	const uint8_t *p = data;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)idx << 32) ^ len;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		h ^= w;
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++) {
+		h ^= p[i];
+		h *= 0xc4ceb9fe1a85ec53ULL;
+	}
+	h ^= h >> 32;
+	return h;
+}
+
+static size_t
+bounded_strlen(const char *s, size_t max, bool *too_long)
+{
+	size_t n = 0;
+
+	while (n <= max && s[n] != '\0')
+		n++;
+	*too_long = n > max;
+	return n;
+}
+
+static uint32_t
+buckets_for(uint32_t capacity)
+{
+	uint32_t n = 1;
+
+	while (n < 2 * capacity)
+		n <<= 1;
+	return n;
+}
+
+size_t
+mdevx_share_reg_size(uint32_t capacity)
+{
+	size_t buckets;
+
+	if (capacity == 0 || capacity > MDEVX_SHARE_CAPACITY_MAX)
+		return 0;
+	buckets = (size_t)buckets_for(capacity) * sizeof(uint32_t);
+	buckets = (buckets + 63) & ~(size_t)63;
+	return 64 + buckets + (size_t)capacity * REC_SIZE;
+}
+
+struct mdevx_share_reg *
+mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity, uint64_t cookie)
+{
+	struct mdevx_share_reg *reg = mem;
+	size_t need = mdevx_share_reg_size(capacity);
+	struct reg_rec *recs;
+	uint32_t i;
+
+	if (mem == NULL || need == 0 || len < need || ((uintptr_t)mem & 63) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(mem, 0, need);
+	reg->hdr.version = REG_VERSION;
+	reg->hdr.rec_size = REC_SIZE;
+	reg->hdr.capacity = capacity;
+	reg->hdr.nb_buckets = buckets_for(capacity);
+	reg->hdr.buckets_off = 64;
+	reg->hdr.records_off = need - (size_t)capacity * REC_SIZE;
+	reg->hdr.total_size = need;
+	reg->hdr.cookie = cookie;
+	recs = reg_records(reg);
+	for (i = 0; i < capacity; i++)
+		recs[i].next = i + 2 <= capacity ? i + 2 : 0;
+	reg->hdr.free_head = 1;
+	/* The magic last: a reader never sees a half-formatted registry. */
+	__atomic_store_n(&reg->hdr.magic, REG_MAGIC, __ATOMIC_RELEASE);
+	return reg;
+}
+
+struct mdevx_share_reg *
+mdevx_share_reg_attach(void *mem, size_t len)
+{
+	struct mdevx_share_reg *reg = mem;
+
+	if (mem == NULL || len < sizeof(struct reg_hdr) ||
+	    __atomic_load_n(&reg->hdr.magic, __ATOMIC_ACQUIRE) != REG_MAGIC ||
+	    reg->hdr.version != REG_VERSION || reg->hdr.rec_size != REC_SIZE ||
+	    mdevx_share_reg_size(reg->hdr.capacity) != reg->hdr.total_size ||
+	    reg->hdr.total_size > len || reg->hdr.nb_buckets != buckets_for(reg->hdr.capacity)) {
+		errno = EPROTO;
+		return NULL;
+	}
+	return reg;
+}
+
+uint32_t
+mdevx_share_reg_capacity(const struct mdevx_share_reg *reg)
+{
+	return reg->hdr.capacity;
+}
+
+uint32_t
+mdevx_share_reg_count(const struct mdevx_share_reg *reg)
+{
+	return __atomic_load_n(&reg->hdr.count, __ATOMIC_RELAXED);
+}
+
+uint64_t
+mdevx_share_reg_cookie(const struct mdevx_share_reg *reg)
+{
+	return reg->hdr.cookie;
+}
+
+/* Writer: open and close the write window of a record. */
+static inline void
+rec_write_begin(struct reg_rec *rec)
+{
+	store_rel32(&rec->seq, rec->seq + 1);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void
+rec_write_end(struct reg_rec *rec, uint32_t idx)
+{
+	rec->checksum = rec_checksum((const uint8_t *)rec + CSUM_START, CSUM_LEN, idx);
+	store_rel32(&rec->seq, rec->seq + 1);
+}
+
+static void
+rec_to_info(const struct reg_rec *rec, struct mdevx_share_rec_info *out)
+{
+	memcpy(out->name, rec->name, sizeof(out->name));
+	out->name[MDEVX_SHARE_NAME_MAX] = '\0';
+	out->kind = rec->kind;
+	out->state = rec->state;
+	out->generation = rec->generation;
+	out->cookie = rec->cookie;
+	out->owner_pid = rec->owner_pid;
+	out->object_id = rec->object_id;
+	out->size_or_tirn = rec->size_or_tirn;
+	out->export_len = rec->export_len;
+	out->rx_icm_addr = rec->rx_icm_addr;
+	memcpy(out->export_buf, rec->export_buf, sizeof(out->export_buf));
+}
+
+/*
+ * Consistent copy of one record: copy between two reads of an even
+ * sequence counter. Returns 0, EAGAIN (kept changing), EBADMSG (checksum).
+ */
+static int
+rec_snapshot(const struct mdevx_share_reg *reg, uint32_t idx, struct reg_rec *copy)
+{
+	const struct reg_rec *rec = &reg_records(reg)[idx];
+
+	for (int i = 0; i < READ_RETRIES; i++) {
+		uint32_t s1 = load_acq32(&rec->seq), s2;
+
+		if (s1 & 1) {
+			cpu_relax();
+			continue;
+		}
+		memcpy(copy, rec, sizeof(*copy));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
+		if (s1 != s2)
+			continue;
+		if (copy->state != MDEVX_SHARE_REC_FREE &&
+		    copy->checksum != rec_checksum((const uint8_t *)copy + CSUM_START,
+						   CSUM_LEN, idx))
+			return EBADMSG;
+		return 0;
+	}
+	return EAGAIN;
+}
+
+/*
+ * Walk the chain of @p name. 0 with the record copied, ENOENT, EAGAIN,
+ * EBADMSG. A reader that lands on a slot that was unlinked and reused
+ * meanwhile notices it (sequence changed, or the slot's hash belongs to
+ * another bucket) and starts the walk again.
+ */
+static int
+reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint32_t hash,
+	 struct reg_rec *copy, uint32_t *idx_out, uint32_t *probes_out)
+{
+	const uint32_t mask = reg->hdr.nb_buckets - 1;
+	const uint32_t bucket = hash & mask;
+	const struct reg_rec *recs = reg_records(reg);
+	uint32_t probes = 0;
+
+	for (int attempt = 0; attempt < READ_RETRIES; attempt++) {
+		uint32_t cur = load_acq32(&reg_buckets(reg)[bucket]);
+		bool restart = false;
+
+		probes = 0;
+		while (cur != 0) {
+			const struct reg_rec *rec;
+			uint32_t idx = cur - 1, s1, s2, rhash, next;
+			uint16_t state;
+			bool match;
+
+			if (idx >= reg->hdr.capacity)
+				return EBADMSG;	/* corrupted link */
+			rec = &recs[idx];
+			probes++;
+			s1 = load_acq32(&rec->seq);
+			if (s1 & 1) {
+				restart = true;
+				break;
+			}
+			rhash = rec->hash;
+			next = rec->next;
+			state = rec->state;
+			match = rhash == hash && state != MDEVX_SHARE_REC_FREE &&
+				memcmp(rec->name, name, nlen) == 0 && rec->name[nlen] == '\0';
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
+			if (s1 != s2 || state == MDEVX_SHARE_REC_FREE || (rhash & mask) != bucket) {
+				restart = true;
+				break;
+			}
+			if (match) {
+				int ret = rec_snapshot(reg, idx, copy);
+
+				if (ret == 0 && (copy->hash != hash || copy->state ==
+						 MDEVX_SHARE_REC_FREE)) {
+					restart = true;	/* replaced in between */
+					break;
+				}
+				if (idx_out != NULL)
+					*idx_out = idx;
+				if (probes_out != NULL)
+					*probes_out = probes;
+				return ret;
+			}
+			cur = next;
+		}
+		if (!restart) {
+			if (probes_out != NULL)
+				*probes_out = probes;
+			return ENOENT;
+		}
+		cpu_relax();
+	}
+	return EAGAIN;
+}
+
+static int
+check_name(const char *name, size_t *len)
+{
+	bool too_long;
+
+	if (name == NULL)
+		return EINVAL;
+	*len = bounded_strlen(name, MDEVX_SHARE_NAME_MAX, &too_long);
+	if (too_long)
+		return ENAMETOOLONG;
+	if (*len == 0)
+		return EINVAL;
+	return 0;
+}
+
+int
+mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
+			uint32_t *idx_out, uint64_t *gen_out)
+{
+	struct reg_rec copy, *rec;
+	uint32_t hash, idx, bucket;
+	size_t nlen;
+	int ret;
+
+	if (reg == NULL || info == NULL || info->export_len > MDEVX_SHARE_EXPORT_MAX)
+		return EINVAL;
+	ret = check_name(info->name, &nlen);
+	if (ret != 0)
+		return ret;
+	hash = name_hash(info->name, nlen);
+	ret = reg_find(reg, info->name, nlen, hash, &copy, NULL, NULL);
+	if (ret != ENOENT)
+		return ret == 0 || ret == EBADMSG ? EEXIST : ret;
+	if (reg->hdr.free_head == 0)
+		return ENOSPC;
+	idx = reg->hdr.free_head - 1;
+	rec = &reg_records(reg)[idx];
+	bucket = hash & (reg->hdr.nb_buckets - 1);
+
+	rec_write_begin(rec);
+	reg->hdr.free_head = rec->next;
+	rec->hash = hash;
+	rec->kind = info->kind;
+	rec->state = MDEVX_SHARE_REC_PUBLISHED;
+	rec->generation++;
+	rec->cookie = info->cookie;
+	rec->owner_pid = info->owner_pid;
+	rec->object_id = info->object_id;
+	rec->size_or_tirn = info->size_or_tirn;
+	rec->export_len = info->export_len;
+	rec->rx_icm_addr = info->rx_icm_addr;
+	memset(rec->name, 0, sizeof(rec->name));
+	memcpy(rec->name, info->name, nlen);
+	memset(rec->export_buf, 0, sizeof(rec->export_buf));
+	memcpy(rec->export_buf, info->export_buf, info->export_len);
+	rec->next = reg_buckets(reg)[bucket];
+	rec_write_end(rec, idx);
+	/* Link last: a reader reaches the record only once it is complete. */
+	store_rel32(&reg_buckets(reg)[bucket], idx + 1);
+	__atomic_add_fetch(&reg->hdr.count, 1, __ATOMIC_RELAXED);
+	if (idx_out != NULL)
+		*idx_out = idx;
+	if (gen_out != NULL)
+		*gen_out = rec->generation;
+	return 0;
+}
+
+int
+mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
+			 uint64_t *new_generation)
+{
+	struct reg_rec *rec;
+
+	if (reg == NULL || idx >= reg->hdr.capacity)
+		return EINVAL;
+	rec = &reg_records(reg)[idx];
+	if (rec->state != MDEVX_SHARE_REC_PUBLISHED || rec->generation != generation)
+		return ESTALE;
+	rec_write_begin(rec);
+	rec->state = MDEVX_SHARE_REC_WITHDRAWN;
+	rec->generation++;
+	rec_write_end(rec, idx);
+	if (new_generation != NULL)
+		*new_generation = rec->generation;
+	return 0;
+}
+
+int
+mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx)
+{
+	struct reg_rec *rec, *recs;
+	uint32_t *link;
+
+	if (reg == NULL || idx >= reg->hdr.capacity)
+		return EINVAL;
+	recs = reg_records(reg);
+	rec = &recs[idx];
+	if (rec->state == MDEVX_SHARE_REC_PUBLISHED)
+		return EBUSY;
+	if (rec->state != MDEVX_SHARE_REC_WITHDRAWN)
+		return EINVAL;
+	/* Unlink: readers on the slot keep a valid next until it is reused. */
+	link = &reg_buckets(reg)[rec->hash & (reg->hdr.nb_buckets - 1)];
+	while (*link != 0 && *link != idx + 1)
+		link = &recs[*link - 1].next;
+	if (*link == 0)
+		return EINVAL;
+	store_rel32(link, rec->next);
+	rec_write_begin(rec);
+	rec->state = MDEVX_SHARE_REC_FREE;
+	rec->next = reg->hdr.free_head;
+	rec_write_end(rec, idx);
+	reg->hdr.free_head = idx + 1;
+	__atomic_sub_fetch(&reg->hdr.count, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
+		       struct mdevx_share_rec_info *out, uint32_t *idx, uint32_t *probes)
+{
+	struct reg_rec copy;
+	size_t nlen;
+	int ret;
+
+	if (reg == NULL || out == NULL)
+		return EINVAL;
+	ret = check_name(name, &nlen);
+	if (ret != 0)
+		return ret;
+	ret = reg_find(reg, name, nlen, name_hash(name, nlen), &copy, idx, probes);
+	if (ret == 0)
+		rec_to_info(&copy, out);
+	return ret;
+}
+
+int
+mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
+		     struct mdevx_share_rec_info *out)
+{
+	struct reg_rec copy;
+	int ret;
+
+	if (reg == NULL || out == NULL || idx >= reg->hdr.capacity)
+		return EINVAL;
+	ret = rec_snapshot(reg, idx, &copy);
+	if (ret == 0)
+		rec_to_info(&copy, out);
+	return ret;
+}
+
+int
+mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation)
+{
+	const struct reg_rec *rec;
+
+	if (reg == NULL || idx >= reg->hdr.capacity)
+		return EINVAL;
+	rec = &reg_records(reg)[idx];
+	for (int i = 0; i < READ_RETRIES; i++) {
+		uint32_t s1 = load_acq32(&rec->seq);
+		uint64_t gen;
+		uint16_t state;
+
+		if (s1 & 1) {
+			cpu_relax();
+			continue;
+		}
+		gen = rec->generation;
+		state = rec->state;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&rec->seq, __ATOMIC_RELAXED) != s1)
+			continue;
+		return state == MDEVX_SHARE_REC_PUBLISHED && gen == generation ? 0 : ESTALE;
+	}
+	return EAGAIN;
+}
+
+int64_t
+mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
+		     struct mdevx_share_rec_info *out)
+{
+	for (uint32_t i = start; reg != NULL && i < reg->hdr.capacity; i++) {
+		if (mdevx_share_reg_read(reg, i, out) == 0 &&
+		    out->state != MDEVX_SHARE_REC_FREE)
+			return i;
+	}
+	return -1;
+}
+
+void *
+mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len)
+{
+	if (reg == NULL || idx >= reg->hdr.capacity)
+		return NULL;
+	if (len != NULL)
+		*len = REC_SIZE;
+	return &reg_records(reg)[idx];
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Export registry in shared memory (layer 5, storage part).
+ *
+ * A fixed-size region (a memzone in hugepage memory in DPDK; any shared
+ * mapping in the unit tests) holds export records: name, kind, the opaque
+ * export buffer, object id, bulk size or tirn / RX ICM address, state,
+ * generation, owner pid, instance cookie and a checksum. It contains no
+ * pointers: every link is a record index, so processes that map it at other
+ * addresses, or other binaries, read it alike.
+ *
+ * Lookup by name is a chained hash with at least two buckets per record
+ * (load <= 0.5: about 1.25 probes for a hit at full capacity).
+ *
+ * One writer at a time, serialised by the caller (only the primary
+ * writes). Readers take no lock: every record carries a sequence counter
+ * that is odd while the record is written; a reader copies the record
+ * between two reads of the counter and retries (boundedly) when they
+ * differ, then verifies the checksum. A writer that dies mid-write leaves
+ * an odd counter: readers give up with EAGAIN, never block and never use
+ * the half-written record.
+ */
+#ifndef MDEVX_SHARE_REG_H
+#define MDEVX_SHARE_REG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Longest record name, without the terminating NUL. */
+#define MDEVX_SHARE_NAME_MAX 47
+/** Largest opaque export buffer a record holds (rdma-core 63 uses 32). */
+#define MDEVX_SHARE_EXPORT_MAX 64
+/** Largest capacity (records) of one registry. */
+#define MDEVX_SHARE_CAPACITY_MAX (1u << 22)
+
+enum mdevx_share_rec_state {
+	MDEVX_SHARE_REC_FREE = 0,
+	MDEVX_SHARE_REC_PUBLISHED = 1,
+	MDEVX_SHARE_REC_WITHDRAWN = 2,
+};
+
+/** A consistent copy of one record. */
+struct mdevx_share_rec_info {
+	char name[MDEVX_SHARE_NAME_MAX + 1];
+	uint16_t kind;			/**< enum mdevx_share_kind */
+	uint16_t state;			/**< enum mdevx_share_rec_state */
+	uint64_t generation;		/**< per slot, only grows */
+	uint64_t cookie;		/**< instance cookie of the publisher */
+	int32_t owner_pid;
+	uint32_t object_id;
+	uint32_t size_or_tirn;		/**< counter: bulk size; TIR: tirn */
+	uint32_t export_len;
+	uint64_t rx_icm_addr;
+	uint8_t export_buf[MDEVX_SHARE_EXPORT_MAX];
+};
+
+struct mdevx_share_reg;
+
+/** Bytes a registry of @p capacity records needs (0 if capacity is invalid). */
+size_t mdevx_share_reg_size(uint32_t capacity);
+
+/**
+ * Format @p mem (at least mdevx_share_reg_size(capacity) bytes) as an empty
+ * registry. Returns the registry or NULL with errno EINVAL.
+ */
+struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
+					     uint64_t cookie);
+
+/** Check that @p mem holds a registry (magic, version, sizes). NULL + errno. */
+struct mdevx_share_reg *mdevx_share_reg_attach(void *mem, size_t len);
+
+uint32_t mdevx_share_reg_capacity(const struct mdevx_share_reg *reg);
+uint32_t mdevx_share_reg_count(const struct mdevx_share_reg *reg);
+uint64_t mdevx_share_reg_cookie(const struct mdevx_share_reg *reg);
+
+/* ---- writer side (caller serialises) ---- */
+
+/**
+ * Add a record in state PUBLISHED. info->name/kind/cookie/owner/object
+ * fields/export buffer are taken; state and generation are set here.
+ * @return 0, EEXIST (name present, published or withdrawn), ENOSPC (full),
+ *         ENAMETOOLONG, EINVAL.
+ */
+int mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
+			    uint32_t *idx, uint64_t *generation);
+/**
+ * Mark record @p idx of generation @p generation WITHDRAWN and bump its
+ * generation. @return 0, ESTALE (other generation or not published), EINVAL.
+ */
+int mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
+			     uint64_t *new_generation);
+/** Unlink a withdrawn record and free its slot. 0, EINVAL, EBUSY (still published). */
+int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
+
+/* ---- reader side (lock-free, any process) ---- */
+
+/**
+ * Find @p name. On 0, @p out is a consistent, checksum-verified copy.
+ * @return 0, ENOENT, ENAMETOOLONG, EINVAL, EBADMSG (checksum mismatch:
+ *         corrupted record), EAGAIN (record kept changing or is being
+ *         written by a writer that may have died).
+ * @p probes (optional) receives the number of records visited.
+ */
+int mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
+			   struct mdevx_share_rec_info *out, uint32_t *idx, uint32_t *probes);
+/** Consistent, verified copy of slot @p idx. Same errors as lookup. */
+int mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
+			 struct mdevx_share_rec_info *out);
+/**
+ * Fast validity check for a user of an import: 0 when slot @p idx is
+ * PUBLISHED with @p generation, ESTALE otherwise, EAGAIN if it could not be
+ * read consistently.
+ */
+int mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation);
+
+/**
+ * Iterate: the first used slot at or after @p start (PUBLISHED or
+ * WITHDRAWN), copied into @p out. Returns the slot index, or -1 at the end.
+ */
+int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
+			     struct mdevx_share_rec_info *out);
+
+/** Test hook: a pointer to the raw bytes of slot @p idx and their size. */
+void *mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len);
+
+#endif /* MDEVX_SHARE_REG_H */

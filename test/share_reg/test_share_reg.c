@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit and concurrency tests of the shared export registry (no DPDK): the
+ * registry lives in a MAP_SHARED mapping, as it lives in a memzone.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mdevx_share_reg.h"
+
+static unsigned int n_pass, n_fail;
+
+#define CHECK(cond) do {						\
+	if (cond) {							\
+		n_pass++;						\
+	} else {							\
+		n_fail++;						\
+		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
+	}								\
+} while (0)
+
+static void *
+shared_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void
+fill_info(struct mdevx_share_rec_info *info, const char *name, uint32_t salt)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", name);
+	info->kind = 1 + (salt & 1);
+	info->cookie = 0xc00c1e;
+	info->owner_pid = getpid();
+	info->object_id = salt * 7 + 1;
+	info->size_or_tirn = 128;
+	info->rx_icm_addr = 0x1000000ULL + salt;
+	info->export_len = 32;
+	for (int i = 0; i < 32; i++)
+		info->export_buf[i] = (uint8_t)(salt * 31 + (uint32_t)i);
+}
+
+static void
+test_basic(void)
+{
+	uint32_t cap = 8, idx, idx2, probes;
+	size_t len = mdevx_share_reg_size(cap);
+	void *mem = shared_map(len);
+	struct mdevx_share_rec_info info, out;
+	struct mdevx_share_reg *reg;
+	uint64_t gen, gen2;
+	char name[80];
+
+	CHECK(mdevx_share_reg_size(0) == 0);
+	CHECK(mdevx_share_reg_size(MDEVX_SHARE_CAPACITY_MAX + 1) == 0);
+	CHECK(mdevx_share_reg_attach(mem, len) == NULL && errno == EPROTO);
+	reg = mdevx_share_reg_init(mem, len, cap, 0xc00c1e);
+	CHECK(reg != NULL);
+	CHECK(mdevx_share_reg_init(mem, len - 1, cap, 1) == NULL && errno == EINVAL);
+	CHECK(mdevx_share_reg_attach(mem, len) == reg);
+	CHECK(mdevx_share_reg_attach(mem, len - 1) == NULL);
+	CHECK(mdevx_share_reg_cookie(reg) == 0xc00c1e);
+
+	fill_info(&info, "ctr0", 5);
+	CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);
+	CHECK(mdevx_share_reg_count(reg) == 1);
+	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == EEXIST);
+	CHECK(mdevx_share_reg_lookup(reg, "ctr0", &out, &idx2, &probes) == 0);
+	CHECK(idx2 == idx && probes == 1);
+	CHECK(out.state == MDEVX_SHARE_REC_PUBLISHED && out.generation == gen);
+	CHECK(out.object_id == info.object_id && out.rx_icm_addr == info.rx_icm_addr);
+	CHECK(out.export_len == 32 && memcmp(out.export_buf, info.export_buf, 32) == 0);
+	CHECK(strcmp(out.name, "ctr0") == 0 && out.kind == info.kind);
+	CHECK(mdevx_share_reg_lookup(reg, "ctr1", &out, NULL, NULL) == ENOENT);
+	CHECK(mdevx_share_reg_lookup(reg, "", &out, NULL, NULL) == EINVAL);
+	CHECK(mdevx_share_reg_lookup(reg, NULL, &out, NULL, NULL) == EINVAL);
+	memset(name, 'x', sizeof(name));
+	name[MDEVX_SHARE_NAME_MAX + 1] = '\0';
+	CHECK(mdevx_share_reg_lookup(reg, name, &out, NULL, NULL) == ENAMETOOLONG);
+	fill_info(&info, "", 1);
+	memcpy(info.name, name, MDEVX_SHARE_NAME_MAX);	/* exactly the maximum */
+	info.name[MDEVX_SHARE_NAME_MAX] = '\0';
+	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == 0);
+	CHECK(mdevx_share_reg_lookup(reg, info.name, &out, NULL, NULL) == 0);
+	info.export_len = MDEVX_SHARE_EXPORT_MAX + 1;
+	snprintf(info.name, sizeof(info.name), "big");
+	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == EINVAL);
+
+	/* Withdraw: generation bumps, old generation is stale. */
+	CHECK(mdevx_share_reg_check(reg, idx, gen) == 0);
+	CHECK(mdevx_share_reg_withdraw(reg, idx, gen + 1, NULL) == ESTALE);
+	CHECK(mdevx_share_reg_release(reg, idx) == EBUSY);
+	CHECK(mdevx_share_reg_withdraw(reg, idx, gen, &gen2) == 0);
+	CHECK(gen2 == gen + 1);
+	CHECK(mdevx_share_reg_check(reg, idx, gen) == ESTALE);
+	CHECK(mdevx_share_reg_check(reg, idx, gen2) == ESTALE);
+	CHECK(mdevx_share_reg_lookup(reg, "ctr0", &out, NULL, NULL) == 0);
+	CHECK(out.state == MDEVX_SHARE_REC_WITHDRAWN && out.generation == gen2);
+	fill_info(&info, "ctr0", 5);
+	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == EEXIST);
+	CHECK(mdevx_share_reg_release(reg, idx) == 0);
+	CHECK(mdevx_share_reg_release(reg, idx) == EINVAL);
+	CHECK(mdevx_share_reg_lookup(reg, "ctr0", &out, NULL, NULL) == ENOENT);
+	CHECK(mdevx_share_reg_count(reg) == 1);
+
+	/* Slot reuse never brings an old generation back. */
+	CHECK(mdevx_share_reg_publish(reg, &info, &idx2, &gen) == 0);
+	CHECK(idx2 == idx && gen > gen2);
+	CHECK(mdevx_share_reg_check(reg, idx, gen2) == ESTALE);
+
+	/* Full registry. */
+	for (uint32_t i = mdevx_share_reg_count(reg); i < cap; i++) {
+		snprintf(name, sizeof(name), "fill%u", i);
+		fill_info(&info, name, i);
+		CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == 0);
+	}
+	fill_info(&info, "one-too-many", 3);
+	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == ENOSPC);
+	CHECK(mdevx_share_reg_count(reg) == cap);
+	{
+		int64_t i = -1;
+		uint32_t seen = 0;
+
+		while ((i = mdevx_share_reg_next(reg, (uint32_t)(i + 1), &out)) >= 0)
+			seen++;
+		CHECK(seen == cap);
+	}
+	munmap(mem, len);
+}
+
+static void
+test_corruption_and_dead_writer(void)
+{
+	uint32_t cap = 4, idx;
+	size_t len = mdevx_share_reg_size(cap), rlen;
+	void *mem = shared_map(len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 7);
+	struct mdevx_share_rec_info info, out;
+	uint8_t *raw;
+	uint64_t gen;
+
+	fill_info(&info, "tir-a", 2);
+	CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);
+	raw = mdevx_share_reg_raw_record(reg, idx, &rlen);
+	CHECK(raw != NULL && rlen >= 128);
+	/* One flipped bit in the export buffer: the checksum catches it. */
+	raw[100] ^= 0x10;
+	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == EBADMSG);
+	CHECK(mdevx_share_reg_read(reg, idx, &out) == EBADMSG);
+	raw[100] ^= 0x10;
+	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
+	/* A writer that died mid-write leaves an odd sequence: EAGAIN, no hang. */
+	raw[0] |= 1;
+	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == EAGAIN);
+	CHECK(mdevx_share_reg_check(reg, idx, gen) == EAGAIN);
+	raw[0] &= (uint8_t)~1;
+	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
+	munmap(mem, len);
+}
+
+static void
+test_probes_at_full_load(void)
+{
+	uint32_t cap = 65536, total = 0, max = 0, p;
+	size_t len = mdevx_share_reg_size(cap);
+	void *mem = shared_map(len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 9);
+	struct mdevx_share_rec_info info, out;
+	char name[32];
+	double avg;
+
+	for (uint32_t i = 0; i < cap; i++) {
+		snprintf(name, sizeof(name), "counter-bulk-%u", i);
+		fill_info(&info, name, i);
+		if (mdevx_share_reg_publish(reg, &info, NULL, NULL) != 0)
+			break;
+	}
+	CHECK(mdevx_share_reg_count(reg) == cap);
+	for (uint32_t i = 0; i < cap; i++) {
+		snprintf(name, sizeof(name), "counter-bulk-%u", i);
+		if (mdevx_share_reg_lookup(reg, name, &out, NULL, &p) != 0) {
+			CHECK(0);
+			break;
+		}
+		total += p;
+		max = p > max ? p : max;
+	}
+	avg = (double)total / cap;
+	printf("probes at full load (%u records): average %.3f, max %u\n", cap, avg, max);
+	CHECK(avg <= 1.5);
+	munmap(mem, len);
+}
+
+/* Writer publishes/withdraws/releases; readers verify every hit is whole. */
+static void
+test_concurrent_readers(void)
+{
+	const uint32_t cap = 256, names = 512, nreaders = 3;
+	size_t len = mdevx_share_reg_size(cap);
+	void *mem = shared_map(len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 11);
+	volatile uint32_t *stop = shared_map(4096);
+	pid_t pids[8];
+	struct timespec t0, t1;
+	uint64_t ops = 0;
+
+	fflush(stdout);
+	for (uint32_t r = 0; r < nreaders; r++) {
+		pids[r] = fork();
+		if (pids[r] == 0) {
+			struct mdevx_share_rec_info out, want;
+			uint64_t hits = 0, bad = 0, seed = r + 1;
+			char name[32];
+
+			while (!*stop) {
+				uint32_t n;
+				int ret;
+
+				seed ^= seed << 13;
+				seed ^= seed >> 7;
+				seed ^= seed << 17;
+				n = (uint32_t)(seed % names);
+				snprintf(name, sizeof(name), "obj%u", n);
+				ret = mdevx_share_reg_lookup(reg, name, &out, NULL, NULL);
+				if (ret == 0) {
+					/* object_id carries the version the payload is built from */
+					fill_info(&want, name, (out.object_id - 1) / 7);
+					hits++;
+					if (memcmp(out.export_buf, want.export_buf, 32) != 0 ||
+					    out.rx_icm_addr != want.rx_icm_addr ||
+					    strcmp(out.name, name) != 0)
+						bad++;
+				} else if (ret != ENOENT && ret != EAGAIN) {
+					bad++;
+				}
+			}
+			printf("reader %u: %lu hits, %lu torn or invalid\n", r,
+			       (unsigned long)hits, (unsigned long)bad);
+			fflush(stdout);
+			_exit(bad == 0 && hits > 0 ? 0 : 1);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (uint32_t n = 0; n < names; n++) {
+			struct mdevx_share_rec_info info, out;
+			uint32_t idx;
+			char name[32];
+
+			snprintf(name, sizeof(name), "obj%u", n);
+			if (mdevx_share_reg_lookup(reg, name, &out, &idx, NULL) == 0) {
+				uint64_t g;
+
+				if (out.state == MDEVX_SHARE_REC_PUBLISHED)
+					mdevx_share_reg_withdraw(reg, idx, out.generation, &g);
+				mdevx_share_reg_release(reg, idx);
+			} else {
+				fill_info(&info, name, (uint32_t)ops);
+				mdevx_share_reg_publish(reg, &info, NULL, NULL);
+			}
+			ops++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
+	*stop = 1;
+	printf("writer: %lu publish/withdraw operations\n", (unsigned long)ops);
+	for (uint32_t r = 0; r < nreaders; r++) {
+		int st;
+
+		CHECK(waitpid(pids[r], &st, 0) == pids[r] && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0);
+	}
+	munmap(mem, len);
+}
+
+int
+main(void)
+{
+	test_basic();
+	test_corruption_and_dead_writer();
+	test_probes_at_full_load();
+	test_concurrent_readers();
+	printf("%u passed, %u failed\n", n_pass, n_fail);
+	return n_fail == 0 ? 0 : 1;
+}
