@@ -14,7 +14,7 @@
 #define REG_MAGIC 0x6d64657678726567ULL	/* "mdevxreg" */
 #define REG_VERSION 1u
 #define READ_RETRIES 64			/* a reader gives up (EAGAIN) after this */
-#define REC_SIZE 192
+#define REC_SIZE 256
 
 /*
  * Shared layout: header, bucket array (uint32_t record index + 1, 0 = empty),
@@ -53,7 +53,7 @@ struct reg_rec {
 	uint8_t export_buf[MDEVX_SHARE_EXPORT_MAX];
 	/* --- to here --- */
 	uint64_t checksum;
-	uint8_t reserved[REC_SIZE - 176];
+	uint8_t reserved[REC_SIZE - 240];
 };
 
 _Static_assert(sizeof(struct reg_rec) == REC_SIZE, "record size");

@@ -28,8 +28,8 @@
 
 /** Longest record name, without the terminating NUL. */
 #define MDEVX_SHARE_NAME_MAX 47
-/** Largest opaque export buffer a record holds (rdma-core 63 uses 32). */
-#define MDEVX_SHARE_EXPORT_MAX 64
+/** Largest opaque export buffer a record holds (the mdevx export buffer is 80 bytes today). */
+#define MDEVX_SHARE_EXPORT_MAX 128
 /** Largest capacity (records) of one registry. */
 #define MDEVX_SHARE_CAPACITY_MAX (1u << 22)
 
