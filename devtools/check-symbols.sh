@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Fail if a dynamic symbol defined by one of our shared libraries is also
+# defined by an installed DPDK library (librte_*.so* and the PMDs). EAL loads
+# Debian's librte_common_mlx5 into every process, so a clash would make the
+# dynamic linker bind one library's calls to the other's code.
+#
+# usage: check-symbols.sh <our lib.so>...
+# env:   DPDK_LIB_DIRS (default: /usr/lib/x86_64-linux-gnu), searched for
+#        librte_*.so* and dpdk/pmds-*/*.so*.
+#
+# Ignored: linker-generated symbols every library has (_init, _fini, _edata,
+# _end, __bss_start) and version-node names (type A), which are not code or
+# data.
+set -eu
+export LC_ALL=C
+
+if [ $# -eq 0 ]; then
+	echo "usage: $0 <lib.so>..." >&2
+	exit 2
+fi
+
+dirs=${DPDK_LIB_DIRS:-/usr/lib/x86_64-linux-gnu}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+defined() {
+	nm -D --defined-only "$1" 2>/dev/null |
+	awk 'NF >= 3 && $2 != "A" { sub(/@.*/, "", $3); print $3 }' |
+	grep -v -x -E '_init|_fini|_edata|_end|__bss_start' | sort -u
+}
+
+: > "$tmp/dpdk"
+ndpdk=0
+for d in $dirs; do
+	for f in "$d"/librte_*.so* "$d"/dpdk/pmds-*/*.so*; do
+		[ -f "$f" ] || continue
+		# Symlinks point at the same file: read each real file once.
+		[ -L "$f" ] && continue
+		defined "$f" | sed "s|\$| $(basename "$f")|" >> "$tmp/dpdk"
+		ndpdk=$((ndpdk + 1))
+	done
+done
+if [ "$ndpdk" -eq 0 ]; then
+	echo "no installed DPDK library found under: $dirs" >&2
+	exit 1
+fi
+sort -k1,1 -u "$tmp/dpdk" > "$tmp/dpdk.sorted"
+
+status=0
+for lib in "$@"; do
+	if [ ! -f "$lib" ]; then
+		echo "missing library: $lib" >&2
+		exit 1
+	fi
+	defined "$lib" > "$tmp/ours"
+	nours=$(wc -l < "$tmp/ours")
+	if [ "$nours" -eq 0 ]; then
+		echo "$lib: no dynamic symbols (not a shared library?)" >&2
+		exit 1
+	fi
+	join "$tmp/ours" "$tmp/dpdk.sorted" > "$tmp/clash" || true
+	if [ -s "$tmp/clash" ]; then
+		echo "$(basename "$lib"): symbols also defined by installed DPDK:"
+		sed 's/^/  /' "$tmp/clash"
+		status=1
+	else
+		echo "$(basename "$lib"): $nours symbols, none defined by the $ndpdk DPDK libraries"
+	fi
+done
+exit $status

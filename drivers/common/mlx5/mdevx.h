@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * libmdevx: mlx5 DEVX objects (flow counters, TIRs and the queues a TIR
+ * needs) with export / import / unimport between contexts that share the
+ * same kernel resources.
+ *
+ * Build against it with `pkg-config --cflags --libs libmdevx`.
+ *
+ * @par Return and error convention
+ * Functions returning `int` return 0 (or a non-negative value where stated)
+ * on success and a negative errno value on failure; they also set `errno`
+ * to the positive value. Functions returning a pointer return NULL and set
+ * `errno`. Errors common to every call:
+ * - EINVAL: a NULL pointer or an out-of-range argument;
+ * - ENOENT: the context or object is not live in this process (already
+ *   closed, destroyed or unimported, or never returned by this library);
+ * - EPROTOTYPE: the object is of the wrong kind for the call;
+ * - ENOMEM: out of host memory.
+ *
+ * @par Firmware errors
+ * When the device executed a command and failed it (rdma-core: EREMOTEIO
+ * with status and syndrome in the output mailbox), the library logs one line
+ * with the command name, the errno, the PRM status and the syndrome, and
+ * returns the errno mapped from the status as rdma-core and the kernel do
+ * (BAD_PARAM -> EINVAL, LIM -> ENOMEM, NO_RES -> EAGAIN, RES_BUSY -> EBUSY,
+ * INT_ERR -> EIO, ...). mdevx_last_cmd_error() returns the opcode, status
+ * and syndrome of the last failed command of the calling thread.
+ *
+ * @par Ownership
+ * - An object made by a create/alloc call is *local*: only
+ *   mdevx_obj_destroy() releases it, and it destroys the device object for
+ *   every context that imported it.
+ * - An object made by mdevx_obj_import() is an *import*: it refers to the
+ *   device object of another context; only mdevx_obj_unimport() releases
+ *   it (locally; the device object lives on). mdevx_obj_destroy() on an
+ *   import fails with EPERM and mdevx_obj_unimport() on a local object
+ *   fails with EPERM.
+ * - Once the creator destroyed an object, using a remaining import fails
+ *   with an error from the device (the handle no longer names it); the
+ *   import must still be released with mdevx_obj_unimport(), which succeeds.
+ *   Coordinating destroy with the importers is the application's job.
+ * - mdevx_close() fails with EBUSY while local objects or imports of the
+ *   context are alive.
+ * - Objects must not be released while another thread uses them.
+ */
+#ifndef MDEVX_H
+#define MDEVX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MDEVX_API __attribute__((visibility("default")))
+
+/** Device context (one uverbs file of one device). Opaque. */
+struct mdevx_ctx;
+/** Wrapper object (local or imported). Opaque. */
+struct mdevx_obj;
+
+/** Kinds of objects. */
+enum mdevx_obj_kind {
+	MDEVX_OBJ_ANY = 0,		/**< wildcard for mdevx_obj_import() */
+	MDEVX_OBJ_FLOW_COUNTER = 1,	/**< a bulk of flow counters */
+	MDEVX_OBJ_TIR = 2,
+	MDEVX_OBJ_TD = 3,		/**< transport domain */
+	MDEVX_OBJ_PD = 4,		/**< protection domain (verbs object) */
+	MDEVX_OBJ_CQ = 5,
+	MDEVX_OBJ_RQ = 6,
+	MDEVX_OBJ_RQT = 7,
+	MDEVX_OBJ_UAR = 8,		/**< UAR page (verbs object) */
+	MDEVX_OBJ_UMEM = 9,		/**< registered user memory (verbs object) */
+	MDEVX_OBJ_KIND_MAX,
+};
+
+/** Printable name of a kind ("flow_counter", "tir", ...), "unknown" else. */
+MDEVX_API const char *mdevx_obj_kind_name(enum mdevx_obj_kind kind);
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Open a device and read its capabilities (QUERY_HCA_CAP).
+ *
+ * @param devstr
+ *   Backend and device:
+ *   - "rdma:<ibdev>" e.g. "rdma:mlx5_0": rdma-core, DEVX context on the IB
+ *     device of that name;
+ *   - "swdev:<dev>" e.g. "swdev:mlx5_0": software device daemon at
+ *     $SWDEV_SOCKET, else the default socket /run/mlx5-swdev/swdev.sock;
+ *   - "swdev:<socket path>:<dev>" e.g. "swdev:/tmp/s.sock:mlx5_0".
+ * @return
+ *   A new context, or NULL with errno: EINVAL (malformed string, unknown
+ *   backend), ENODEV (no such device), ENOTSUP (backend not built in),
+ *   ECONNREFUSED/ENOENT (software device daemon not reachable), errors of
+ *   QUERY_HCA_CAP. The caller owns the context and closes it with
+ *   mdevx_close().
+ */
+MDEVX_API struct mdevx_ctx *mdevx_open(const char *devstr);
+
+/**
+ * Make a second context on the uverbs file behind @p cmd_fd
+ * (ibv_import_device() for rdma-core): it shares every kernel object of the
+ * original context, so objects exported there can be imported here.
+ *
+ * @param devstr
+ *   Selects the backend as for mdevx_open(); the device part is only
+ *   informational (the fd decides).
+ * @param cmd_fd
+ *   The command fd of the original context (mdevx_cmd_fd()), usually a dup()
+ *   or an fd received over a Unix socket. On success the new context owns
+ *   it and closes it in mdevx_close(); on failure the caller still owns it.
+ * @return
+ *   A new context, or NULL with errno: EINVAL, EBADF, ENOTSUP (import not
+ *   supported by the installed rdma-core), errors of QUERY_HCA_CAP.
+ */
+MDEVX_API struct mdevx_ctx *mdevx_import_device(const char *devstr, int cmd_fd);
+
+/**
+ * The command fd of a context (owned by the context: dup() it before handing
+ * it to mdevx_import_device() in the same process).
+ * @return the fd (>= 0), or -EINVAL / -ENOENT.
+ */
+MDEVX_API int mdevx_cmd_fd(const struct mdevx_ctx *ctx);
+
+/**
+ * Close a context. Fails with -EBUSY while objects (local or imported) of
+ * the context are alive. Returns 0, -EINVAL, -ENOENT, -EBUSY or a backend
+ * error (the context is released anyway in that case).
+ */
+MDEVX_API int mdevx_close(struct mdevx_ctx *ctx);
+
+/** Backend name of a context: "rdma" or "swdev"; NULL (errno) if invalid. */
+MDEVX_API const char *mdevx_backend_name(const struct mdevx_ctx *ctx);
+
+/** Device capabilities read once at open. */
+struct mdevx_caps {
+	uint32_t max_flow_counters;	/**< 0 if the device reports none */
+	uint8_t flow_counter_bulk_alloc;	/**< bit i: bulks of 128 << i */
+	uint8_t flow_counter_bulk_log_max_alloc; /**< caps 2; 0: log sizes not supported */
+	uint8_t flow_counter_bulk_log_granularity; /**< caps 2 */
+	uint8_t log_max_flow_counter_bulk;	/**< max counters in one query, log2 */
+	uint8_t log_max_rqt_size;
+	uint8_t log_max_tir;
+	uint8_t log_max_rq;
+	uint8_t log_max_rqt;
+	uint8_t log_max_cq;
+	uint8_t log_max_cq_sz;
+	uint8_t log_max_wq_sz;
+	uint8_t log_max_transport_domain;
+	uint8_t log_max_pd;
+	uint8_t has_caps2;		/**< the general caps 2 page was readable */
+	uint16_t vhca_id;
+};
+
+/** Copy the capabilities of @p ctx into @p caps. 0, -EINVAL or -ENOENT. */
+MDEVX_API int mdevx_get_caps(const struct mdevx_ctx *ctx, struct mdevx_caps *caps);
+
+/** Details of the last failed device command of the calling thread. */
+struct mdevx_cmd_error {
+	uint16_t opcode;	/**< PRM opcode of the command */
+	uint8_t status;		/**< PRM status (0 if the failure was not firmware's) */
+	uint32_t syndrome;	/**< PRM syndrome */
+	int err;		/**< positive errno returned for it */
+};
+
+/**
+ * Get (and keep) the last failed device command of the calling thread.
+ * @return 0, -EINVAL (NULL), -ENOENT (no command failed yet in this thread).
+ */
+MDEVX_API int mdevx_last_cmd_error(struct mdevx_cmd_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Objects in general                                                 */
+/* ------------------------------------------------------------------ */
+
+/** What a wrapper object knows; identical on the creator and importers. */
+struct mdevx_obj_info {
+	enum mdevx_obj_kind kind;
+	uint32_t id;		/**< counter base id, tirn, rqn, cqn, rqtn, tdn, pdn... */
+	uint32_t bulk_size;	/**< counters in the bulk (flow counters), else 0 */
+	uint32_t tirn;		/**< TIR number (TIRs), else 0 */
+	uint64_t rx_icm_addr;	/**< RX ICM address (TIRs), else 0 */
+	uint32_t generation;	/**< creator's generation number of the object */
+	int imported;		/**< 1 for an import, 0 for a local object */
+};
+
+/** Fill @p info. 0, -EINVAL or -ENOENT. */
+MDEVX_API int mdevx_obj_info(const struct mdevx_obj *obj, struct mdevx_obj_info *info);
+
+/**
+ * Destroy a local object: the device object is destroyed for every context
+ * (imports of it become stale), then the wrapper is freed. Objects owned by
+ * the object (the buffers, umems and UAR of a CQ or RQ) are released too.
+ * @return 0; -EINVAL; -ENOENT; -EPERM (an import: use mdevx_obj_unimport());
+ *   a device error (the object stays alive, e.g. -EBUSY while a TIR still
+ *   uses an RQ).
+ */
+MDEVX_API int mdevx_obj_destroy(struct mdevx_obj *obj);
+
+/* ------------------------------------------------------------------ */
+/* Flow counters                                                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Allocate a bulk of @p bulk_size flow counters (ALLOC_FLOW_COUNTER).
+ *
+ * @param bulk_size
+ *   1 (a single counter), or a power of two: 128 << i when bit i of the
+ *   flow_counter_bulk_alloc capability is set, or any power of two up to
+ *   1 << flow_counter_bulk_log_max_alloc (and not below the granularity)
+ *   when the device has the capability-2 log-size allocation.
+ * @return the bulk, or NULL with errno: EINVAL (not a power of two, 0),
+ *   ENOTSUP (size not offered by the device capabilities; logged), device
+ *   errors (ENOMEM for LIM_ERR when the device is out of counters...).
+ */
+MDEVX_API struct mdevx_obj *mdevx_counter_alloc(struct mdevx_ctx *ctx, uint32_t bulk_size);
+
+/** Values of one flow counter. */
+struct mdevx_counter_stats {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+/**
+ * Read counters @p offset .. @p offset + @p n - 1 of a bulk (local or
+ * imported) with QUERY_FLOW_COUNTER: one command when @p n is at most
+ * 1 << log_max_flow_counter_bulk, else as many commands of that size as
+ * needed.
+ *
+ * @param clear  non-zero: read and clear.
+ * @param stats  array of @p n entries, filled in order.
+ * @return 0; -EINVAL (NULL, n == 0); -ERANGE (range outside the bulk);
+ *   -EPROTOTYPE (not a counter); -ENOENT; device errors (e.g. on an import
+ *   whose object the creator destroyed).
+ */
+MDEVX_API int mdevx_counter_query(struct mdevx_obj *cnt, uint32_t offset, uint32_t n,
+				  int clear, struct mdevx_counter_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Queues and what a TIR needs                                        */
+/* ------------------------------------------------------------------ */
+
+/** Allocate a transport domain (ALLOC_TRANSPORT_DOMAIN). NULL + errno. */
+MDEVX_API struct mdevx_obj *mdevx_td_alloc(struct mdevx_ctx *ctx);
+/** Allocate a protection domain (verbs; id = pdn). Not exportable. */
+MDEVX_API struct mdevx_obj *mdevx_pd_alloc(struct mdevx_ctx *ctx);
+/** Allocate a UAR page (verbs; id = page id). Not exportable. */
+MDEVX_API struct mdevx_obj *mdevx_uar_alloc(struct mdevx_ctx *ctx);
+/**
+ * Register @p size bytes at @p addr as a umem (verbs; id = umem id). The
+ * memory must stay valid until the umem is destroyed. Not exportable.
+ */
+MDEVX_API struct mdevx_obj *mdevx_umem_reg(struct mdevx_ctx *ctx, void *addr, size_t size,
+					   uint32_t access);
+/** EQ number for completion vector @p vector. 0 or negative errno. */
+MDEVX_API int mdevx_query_eqn(struct mdevx_ctx *ctx, uint32_t vector, uint32_t *eqn);
+
+/** CQ creation attributes. */
+struct mdevx_cq_attr {
+	uint32_t log_cq_size;	/**< log2 of the number of 64-byte CQEs, >= 1 */
+	uint32_t eq_vector;	/**< completion vector for mdevx_query_eqn() */
+};
+
+/**
+ * Create a CQ (CREATE_CQ). The library allocates the CQE buffer and the
+ * doorbell record, registers them as umems, allocates a UAR page and looks
+ * up the EQN; all of that belongs to the CQ and is released by
+ * mdevx_obj_destroy(). id = cqn. NULL + errno.
+ */
+MDEVX_API struct mdevx_obj *mdevx_cq_create(struct mdevx_ctx *ctx,
+					    const struct mdevx_cq_attr *attr);
+
+/** RQ creation attributes. */
+struct mdevx_rq_attr {
+	struct mdevx_obj *cq;	/**< completion queue (kind CQ, same context) */
+	struct mdevx_obj *pd;	/**< protection domain (kind PD, same context) */
+	uint32_t log_wq_size;	/**< log2 of the number of WQEs, >= 1 */
+	uint32_t log_wq_stride;	/**< log2 of the WQE stride in bytes, 4..11 */
+	uint32_t user_index;	/**< 24-bit user index */
+};
+
+/**
+ * Create a cyclic RQ (CREATE_RQ, in RST) with a library-owned WQ buffer and
+ * doorbell record registered as umems, then move it to RDY (MODIFY_RQ).
+ * id = rqn. NULL + errno (EPROTOTYPE when cq/pd are of another kind, EXDEV
+ * when they belong to another context).
+ */
+MDEVX_API struct mdevx_obj *mdevx_rq_create(struct mdevx_ctx *ctx,
+					    const struct mdevx_rq_attr *attr);
+
+/**
+ * Create an RQ table over @p n_rqs RQs (CREATE_RQT). Its size is @p n_rqs
+ * rounded up to a power of two, padded by repeating the list; it must not
+ * exceed 1 << log_max_rqt_size (else ENOTSUP). id = rqtn. NULL + errno.
+ */
+MDEVX_API struct mdevx_obj *mdevx_rqt_create(struct mdevx_ctx *ctx,
+					     struct mdevx_obj *const *rqs, uint32_t n_rqs);
+
+/* ------------------------------------------------------------------ */
+/* TIRs                                                               */
+/* ------------------------------------------------------------------ */
+
+#define MDEVX_TIR_DISP_DIRECT 0		/**< to one RQ (inline_rqn) */
+#define MDEVX_TIR_DISP_INDIRECT 1	/**< through an RQT, with RSS */
+
+#define MDEVX_TIR_HASH_FN_NONE 0
+#define MDEVX_TIR_HASH_FN_INVERTED_XOR8 1
+#define MDEVX_TIR_HASH_FN_TOEPLITZ 2
+
+#define MDEVX_L3_PROT_IPV4 0
+#define MDEVX_L3_PROT_IPV6 1
+#define MDEVX_L4_PROT_TCP 0
+#define MDEVX_L4_PROT_UDP 1
+
+#define MDEVX_HASH_FIELD_SRC_IP (1u << 0)
+#define MDEVX_HASH_FIELD_DST_IP (1u << 1)
+#define MDEVX_HASH_FIELD_L4_SPORT (1u << 2)
+#define MDEVX_HASH_FIELD_L4_DPORT (1u << 3)
+#define MDEVX_HASH_FIELD_IPSEC_SPI (1u << 4)
+
+#define MDEVX_TOEPLITZ_KEY_LEN 40
+
+/**
+ * TIR attributes: input of mdevx_tir_create(), output of mdevx_tir_query().
+ * Numbers, not objects, so a query can be compared field by field.
+ */
+struct mdevx_tir_attr {
+	uint32_t disp_type;		/**< MDEVX_TIR_DISP_* */
+	uint32_t inline_rqn;		/**< direct: the RQ number */
+	uint32_t indirect_table;	/**< indirect: the RQT number */
+	uint32_t transport_domain;	/**< transport domain number */
+	uint8_t rx_hash_fn;		/**< indirect: MDEVX_TIR_HASH_FN_* */
+	uint8_t rx_hash_symmetric;	/**< 0 or 1 */
+	uint8_t outer_l3_prot_type;	/**< MDEVX_L3_PROT_* */
+	uint8_t outer_l4_prot_type;	/**< MDEVX_L4_PROT_* */
+	uint32_t outer_selected_fields;	/**< MDEVX_HASH_FIELD_* bits */
+	uint8_t toeplitz_key[MDEVX_TOEPLITZ_KEY_LEN]; /**< Toeplitz hash key */
+};
+
+/**
+ * Create a TIR (CREATE_TIR). id = tirn; the RX ICM address of the
+ * create output is kept in the object (mdevx_obj_info()).
+ * @return the TIR, or NULL with errno: EINVAL (bad disp_type, hash
+ *   function, field bits or prot types), device errors (e.g. EINVAL for an
+ *   RQ or RQT number the device does not know).
+ */
+MDEVX_API struct mdevx_obj *mdevx_tir_create(struct mdevx_ctx *ctx,
+					     const struct mdevx_tir_attr *attr);
+
+/**
+ * Read a TIR (local or imported) back with QUERY_TIR into @p attr.
+ * @return 0; -EINVAL; -ENOENT; -EPROTOTYPE; device errors.
+ */
+MDEVX_API int mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr);
+
+/* ------------------------------------------------------------------ */
+/* Export / import / unimport                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Size of an export buffer for objects of @p ctx: a fixed library header
+ * plus the backend's DEVX object attributes (rdma-core
+ * mlx5dv_get_export_sizes().devx_obj_attrs_size, 32 bytes today).
+ * @return 0 with *size set; -EINVAL; -ENOENT.
+ */
+MDEVX_API int mdevx_export_size(const struct mdevx_ctx *ctx, size_t *size);
+
+/**
+ * Export a local or imported DEVX object (counter, TIR, TD, CQ, RQ, RQT)
+ * into @p buf: kind, id, bulk size, tirn, RX ICM address, generation, the
+ * backend's attributes and a checksum. Purely local: no device command.
+ * @return 0; -EINVAL; -ENOENT; -ENOSPC (@p len below mdevx_export_size());
+ *   -ENOTSUP (PD, UAR, umem are not exportable; rdma-core compatibility
+ *   path refused the library's object layout).
+ */
+MDEVX_API int mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len);
+
+/**
+ * Import an exported object on @p ctx, a context sharing the kernel
+ * resources of the exporter's (same uverbs file: mdevx_import_device()).
+ * Purely local: a stale buffer (object destroyed since) is only discovered
+ * when the import is used. The import keeps kind, id, bulk size, tirn and
+ * RX ICM address exactly.
+ *
+ * @param expect  MDEVX_OBJ_ANY or the kind the caller wants.
+ * @return the import (release with mdevx_obj_unimport()), or NULL with
+ *   errno: EINVAL; ENOENT; EBADMSG (not an export buffer: magic, version,
+ *   size or checksum mismatch); EXDEV (exported from another backend);
+ *   EPROTOTYPE (kind differs from @p expect); ENOTSUP (compatibility path
+ *   refused the layout).
+ */
+MDEVX_API struct mdevx_obj *mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf,
+					     size_t len, enum mdevx_obj_kind expect);
+
+/**
+ * Release an import (local only; the device object is untouched). Works
+ * also when the exporter already destroyed the object.
+ * @return 0; -EINVAL; -ENOENT (not live, e.g. unimported twice); -EPERM
+ *   (a local object: use mdevx_obj_destroy()).
+ */
+MDEVX_API int mdevx_obj_unimport(struct mdevx_obj *obj);
+
+/* ------------------------------------------------------------------ */
+/* rdma-core compatibility path                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Check that @p obj (an rdma-core struct mlx5dv_devx_obj) has the layout the
+ * compatibility path assumes for rdma-core 38..62: the context pointer at
+ * offset 0 equals @p ctx and the object id at offset 16 equals
+ * @p expected_id. Used on the first counter or TIR created through the
+ * rdma-core backend; public so that tests can show it refusing a fake.
+ * @return 0 if the layout matches; -EINVAL (NULL); -ENOTSUP with a log line
+ *   naming the mismatching field otherwise.
+ */
+MDEVX_API int mdevx_compat_check_layout(const void *obj, const void *ctx,
+					uint32_t expected_id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDEVX_H */

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Backend ops table: every device access of the library goes through one of
+ * these. Two backends: rdma-core (mdevx_backend_rdma.c) and the software
+ * device client (mdevx_backend_swdev.c).
+ *
+ * Conventions (the rdma-core ones): every int op returns 0 or a POSITIVE
+ * errno. EREMOTEIO from a command op means the device executed the command
+ * and failed it: the output mailbox holds status and syndrome. Backend
+ * objects and contexts are opaque pointers.
+ */
+#ifndef MDEVX_BACKEND_H
+#define MDEVX_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Backend identifiers, written into export buffers. */
+enum mdevx_backend_id {
+	MDEVX_BACKEND_RDMA = 1,
+	MDEVX_BACKEND_SWDEV = 2,
+};
+
+struct mdevx_backend_ops {
+	const char *name;		/**< "rdma", "swdev": device string prefix */
+	enum mdevx_backend_id id;
+
+	/** Open the device named by @p spec (the device string without prefix). */
+	int (*open)(const char *spec, void **bctx);
+	/** New context on the uverbs file behind @p cmd_fd (owned on success). */
+	int (*import_device)(int cmd_fd, void **bctx);
+	/** Command fd (>= 0) or -errno. */
+	int (*cmd_fd)(void *bctx);
+	int (*close)(void *bctx);
+
+	int (*obj_create)(void *bctx, const void *in, size_t inlen, void *out, size_t outlen,
+			  void **bobj);
+	int (*obj_query)(void *bobj, const void *in, size_t inlen, void *out, size_t outlen);
+	int (*obj_modify)(void *bobj, const void *in, size_t inlen, void *out, size_t outlen);
+	int (*obj_destroy)(void *bobj);
+	int (*general_cmd)(void *bctx, const void *in, size_t inlen, void *out, size_t outlen);
+
+	/** Size of the backend's DEVX object export attributes. */
+	int (*export_size)(size_t *size);
+	int (*obj_export)(void *bobj, void *data);
+	int (*obj_import)(void *bctx, const void *data, void **bobj);
+	int (*obj_unimport)(void *bobj);
+
+	int (*umem_reg)(void *bctx, void *addr, size_t size, uint32_t access, void **bobj,
+			uint32_t *umem_id);
+	int (*umem_dereg)(void *bobj);
+	int (*uar_alloc)(void *bctx, void **bobj, uint32_t *page_id);
+	int (*uar_free)(void *bobj);
+	int (*pd_alloc)(void *bctx, void **bobj, uint32_t *pdn);
+	int (*pd_free)(void *bobj);
+	int (*query_eqn)(void *bctx, uint32_t vector, uint32_t *eqn);
+};
+
+/** rdma-core backend (always built). */
+extern const struct mdevx_backend_ops mdevx_backend_rdma_ops;
+/** Software device backend (built when libswdev is). */
+extern const struct mdevx_backend_ops mdevx_backend_swdev_ops;
+
+/**
+ * Pick the backend from a device string "<backend>:<spec>".
+ * @return the ops and *spec pointing into @p devstr, or NULL (errno EINVAL
+ *   for a malformed string or unknown backend, ENOTSUP for a backend not
+ *   built in).
+ */
+const struct mdevx_backend_ops *mdevx_backend_select(const char *devstr, const char **spec);
+
+/** Ops by identifier (export buffers), NULL if not built in. */
+const struct mdevx_backend_ops *mdevx_backend_by_id(uint32_t id);
+
+#endif /* MDEVX_BACKEND_H */

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma-core backend: thin calls into libibverbs / libmlx5.
+ *
+ * Export / import / unimport:
+ * - MDEVX_USE_NATIVE_EXPORT (rdma-core >= 63): mlx5dv_devx_obj_export,
+ *   mlx5dv_devx_obj_import, mlx5dv_devx_obj_unimport, mlx5dv_get_export_sizes.
+ * - otherwise (rdma-core 38..62): the compatibility path over the private
+ *   struct mlx5dv_devx_obj layout (mdevx_compat.c), producing and consuming
+ *   the rdma-core 63 buffer layout (32 bytes). The layout is verified once
+ *   per process on the first flow counter or TIR created through this
+ *   backend; export/import before that create a single flow counter as a
+ *   probe, check it and destroy it. A refused layout makes export and import
+ *   fail with ENOTSUP for the rest of the process.
+ * - MDEVX_RDMA_CORE_STUB (CI compile check of the native path against the
+ *   stand-in header of test/rdma-core-63): the four rdma-core 63 functions
+ *   are weak references; when the loaded libmlx5 lacks them the calls fail
+ *   with ENOTSUP instead of jumping to address 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "mdevx_build_config.h"
+#include "mdevx_internal.h"
+
+/* Our handle on an rdma-core object: the context is known without relying
+ * on rdma-core's private layout. */
+enum rdma_obj_type {
+	RDMA_OBJ_DEVX,
+	RDMA_OBJ_UMEM,
+	RDMA_OBJ_UAR,
+	RDMA_OBJ_PD,
+};
+
+struct rdma_obj {
+	struct ibv_context *ctx;
+	enum rdma_obj_type type;
+	bool imported;
+	union {
+		struct mlx5dv_devx_obj *devx;
+		struct mlx5dv_devx_umem *umem;
+		struct mlx5dv_devx_uar *uar;
+		struct ibv_pd *pd;
+	};
+};
+
+/* Opcodes whose create output rdma-core records an object id for. */
+#define RDMA_OP_CREATE_TIR 0x900
+#define RDMA_OP_ALLOC_FLOW_COUNTER 0x939
+
+static uint32_t
+be32_at(const void *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)p + off, sizeof(v));
+	return __builtin_bswap32(v);
+}
+
+static int
+errno_or(int fallback)
+{
+	return errno != 0 ? errno : fallback;
+}
+
+static int
+rdma_open(const char *spec, void **bctx)
+{
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int n = 0, i, err = ENODEV;
+
+	list = ibv_get_device_list(&n);
+	if (list == NULL)
+		return errno_or(ENODEV);
+	for (i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name(list[i]), spec) != 0)
+			continue;
+		if (!mlx5dv_is_supported(list[i])) {
+			err = ENOTSUP;
+			break;
+		}
+		errno = 0;
+		ctx = mlx5dv_open_device(list[i], &attr);
+		if (ctx == NULL)
+			err = errno_or(EIO);
+		break;
+	}
+	ibv_free_device_list(list);
+	if (ctx == NULL) {
+		MDEVX_LOG(ERR, "rdma-core: cannot open DEVX context on %s: %s", spec,
+			  strerror(err));
+		return err;
+	}
+	*bctx = ctx;
+	return 0;
+}
+
+static int
+rdma_import_device(int cmd_fd, void **bctx)
+{
+#if MDEVX_HAVE_IBV_IMPORT_DEVICE
+	struct ibv_context *ctx;
+	int fd, err;
+
+	/* Import a dup so that the caller keeps its fd on failure (some
+	 * rdma-core failure paths close the fd they were given). */
+	fd = fcntl(cmd_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	errno = 0;
+	ctx = ibv_import_device(fd);
+	if (ctx == NULL) {
+		err = errno_or(EIO);
+		if (fcntl(fd, F_GETFD) != -1)
+			close(fd);
+		return err;
+	}
+	close(cmd_fd);
+	*bctx = ctx;
+	return 0;
+#else
+	(void)cmd_fd;
+	(void)bctx;
+	return ENOTSUP;
+#endif
+}
+
+static int
+rdma_cmd_fd(void *bctx)
+{
+	return ((struct ibv_context *)bctx)->cmd_fd;
+}
+
+static int
+rdma_close(void *bctx)
+{
+	return ibv_close_device(bctx);
+}
+
+static struct rdma_obj *
+rdma_obj_new(struct ibv_context *ctx, enum rdma_obj_type type)
+{
+	struct rdma_obj *o = calloc(1, sizeof(*o));
+
+	if (o != NULL) {
+		o->ctx = ctx;
+		o->type = type;
+	}
+	return o;
+}
+
+#if !MDEVX_USE_NATIVE_EXPORT
+/* Compatibility path: 0 unknown, 1 verified, -1 refused (process-wide: the
+ * layout is a property of the loaded libmlx5). */
+static atomic_int compat_state;
+
+static void
+compat_verify(struct ibv_context *ctx, struct mlx5dv_devx_obj *obj, const void *in,
+	      const void *out)
+{
+	uint16_t opcode = (uint16_t)(be32_at(in, 0) >> 16);
+	uint32_t id;
+
+	if (atomic_load(&compat_state) != 0)
+		return;
+	if (opcode == RDMA_OP_ALLOC_FLOW_COUNTER)
+		id = be32_at(out, 8);
+	else if (opcode == RDMA_OP_CREATE_TIR)
+		id = be32_at(out, 8) & 0xffffff;
+	else
+		return;
+	if (mdevx_compat_check_layout(obj, ctx, id) == 0) {
+		atomic_store(&compat_state, 1);
+		MDEVX_LOG(INFO, "rdma-core %s: compatibility export path verified",
+			  MDEVX_RDMA_CORE_VERSION);
+	} else {
+		atomic_store(&compat_state, -1);
+	}
+}
+
+/* Make sure the layout was checked; create a probe counter if needed. */
+static int
+compat_ensure(struct ibv_context *ctx)
+{
+	uint32_t in[4] = { 0 }, out[4] = { 0 };
+	struct mlx5dv_devx_obj *probe;
+
+	if (atomic_load(&compat_state) == 0) {
+		in[0] = __builtin_bswap32((uint32_t)RDMA_OP_ALLOC_FLOW_COUNTER << 16);
+		probe = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+		if (probe == NULL) {
+			MDEVX_LOG(ERR, "rdma-core compatibility path: probe flow counter "
+				  "failed (%s, status %#x syndrome %#x), layout not verified",
+				  strerror(errno_or(EIO)), be32_at(out, 0) >> 24,
+				  be32_at(out, 4));
+			return ENOTSUP;
+		}
+		compat_verify(ctx, probe, in, out);
+		mlx5dv_devx_obj_destroy(probe);
+	}
+	return atomic_load(&compat_state) == 1 ? 0 : ENOTSUP;
+}
+#endif
+
+static int
+rdma_obj_create(void *bctx, const void *in, size_t inlen, void *out, size_t outlen,
+		void **bobj)
+{
+	struct ibv_context *ctx = bctx;
+	struct rdma_obj *o = rdma_obj_new(ctx, RDMA_OBJ_DEVX);
+
+	if (o == NULL)
+		return ENOMEM;
+	errno = 0;
+	o->devx = mlx5dv_devx_obj_create(ctx, in, inlen, out, outlen);
+	if (o->devx == NULL) {
+		free(o);
+		return errno_or(EIO);
+	}
+#if !MDEVX_USE_NATIVE_EXPORT
+	compat_verify(ctx, o->devx, in, out);
+#endif
+	*bobj = o;
+	return 0;
+}
+
+static int
+rdma_obj_query(void *bobj, const void *in, size_t inlen, void *out, size_t outlen)
+{
+	struct rdma_obj *o = bobj;
+
+	return mlx5dv_devx_obj_query(o->devx, in, inlen, out, outlen);
+}
+
+static int
+rdma_obj_modify(void *bobj, const void *in, size_t inlen, void *out, size_t outlen)
+{
+	struct rdma_obj *o = bobj;
+
+	return mlx5dv_devx_obj_modify(o->devx, in, inlen, out, outlen);
+}
+
+static int
+rdma_obj_destroy(void *bobj)
+{
+	struct rdma_obj *o = bobj;
+	int rc = mlx5dv_devx_obj_destroy(o->devx);
+
+	if (rc == 0)
+		free(o);
+	return rc;
+}
+
+static int
+rdma_general_cmd(void *bctx, const void *in, size_t inlen, void *out, size_t outlen)
+{
+	return mlx5dv_devx_general_cmd(bctx, in, inlen, out, outlen);
+}
+
+#if MDEVX_USE_NATIVE_EXPORT
+/* ---- native rdma-core >= 63 path ---- */
+
+static bool
+native_available(void)
+{
+#if MDEVX_RDMA_CORE_STUB
+	/* Weak references from the stand-in header: NULL when absent. */
+	return &mlx5dv_devx_obj_export != NULL && &mlx5dv_devx_obj_import != NULL &&
+	       &mlx5dv_devx_obj_unimport != NULL && &_mlx5dv_get_export_sizes != NULL;
+#else
+	return true;
+#endif
+}
+
+static int
+rdma_export_size(size_t *size)
+{
+	struct mlx5dv_export_sizes sizes = { 0 };
+
+	if (!native_available())
+		return ENOTSUP;
+	mlx5dv_get_export_sizes(&sizes);
+	*size = sizes.devx_obj_attrs_size;
+	return 0;
+}
+
+static int
+rdma_obj_export(void *bobj, void *data)
+{
+	struct rdma_obj *o = bobj;
+
+	if (!native_available())
+		return ENOTSUP;
+	return mlx5dv_devx_obj_export(o->devx, data);
+}
+
+static int
+rdma_obj_import(void *bctx, const void *data, void **bobj)
+{
+	struct rdma_obj *o;
+
+	if (!native_available())
+		return ENOTSUP;
+	o = rdma_obj_new(bctx, RDMA_OBJ_DEVX);
+	if (o == NULL)
+		return ENOMEM;
+	errno = 0;
+	/* rdma-core does not write through data; its prototype lacks const. */
+	o->devx = mlx5dv_devx_obj_import(bctx, (void *)(uintptr_t)data);
+	if (o->devx == NULL) {
+		free(o);
+		return errno_or(EIO);
+	}
+	o->imported = true;
+	*bobj = o;
+	return 0;
+}
+
+static int
+rdma_obj_unimport(void *bobj)
+{
+	struct rdma_obj *o = bobj;
+
+	if (!native_available())
+		return ENOTSUP;
+	mlx5dv_devx_obj_unimport(o->devx);
+	free(o);
+	return 0;
+}
+
+#else
+/* ---- compatibility path, rdma-core 38..62 ---- */
+
+static int
+rdma_export_size(size_t *size)
+{
+	*size = sizeof(struct mdevx_compat_export_attrs);
+	return 0;
+}
+
+static int
+rdma_obj_export(void *bobj, void *data)
+{
+	struct rdma_obj *o = bobj;
+	const struct mdevx_compat_devx_obj *d = (const void *)o->devx;
+	struct mdevx_compat_export_attrs a;
+	int rc = compat_ensure(o->ctx);
+
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.handle = d->handle;
+	a.type = d->type;
+	a.object_id = d->object_id;
+	a.rx_icm_addr = d->rx_icm_addr;
+	a.log_obj_range = d->log_obj_range;
+	memcpy(data, &a, sizeof(a));
+	return 0;
+}
+
+static int
+rdma_obj_import(void *bctx, const void *data, void **bobj)
+{
+	struct mdevx_compat_export_attrs a;
+	struct mdevx_compat_devx_obj *d;
+	struct rdma_obj *o;
+	int rc = compat_ensure(bctx);
+
+	if (rc != 0)
+		return rc;
+	memcpy(&a, data, sizeof(a));
+	o = rdma_obj_new(bctx, RDMA_OBJ_DEVX);
+	/* Allocated like rdma-core allocates its own objects (calloc), so that
+	 * mlx5dv_devx_obj_destroy() could free it as well. */
+	d = calloc(1, sizeof(*d));
+	if (o == NULL || d == NULL) {
+		free(o);
+		free(d);
+		return ENOMEM;
+	}
+	d->context = bctx;
+	d->handle = a.handle;
+	d->type = a.type;
+	d->object_id = a.object_id;
+	d->rx_icm_addr = a.rx_icm_addr;
+	d->log_obj_range = a.log_obj_range;
+	o->devx = (struct mlx5dv_devx_obj *)(void *)d;
+	o->imported = true;
+	*bobj = o;
+	return 0;
+}
+
+static int
+rdma_obj_unimport(void *bobj)
+{
+	struct rdma_obj *o = bobj;
+
+	free(o->devx);
+	free(o);
+	return 0;
+}
+#endif
+
+static int
+rdma_umem_reg(void *bctx, void *addr, size_t size, uint32_t access, void **bobj,
+	      uint32_t *umem_id)
+{
+	struct rdma_obj *o = rdma_obj_new(bctx, RDMA_OBJ_UMEM);
+
+	if (o == NULL)
+		return ENOMEM;
+	errno = 0;
+	o->umem = mlx5dv_devx_umem_reg(bctx, addr, size, access);
+	if (o->umem == NULL) {
+		free(o);
+		return errno_or(EIO);
+	}
+	*umem_id = o->umem->umem_id;
+	*bobj = o;
+	return 0;
+}
+
+static int
+rdma_umem_dereg(void *bobj)
+{
+	struct rdma_obj *o = bobj;
+	int rc = mlx5dv_devx_umem_dereg(o->umem);
+
+	if (rc == 0)
+		free(o);
+	return rc;
+}
+
+static int
+rdma_uar_alloc(void *bctx, void **bobj, uint32_t *page_id)
+{
+	struct rdma_obj *o = rdma_obj_new(bctx, RDMA_OBJ_UAR);
+
+	if (o == NULL)
+		return ENOMEM;
+	errno = 0;
+	o->uar = mlx5dv_devx_alloc_uar(bctx, MLX5DV_UAR_ALLOC_TYPE_NC);
+	if (o->uar == NULL) {
+		free(o);
+		return errno_or(EIO);
+	}
+	*page_id = o->uar->page_id;
+	*bobj = o;
+	return 0;
+}
+
+static int
+rdma_uar_free(void *bobj)
+{
+	struct rdma_obj *o = bobj;
+
+	mlx5dv_devx_free_uar(o->uar);
+	free(o);
+	return 0;
+}
+
+static int
+rdma_pd_alloc(void *bctx, void **bobj, uint32_t *pdn)
+{
+	struct rdma_obj *o = rdma_obj_new(bctx, RDMA_OBJ_PD);
+	struct mlx5dv_pd dvpd = { 0 };
+	struct mlx5dv_obj dv = { 0 };
+	int rc;
+
+	if (o == NULL)
+		return ENOMEM;
+	errno = 0;
+	o->pd = ibv_alloc_pd(bctx);
+	if (o->pd == NULL) {
+		free(o);
+		return errno_or(EIO);
+	}
+	dv.pd.in = o->pd;
+	dv.pd.out = &dvpd;
+	rc = mlx5dv_init_obj(&dv, MLX5DV_OBJ_PD);
+	if (rc != 0) {
+		ibv_dealloc_pd(o->pd);
+		free(o);
+		return rc > 0 ? rc : EIO;
+	}
+	*pdn = dvpd.pdn;
+	*bobj = o;
+	return 0;
+}
+
+static int
+rdma_pd_free(void *bobj)
+{
+	struct rdma_obj *o = bobj;
+	int rc = ibv_dealloc_pd(o->pd);
+
+	if (rc == 0)
+		free(o);
+	return rc;
+}
+
+static int
+rdma_query_eqn(void *bctx, uint32_t vector, uint32_t *eqn)
+{
+	return mlx5dv_devx_query_eqn(bctx, vector, eqn);
+}
+
+const struct mdevx_backend_ops mdevx_backend_rdma_ops = {
+	.name = "rdma",
+	.id = MDEVX_BACKEND_RDMA,
+	.open = rdma_open,
+	.import_device = rdma_import_device,
+	.cmd_fd = rdma_cmd_fd,
+	.close = rdma_close,
+	.obj_create = rdma_obj_create,
+	.obj_query = rdma_obj_query,
+	.obj_modify = rdma_obj_modify,
+	.obj_destroy = rdma_obj_destroy,
+	.general_cmd = rdma_general_cmd,
+	.export_size = rdma_export_size,
+	.obj_export = rdma_obj_export,
+	.obj_import = rdma_obj_import,
+	.obj_unimport = rdma_obj_unimport,
+	.umem_reg = rdma_umem_reg,
+	.umem_dereg = rdma_umem_dereg,
+	.uar_alloc = rdma_uar_alloc,
+	.uar_free = rdma_uar_free,
+	.pd_alloc = rdma_pd_alloc,
+	.pd_free = rdma_pd_free,
+	.query_eqn = rdma_query_eqn,
+};

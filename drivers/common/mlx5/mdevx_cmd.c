@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Device commands through the backend, with one log line per failure and a
+ * per-thread record of the last failure.
+ *
+ * Error decision: the public API returns the errno mapped from the PRM
+ * status (mdevx_cmd_status_to_errno(), as rdma-core's internal callers and
+ * the kernel do), not EREMOTEIO, so callers see EINVAL / ENOMEM / EBUSY /
+ * EAGAIN / EIO like with older kernels. Status and syndrome are in the log
+ * line and in mdevx_last_cmd_error().
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mdevx_prm.h"
+
+#include "mdevx_internal.h"
+
+static _Thread_local struct mdevx_cmd_error last_error;
+static _Thread_local bool last_error_set;
+
+static void
+record(uint16_t opcode, uint8_t status, uint32_t syndrome, int err)
+{
+	last_error.opcode = opcode;
+	last_error.status = status;
+	last_error.syndrome = syndrome;
+	last_error.err = err;
+	last_error_set = true;
+}
+
+MDEVX_API int
+mdevx_last_cmd_error(struct mdevx_cmd_error *err)
+{
+	if (err == NULL)
+		return mdevx_ret(EINVAL);
+	if (!last_error_set)
+		return mdevx_ret(ENOENT);
+	*err = last_error;
+	return 0;
+}
+
+void
+mdevx_cmd_fail(uint16_t opcode, const char *what, int err)
+{
+	record(opcode, 0, 0, err);
+	MDEVX_LOG(ERR, "%s failed: errno=%d (%s)", what, err, strerror(err));
+}
+
+/* Turn a backend return code and output mailbox into the API errno. */
+static int
+finish(const void *in, size_t inlen, int rc, const void *out, size_t outlen)
+{
+	uint16_t opcode = 0;
+	uint8_t status = 0;
+	uint32_t syndrome = 0;
+	int err;
+
+	if (inlen >= 4)
+		opcode = (uint16_t)MDEVX_GET(mbox_in, in, opcode);
+	if (outlen >= MDEVX_ST_SZ_BYTES(mbox_out) && (rc == 0 || rc == EREMOTEIO)) {
+		status = (uint8_t)MDEVX_GET(mbox_out, out, status);
+		syndrome = MDEVX_GET(mbox_out, out, syndrome);
+	}
+	if (rc == 0 && status == MDEVX_CMD_STAT_OK)
+		return 0;
+	if (status != MDEVX_CMD_STAT_OK)
+		err = mdevx_cmd_status_to_errno(status);
+	else
+		err = rc == EREMOTEIO ? EIO : rc;
+	if (err == 0)
+		err = EIO;
+	record(opcode, status, syndrome, err);
+	MDEVX_LOG(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s",
+		  mdevx_cmd_op_name(opcode), opcode, err, strerror(err), status,
+		  mdevx_cmd_status_name(status), syndrome,
+		  rc == 0 || rc == EREMOTEIO ? "" : " (not executed by the device)");
+	return err;
+}
+
+int
+mdevx_cmd_create(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
+		 size_t outlen, void **bobj)
+{
+	int rc;
+
+	*bobj = NULL;
+	memset(out, 0, outlen);
+	rc = ctx->ops->obj_create(ctx->bctx, in, inlen, out, outlen, bobj);
+	rc = finish(in, inlen, rc, out, outlen);
+	if (rc != 0 && *bobj != NULL) {
+		/* A status error with a created object cannot happen with
+		 * rdma-core; do not leak it if a backend does it anyway. */
+		ctx->ops->obj_destroy(*bobj);
+		*bobj = NULL;
+	}
+	return rc;
+}
+
+int
+mdevx_cmd_query(struct mdevx_obj *obj, const void *in, size_t inlen, void *out, size_t outlen)
+{
+	int rc;
+
+	memset(out, 0, outlen);
+	rc = obj->ctx->ops->obj_query(obj->bobj, in, inlen, out, outlen);
+	return finish(in, inlen, rc, out, outlen);
+}
+
+int
+mdevx_cmd_modify(struct mdevx_obj *obj, const void *in, size_t inlen, void *out,
+		 size_t outlen)
+{
+	int rc;
+
+	memset(out, 0, outlen);
+	rc = obj->ctx->ops->obj_modify(obj->bobj, in, inlen, out, outlen);
+	return finish(in, inlen, rc, out, outlen);
+}
+
+int
+mdevx_cmd_general(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
+		  size_t outlen)
+{
+	int rc;
+
+	memset(out, 0, outlen);
+	rc = ctx->ops->general_cmd(ctx->bctx, in, inlen, out, outlen);
+	return finish(in, inlen, rc, out, outlen);
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Device contexts: open, import by command fd, close. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdevx_internal.h"
+
+static struct mdevx_ctx *
+ctx_finish(struct mdevx_ctx *ctx, const char *devstr)
+{
+	int rc;
+
+	snprintf(ctx->devstr, sizeof(ctx->devstr), "%s", devstr);
+	rc = mdevx_caps_query(ctx);
+	if (rc == 0) {
+		mdevx_reg_lock();
+		rc = mdevx_reg_add_locked(ctx, MDEVX_REG_CTX);
+		mdevx_reg_unlock();
+	}
+	if (rc != 0) {
+		ctx->ops->close(ctx->bctx);
+		free(ctx);
+		errno = rc;
+		return NULL;
+	}
+	return ctx;
+}
+
+MDEVX_API struct mdevx_ctx *
+mdevx_open(const char *devstr)
+{
+	const struct mdevx_backend_ops *ops;
+	struct mdevx_ctx *ctx;
+	const char *spec;
+	int rc;
+
+	ops = mdevx_backend_select(devstr, &spec);
+	if (ops == NULL) {
+		rc = errno;
+		MDEVX_LOG(ERR, "device string \"%s\": %s", devstr ? devstr : "(null)",
+			  rc == ENOTSUP ? "backend not built in" :
+			  "expected rdma:<ibdev> or swdev:[<socket>:]<dev>");
+		errno = rc;
+		return NULL;
+	}
+	if (strlen(devstr) >= MDEVX_DEVSTR_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->ops = ops;
+	rc = ops->open(spec, &ctx->bctx);
+	if (rc != 0) {
+		MDEVX_LOG(ERR, "cannot open %s: %s", devstr, strerror(rc));
+		free(ctx);
+		errno = rc;
+		return NULL;
+	}
+	return ctx_finish(ctx, devstr);
+}
+
+MDEVX_API struct mdevx_ctx *
+mdevx_import_device(const char *devstr, int cmd_fd)
+{
+	const struct mdevx_backend_ops *ops;
+	struct mdevx_ctx *ctx;
+	const char *spec;
+	int rc;
+
+	ops = mdevx_backend_select(devstr, &spec);
+	if (ops == NULL)
+		return NULL;
+	if (strlen(devstr) >= MDEVX_DEVSTR_MAX || cmd_fd < 0) {
+		errno = cmd_fd < 0 ? EBADF : EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->ops = ops;
+	ctx->imported = true;
+	rc = ops->import_device(cmd_fd, &ctx->bctx);
+	if (rc != 0) {
+		MDEVX_LOG(ERR, "cannot import %s from fd %d: %s", devstr, cmd_fd, strerror(rc));
+		free(ctx);
+		errno = rc;
+		return NULL;
+	}
+	return ctx_finish(ctx, devstr);
+}
+
+MDEVX_API int
+mdevx_cmd_fd(const struct mdevx_ctx *ctx)
+{
+	if (!mdevx_ctx_valid(ctx))
+		return -errno;
+	return ctx->ops->cmd_fd(ctx->bctx);
+}
+
+MDEVX_API int
+mdevx_close(struct mdevx_ctx *ctx)
+{
+	int rc;
+
+	if (ctx == NULL)
+		return mdevx_ret(EINVAL);
+	mdevx_reg_lock();
+	if (mdevx_reg_find_locked(ctx) != MDEVX_REG_CTX) {
+		mdevx_reg_unlock();
+		return mdevx_ret(ENOENT);
+	}
+	if (ctx->nobjs != 0) {
+		mdevx_reg_unlock();
+		MDEVX_LOG(ERR, "%s: %u objects still alive, not closing", ctx->devstr,
+			  ctx->nobjs);
+		return mdevx_ret(EBUSY);
+	}
+	mdevx_reg_del_locked(ctx);
+	mdevx_reg_unlock();
+	rc = ctx->ops->close(ctx->bctx);
+	free(ctx);
+	if (rc != 0) {
+		MDEVX_LOG(ERR, "closing the device context failed: %s", strerror(rc));
+		return mdevx_ret(rc);
+	}
+	return 0;
+}
+
+MDEVX_API const char *
+mdevx_backend_name(const struct mdevx_ctx *ctx)
+{
+	if (!mdevx_ctx_valid(ctx))
+		return NULL;
+	return ctx->ops->name;
+}
+
+MDEVX_API int
+mdevx_get_caps(const struct mdevx_ctx *ctx, struct mdevx_caps *caps)
+{
+	if (caps == NULL)
+		return mdevx_ret(EINVAL);
+	if (!mdevx_ctx_valid(ctx))
+		return -errno;
+	*caps = ctx->caps;
+	return 0;
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Export / import / unimport of wrapper objects.
+ *
+ * Export buffer = library header (host byte order) + the backend's DEVX
+ * object attributes (rdma-core 63 layout, opaque here):
+ *
+ *   off  size  field
+ *     0     4  magic "MDVX" (0x5856444d)
+ *     4     2  version (1)
+ *     6     2  header size (48)
+ *     8     4  backend id (1 rdma, 2 swdev)
+ *    12     4  kind (enum mdevx_obj_kind)
+ *    16     4  object id
+ *    20     4  bulk size (counters)
+ *    24     4  tirn (TIRs)
+ *    28     4  generation
+ *    32     8  RX ICM address (TIRs)
+ *    40     4  backend attribute size
+ *    44     4  checksum: FNV-1a 32 over header (this field 0) and attributes
+ *    48     n  backend attributes
+ *
+ * Import validates everything it can (magic, version, sizes, checksum,
+ * backend, kind, and the type / object id inside the rdma-core attributes)
+ * but, as in rdma-core, cannot know whether the object still exists: a
+ * stale import fails when used.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdevx_internal.h"
+
+#define EXPORT_MAGIC 0x5856444du
+#define EXPORT_VERSION 1
+
+struct export_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t backend;
+	uint32_t kind;
+	uint32_t id;
+	uint32_t bulk_size;
+	uint32_t tirn;
+	uint32_t generation;
+	uint64_t rx_icm_addr;
+	uint32_t attr_size;
+	uint32_t checksum;
+};
+
+static_assert(sizeof(struct export_hdr) == 48, "export header layout");
+
+static uint32_t
+fnv1a(uint32_t h, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static uint32_t
+buf_checksum(const struct export_hdr *hdr, const uint8_t *attrs)
+{
+	struct export_hdr h = *hdr;
+
+	h.checksum = 0;
+	return fnv1a(fnv1a(2166136261u, &h, sizeof(h)), attrs, hdr->attr_size);
+}
+
+static bool
+kind_exportable(uint32_t kind)
+{
+	switch (kind) {
+	case MDEVX_OBJ_FLOW_COUNTER:
+	case MDEVX_OBJ_TIR:
+	case MDEVX_OBJ_TD:
+	case MDEVX_OBJ_CQ:
+	case MDEVX_OBJ_RQ:
+	case MDEVX_OBJ_RQT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int
+attr_size(const struct mdevx_ctx *ctx, size_t *size)
+{
+	int rc = ctx->ops->export_size(size);
+
+	if (rc == 0 && (*size == 0 || *size > 4096))
+		rc = ENOTSUP;
+	return rc;
+}
+
+MDEVX_API int
+mdevx_export_size(const struct mdevx_ctx *ctx, size_t *size)
+{
+	size_t asz;
+	int rc;
+
+	if (size == NULL)
+		return mdevx_ret(EINVAL);
+	if (!mdevx_ctx_valid(ctx))
+		return -errno;
+	rc = attr_size(ctx, &asz);
+	if (rc != 0)
+		return mdevx_ret(rc);
+	*size = sizeof(struct export_hdr) + asz;
+	return 0;
+}
+
+MDEVX_API int
+mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len)
+{
+	struct export_hdr hdr;
+	uint8_t *attrs;
+	size_t asz;
+	int rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
+
+	if (rc != 0)
+		return mdevx_ret(rc);
+	if (buf == NULL)
+		return mdevx_ret(EINVAL);
+	if (!kind_exportable(obj->kind)) {
+		MDEVX_LOG(ERR, "%s objects are not exportable", mdevx_obj_kind_name(obj->kind));
+		return mdevx_ret(ENOTSUP);
+	}
+	rc = attr_size(obj->ctx, &asz);
+	if (rc != 0)
+		return mdevx_ret(rc);
+	if (len < sizeof(hdr) + asz)
+		return mdevx_ret(ENOSPC);
+	memset(buf, 0, sizeof(hdr) + asz);
+	attrs = (uint8_t *)buf + sizeof(hdr);
+	rc = obj->ctx->ops->obj_export(obj->bobj, attrs);
+	if (rc != 0) {
+		MDEVX_LOG(ERR, "backend export of %s %#x failed: %s",
+			  mdevx_obj_kind_name(obj->kind), obj->id, strerror(rc));
+		return mdevx_ret(rc);
+	}
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = EXPORT_MAGIC;
+	hdr.version = EXPORT_VERSION;
+	hdr.hdr_size = sizeof(hdr);
+	hdr.backend = obj->ctx->ops->id;
+	hdr.kind = obj->kind;
+	hdr.id = obj->id;
+	hdr.bulk_size = obj->bulk_size;
+	hdr.tirn = obj->tirn;
+	hdr.generation = obj->generation;
+	hdr.rx_icm_addr = obj->rx_icm_addr;
+	hdr.attr_size = (uint32_t)asz;
+	hdr.checksum = buf_checksum(&hdr, attrs);
+	memcpy(buf, &hdr, sizeof(hdr));
+	return 0;
+}
+
+/* Cross-check the header with the rdma-core 63 attributes (32 bytes:
+ * handle, type, object_id at 0, 4, 8) where rdma-core records them. */
+static bool
+attrs_consistent(const struct export_hdr *hdr, const uint8_t *attrs)
+{
+	struct mdevx_compat_export_attrs a;
+
+	if (hdr->attr_size != sizeof(a))
+		return true;	/* another layout: opaque */
+	memcpy(&a, attrs, sizeof(a));
+	switch (hdr->kind) {
+	case MDEVX_OBJ_FLOW_COUNTER:
+		return a.type == MDEVX_RDMA_OBJ_TYPE_FLOW_COUNTER && a.object_id == hdr->id;
+	case MDEVX_OBJ_TIR:
+		return a.type == MDEVX_RDMA_OBJ_TYPE_TIR && a.object_id == hdr->id &&
+		       a.rx_icm_addr == hdr->rx_icm_addr && hdr->tirn == hdr->id;
+	default:
+		return true;
+	}
+}
+
+static struct mdevx_obj *
+import_fail(int err, const char *why)
+{
+	MDEVX_LOG(ERR, "import refused: %s", why);
+	errno = err;
+	return NULL;
+}
+
+MDEVX_API struct mdevx_obj *
+mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
+		 enum mdevx_obj_kind expect)
+{
+	struct export_hdr hdr;
+	const uint8_t *attrs;
+	struct mdevx_obj *obj;
+	void *bobj;
+	size_t asz;
+	int rc;
+
+	if (!mdevx_ctx_valid(ctx))
+		return NULL;
+	if (buf == NULL || (unsigned int)expect >= MDEVX_OBJ_KIND_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (len < sizeof(hdr))
+		return import_fail(EBADMSG, "buffer shorter than the export header");
+	memcpy(&hdr, buf, sizeof(hdr));
+	attrs = (const uint8_t *)buf + sizeof(hdr);
+	if (hdr.magic != EXPORT_MAGIC || hdr.version != EXPORT_VERSION ||
+	    hdr.hdr_size != sizeof(hdr))
+		return import_fail(EBADMSG, "not an mdevx export buffer (magic/version)");
+	if (hdr.backend != (uint32_t)ctx->ops->id)
+		return import_fail(EXDEV, "exported from another backend");
+	rc = attr_size(ctx, &asz);
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
+	if (hdr.attr_size != asz || len < sizeof(hdr) + asz)
+		return import_fail(EBADMSG, "attribute size mismatch or truncated buffer");
+	if (buf_checksum(&hdr, attrs) != hdr.checksum)
+		return import_fail(EBADMSG, "checksum mismatch (corrupted buffer)");
+	if (!kind_exportable(hdr.kind) || !attrs_consistent(&hdr, attrs))
+		return import_fail(EBADMSG, "inconsistent object kind / attributes");
+	if (expect != MDEVX_OBJ_ANY && hdr.kind != (uint32_t)expect) {
+		MDEVX_LOG(ERR, "import refused: buffer holds a %s, caller expects a %s",
+			  mdevx_obj_kind_name(hdr.kind), mdevx_obj_kind_name(expect));
+		errno = EPROTOTYPE;
+		return NULL;
+	}
+	rc = ctx->ops->obj_import(ctx->bctx, attrs, &bobj);
+	if (rc != 0) {
+		MDEVX_LOG(ERR, "backend import of %s %#x failed: %s",
+			  mdevx_obj_kind_name(hdr.kind), hdr.id, strerror(rc));
+		errno = rc;
+		return NULL;
+	}
+	obj = mdevx_obj_new(ctx, (enum mdevx_obj_kind)hdr.kind, bobj, hdr.id, true);
+	if (obj == NULL) {
+		ctx->ops->obj_unimport(bobj);
+		return NULL;
+	}
+	obj->bulk_size = hdr.bulk_size;
+	obj->tirn = hdr.tirn;
+	obj->rx_icm_addr = hdr.rx_icm_addr;
+	obj->generation = hdr.generation;
+	rc = mdevx_obj_register(obj);
+	if (rc != 0) {
+		ctx->ops->obj_unimport(bobj);
+		free(obj);
+		errno = rc;
+		return NULL;
+	}
+	return obj;
+}
+
+MDEVX_API int
+mdevx_obj_unimport(struct mdevx_obj *obj)
+{
+	int rc;
+
+	if (obj == NULL)
+		return mdevx_ret(EINVAL);
+	mdevx_reg_lock();
+	if (mdevx_reg_find_locked(obj) != MDEVX_REG_OBJ) {
+		mdevx_reg_unlock();
+		return mdevx_ret(ENOENT);
+	}
+	if (!obj->imported) {
+		mdevx_reg_unlock();
+		MDEVX_LOG(ERR, "%s %#x is local: destroy it with mdevx_obj_destroy()",
+			  mdevx_obj_kind_name(obj->kind), obj->id);
+		return mdevx_ret(EPERM);
+	}
+	mdevx_reg_del_locked(obj);
+	obj->ctx->nobjs--;
+	mdevx_reg_unlock();
+	rc = obj->ctx->ops->obj_unimport(obj->bobj);
+	free(obj);
+	if (rc != 0)
+		return mdevx_ret(rc);
+	return 0;
+}

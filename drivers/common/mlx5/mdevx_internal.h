@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Internal definitions shared by the modules of libmdevx. */
+#ifndef MDEVX_INTERNAL_H
+#define MDEVX_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+
+#include "mdevx.h"
+#include "mdevx_backend.h"
+
+/* ---- logging (mdevx_log.c) ---- */
+
+/** Dynamic log type "pmd.common.mdevx". */
+extern int mdevx_logtype;
+
+#define MDEVX_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, mdevx_logtype, "mdevx: %s(): " fmt "\n", \
+		__func__, ##__VA_ARGS__)
+
+/* ---- context and objects ---- */
+
+#define MDEVX_DEVSTR_MAX 160
+
+struct mdevx_ctx {
+	const struct mdevx_backend_ops *ops;
+	void *bctx;
+	struct mdevx_caps caps;
+	bool imported;			/**< made by mdevx_import_device() */
+	uint32_t nobjs;			/**< live wrappers; registry lock */
+	char devstr[MDEVX_DEVSTR_MAX];
+};
+
+struct mdevx_obj {
+	struct mdevx_ctx *ctx;
+	void *bobj;			/**< backend object */
+	enum mdevx_obj_kind kind;
+	uint32_t id;
+	uint32_t bulk_size;
+	uint32_t tirn;
+	uint64_t rx_icm_addr;
+	uint32_t generation;
+	bool imported;
+	/* Resources owned by a local CQ or RQ. */
+	void *buf;			/**< CQE or WQE buffer, page aligned */
+	void *dbr;			/**< doorbell record page */
+	struct mdevx_obj *buf_umem;
+	struct mdevx_obj *dbr_umem;
+	struct mdevx_obj *uar;
+};
+
+/* ---- per-process table of live contexts and objects (mdevx_registry.c) ---- */
+
+enum mdevx_reg_type {
+	MDEVX_REG_NONE = 0,
+	MDEVX_REG_CTX = 1,
+	MDEVX_REG_OBJ = 2,
+};
+
+/** Lock / unlock the registry (held around check-then-use sequences). */
+void mdevx_reg_lock(void);
+void mdevx_reg_unlock(void);
+/** Insert @p p (lock held). 0 or ENOMEM. */
+int mdevx_reg_add_locked(const void *p, enum mdevx_reg_type type);
+/** Type of @p p in the table, MDEVX_REG_NONE if absent (lock held). */
+enum mdevx_reg_type mdevx_reg_find_locked(const void *p);
+/** Remove @p p (lock held). 0 or ENOENT. */
+int mdevx_reg_del_locked(const void *p);
+
+/** Is @p ctx a live context? Sets errno (EINVAL/ENOENT) when not. */
+bool mdevx_ctx_valid(const struct mdevx_ctx *ctx);
+/**
+ * Is @p obj a live object, of @p kind unless MDEVX_OBJ_ANY? 0 or a positive
+ * errno: EINVAL (NULL), ENOENT (not live), EPROTOTYPE (other kind).
+ */
+int mdevx_obj_check(const struct mdevx_obj *obj, enum mdevx_obj_kind kind);
+
+/** Allocate a zeroed wrapper for @p ctx (not yet registered). */
+struct mdevx_obj *mdevx_obj_new(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj,
+				uint32_t id, bool imported);
+/** Register a wrapper: counts it on its context. 0 or ENOMEM. */
+int mdevx_obj_register(struct mdevx_obj *obj);
+/** Unregister (0 or ENOENT). Does not free. */
+int mdevx_obj_unregister(struct mdevx_obj *obj);
+/** Release the buffers, umems and UAR a CQ or RQ owns (unregistered). */
+void mdevx_obj_free_owned(struct mdevx_obj *obj);
+/** Release an unregistered local wrapper (backend object + owned + free). */
+int mdevx_obj_release_internal(struct mdevx_obj *obj);
+/** Next generation number (process-wide, never 0). */
+uint32_t mdevx_next_generation(void);
+
+/* ---- device commands with logging (mdevx_cmd.c) ---- */
+
+/*
+ * All return 0 or a positive errno. A firmware failure (EREMOTEIO, or a
+ * non-zero status with rc 0) is logged once with the command name, errno,
+ * status and syndrome, recorded as the thread's last error, and returned as
+ * mdevx_cmd_status_to_errno(status).
+ */
+int mdevx_cmd_create(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
+		     size_t outlen, void **bobj);
+int mdevx_cmd_query(struct mdevx_obj *obj, const void *in, size_t inlen, void *out,
+		    size_t outlen);
+int mdevx_cmd_modify(struct mdevx_obj *obj, const void *in, size_t inlen, void *out,
+		     size_t outlen);
+int mdevx_cmd_general(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
+		      size_t outlen);
+/** Record and log a failure that has no mailbox (verbs ops, destroy). */
+void mdevx_cmd_fail(uint16_t opcode, const char *what, int err);
+
+/** Set errno to @p err and return -err (int API convention). */
+static inline int
+mdevx_ret(int err)
+{
+	errno = err;
+	return -err;
+}
+
+/* ---- capabilities (mdevx_caps.c) ---- */
+
+/** Read general caps (and caps 2 if offered) into ctx->caps. 0 or errno. */
+int mdevx_caps_query(struct mdevx_ctx *ctx);
+
+/* ---- rdma-core compatibility layout (mdevx_compat.c) ---- */
+
+/** rdma-core's private struct mlx5dv_devx_obj as assumed for v38..v62+. */
+struct mdevx_compat_devx_obj {
+	void *context;		/**< struct ibv_context * */
+	uint32_t handle;
+	uint32_t type;		/**< enum mlx5_devx_obj_type */
+	uint32_t object_id;
+	uint64_t rx_icm_addr;
+	uint8_t log_obj_range;
+	void *priv;
+};
+
+/** rdma-core 63's export attributes (32 bytes on LP64), host order. */
+struct mdevx_compat_export_attrs {
+	uint32_t handle;
+	uint32_t type;
+	uint32_t object_id;
+	uint64_t rx_icm_addr;
+	uint8_t log_obj_range;
+};
+
+/** rdma-core object type values (enum mlx5_devx_obj_type). */
+#define MDEVX_RDMA_OBJ_TYPE_FLOW_COUNTER 2
+#define MDEVX_RDMA_OBJ_TYPE_TIR 6
+
+#endif /* MDEVX_INTERNAL_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Wrapper objects in general: names, info, destroy. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdevx_internal.h"
+
+static const char *const kind_names[MDEVX_OBJ_KIND_MAX] = {
+	[MDEVX_OBJ_ANY] = "any",
+	[MDEVX_OBJ_FLOW_COUNTER] = "flow_counter",
+	[MDEVX_OBJ_TIR] = "tir",
+	[MDEVX_OBJ_TD] = "td",
+	[MDEVX_OBJ_PD] = "pd",
+	[MDEVX_OBJ_CQ] = "cq",
+	[MDEVX_OBJ_RQ] = "rq",
+	[MDEVX_OBJ_RQT] = "rqt",
+	[MDEVX_OBJ_UAR] = "uar",
+	[MDEVX_OBJ_UMEM] = "umem",
+};
+
+MDEVX_API const char *
+mdevx_obj_kind_name(enum mdevx_obj_kind kind)
+{
+	if ((unsigned int)kind >= MDEVX_OBJ_KIND_MAX)
+		return "unknown";
+	return kind_names[kind];
+}
+
+MDEVX_API int
+mdevx_obj_info(const struct mdevx_obj *obj, struct mdevx_obj_info *info)
+{
+	int rc;
+
+	if (info == NULL)
+		return mdevx_ret(EINVAL);
+	rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
+	if (rc != 0)
+		return mdevx_ret(rc);
+	memset(info, 0, sizeof(*info));
+	info->kind = obj->kind;
+	info->id = obj->id;
+	info->bulk_size = obj->bulk_size;
+	info->tirn = obj->tirn;
+	info->rx_icm_addr = obj->rx_icm_addr;
+	info->generation = obj->generation;
+	info->imported = obj->imported ? 1 : 0;
+	return 0;
+}
+
+/* Release the backend object of a local wrapper by kind. 0 or errno. */
+static int
+backend_release(struct mdevx_obj *obj)
+{
+	const struct mdevx_backend_ops *ops = obj->ctx->ops;
+
+	switch (obj->kind) {
+	case MDEVX_OBJ_PD:
+		return ops->pd_free(obj->bobj);
+	case MDEVX_OBJ_UAR:
+		return ops->uar_free(obj->bobj);
+	case MDEVX_OBJ_UMEM:
+		return ops->umem_dereg(obj->bobj);
+	default:
+		return ops->obj_destroy(obj->bobj);
+	}
+}
+
+void
+mdevx_obj_free_owned(struct mdevx_obj *obj)
+{
+	struct mdevx_obj *sub[] = { obj->buf_umem, obj->dbr_umem, obj->uar };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		if (sub[i] == NULL)
+			continue;
+		rc = backend_release(sub[i]);
+		if (rc != 0)
+			mdevx_cmd_fail(0, "releasing a CQ/RQ resource", rc);
+		free(sub[i]);
+	}
+	obj->buf_umem = NULL;
+	obj->dbr_umem = NULL;
+	obj->uar = NULL;
+	free(obj->buf);
+	free(obj->dbr);
+	obj->buf = NULL;
+	obj->dbr = NULL;
+}
+
+int
+mdevx_obj_release_internal(struct mdevx_obj *obj)
+{
+	int rc = backend_release(obj);
+
+	if (rc != 0)
+		return rc;
+	mdevx_obj_free_owned(obj);
+	free(obj);
+	return 0;
+}
+
+MDEVX_API int
+mdevx_obj_destroy(struct mdevx_obj *obj)
+{
+	int rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
+
+	if (rc != 0)
+		return mdevx_ret(rc);
+	if (obj->imported) {
+		MDEVX_LOG(ERR, "%s %#x is an import: release it with mdevx_obj_unimport()",
+			  mdevx_obj_kind_name(obj->kind), obj->id);
+		return mdevx_ret(EPERM);
+	}
+	rc = backend_release(obj);
+	if (rc != 0) {
+		mdevx_cmd_fail(0, "destroying an object", rc);
+		return mdevx_ret(rc);
+	}
+	mdevx_obj_unregister(obj);
+	mdevx_obj_free_owned(obj);
+	free(obj);
+	return 0;
+}

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-process table of live contexts and wrapper objects.
+ *
+ * Every public call validates its context / object pointer here before
+ * dereferencing it, so a pointer that was already destroyed, unimported or
+ * closed (or never came from this library) gives ENOENT instead of a crash.
+ * Open addressing with linear probing keyed by the pointer value, backward
+ * shift deletion (no tombstones), grown by doubling at 50% load: O(1) per
+ * operation, 16 bytes per slot.
+ *
+ * Limitation: a freed wrapper whose address malloc() hands out again for a
+ * new wrapper is indistinguishable from the new one (ABA); the library
+ * cannot detect that use-after-free.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "mdevx_internal.h"
+
+struct reg_slot {
+	uintptr_t key;		/* 0 = empty */
+	uintptr_t type;
+};
+
+static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct reg_slot *reg_slots;
+static size_t reg_cap;		/* power of two or 0 */
+static size_t reg_used;
+static atomic_uint reg_generation;
+
+void
+mdevx_reg_lock(void)
+{
+	pthread_mutex_lock(&reg_mutex);
+}
+
+void
+mdevx_reg_unlock(void)
+{
+	pthread_mutex_unlock(&reg_mutex);
+}
+
+static size_t
+reg_hash(uintptr_t key, size_t cap)
+{
+	uint64_t h = (uint64_t)key;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return (size_t)h & (cap - 1);
+}
+
+static void
+reg_insert_slot(struct reg_slot *slots, size_t cap, uintptr_t key, uintptr_t type)
+{
+	size_t i = reg_hash(key, cap);
+
+	while (slots[i].key != 0)
+		i = (i + 1) & (cap - 1);
+	slots[i].key = key;
+	slots[i].type = type;
+}
+
+static int
+reg_grow(void)
+{
+	size_t ncap = reg_cap ? reg_cap * 2 : 64;
+	struct reg_slot *ns = calloc(ncap, sizeof(*ns));
+	size_t i;
+
+	if (ns == NULL)
+		return ENOMEM;
+	for (i = 0; i < reg_cap; i++)
+		if (reg_slots[i].key != 0)
+			reg_insert_slot(ns, ncap, reg_slots[i].key, reg_slots[i].type);
+	free(reg_slots);
+	reg_slots = ns;
+	reg_cap = ncap;
+	return 0;
+}
+
+static ssize_t
+reg_index(uintptr_t key)
+{
+	size_t i;
+
+	if (reg_cap == 0 || key == 0)
+		return -1;
+	i = reg_hash(key, reg_cap);
+	while (reg_slots[i].key != 0) {
+		if (reg_slots[i].key == key)
+			return (ssize_t)i;
+		i = (i + 1) & (reg_cap - 1);
+	}
+	return -1;
+}
+
+int
+mdevx_reg_add_locked(const void *p, enum mdevx_reg_type type)
+{
+	int rc;
+
+	if ((reg_used + 1) * 2 > reg_cap) {
+		rc = reg_grow();
+		if (rc != 0)
+			return rc;
+	}
+	reg_insert_slot(reg_slots, reg_cap, (uintptr_t)p, (uintptr_t)type);
+	reg_used++;
+	return 0;
+}
+
+enum mdevx_reg_type
+mdevx_reg_find_locked(const void *p)
+{
+	ssize_t i = reg_index((uintptr_t)p);
+
+	return i < 0 ? MDEVX_REG_NONE : (enum mdevx_reg_type)reg_slots[i].type;
+}
+
+int
+mdevx_reg_del_locked(const void *p)
+{
+	ssize_t idx = reg_index((uintptr_t)p);
+	size_t i, j, k;
+
+	if (idx < 0)
+		return ENOENT;
+	i = (size_t)idx;
+	reg_slots[i].key = 0;
+	reg_used--;
+	/* Backward shift: move later entries of the cluster into the hole. */
+	j = i;
+	for (;;) {
+		j = (j + 1) & (reg_cap - 1);
+		if (reg_slots[j].key == 0)
+			break;
+		k = reg_hash(reg_slots[j].key, reg_cap);
+		/* Entry j may move to i unless its home k lies cyclically in (i, j]. */
+		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		reg_slots[i] = reg_slots[j];
+		reg_slots[j].key = 0;
+		i = j;
+	}
+	if (reg_used == 0) {
+		free(reg_slots);
+		reg_slots = NULL;
+		reg_cap = 0;
+	}
+	return 0;
+}
+
+bool
+mdevx_ctx_valid(const struct mdevx_ctx *ctx)
+{
+	enum mdevx_reg_type t;
+
+	if (ctx == NULL) {
+		errno = EINVAL;
+		return false;
+	}
+	mdevx_reg_lock();
+	t = mdevx_reg_find_locked(ctx);
+	mdevx_reg_unlock();
+	if (t != MDEVX_REG_CTX) {
+		errno = ENOENT;
+		return false;
+	}
+	return true;
+}
+
+int
+mdevx_obj_check(const struct mdevx_obj *obj, enum mdevx_obj_kind kind)
+{
+	enum mdevx_reg_type t;
+
+	if (obj == NULL)
+		return EINVAL;
+	mdevx_reg_lock();
+	t = mdevx_reg_find_locked(obj);
+	mdevx_reg_unlock();
+	if (t != MDEVX_REG_OBJ)
+		return ENOENT;
+	if (kind != MDEVX_OBJ_ANY && obj->kind != kind)
+		return EPROTOTYPE;
+	return 0;
+}
+
+struct mdevx_obj *
+mdevx_obj_new(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj, uint32_t id,
+	      bool imported)
+{
+	struct mdevx_obj *obj = calloc(1, sizeof(*obj));
+
+	if (obj == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	obj->ctx = ctx;
+	obj->kind = kind;
+	obj->bobj = bobj;
+	obj->id = id;
+	obj->imported = imported;
+	return obj;
+}
+
+int
+mdevx_obj_register(struct mdevx_obj *obj)
+{
+	int rc;
+
+	mdevx_reg_lock();
+	rc = mdevx_reg_add_locked(obj, MDEVX_REG_OBJ);
+	if (rc == 0)
+		obj->ctx->nobjs++;
+	mdevx_reg_unlock();
+	return rc;
+}
+
+int
+mdevx_obj_unregister(struct mdevx_obj *obj)
+{
+	int rc;
+
+	mdevx_reg_lock();
+	rc = mdevx_reg_del_locked(obj);
+	if (rc == 0)
+		obj->ctx->nobjs--;
+	mdevx_reg_unlock();
+	return rc;
+}
+
+uint32_t
+mdevx_next_generation(void)
+{
+	uint32_t g;
+
+	do {
+		g = atomic_fetch_add(&reg_generation, 1) + 1;
+	} while (g == 0);
+	return g;
+}

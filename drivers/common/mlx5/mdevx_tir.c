@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* TIRs: CREATE_TIR (direct or indirect with Toeplitz RSS), QUERY_TIR. */
+#include <errno.h>
+#include <string.h>
+
+#include "mdevx_prm.h"
+
+#include "mdevx_internal.h"
+
+#define HASH_FIELDS_ALL (MDEVX_HASH_FIELD_SRC_IP | MDEVX_HASH_FIELD_DST_IP | \
+			 MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT | \
+			 MDEVX_HASH_FIELD_IPSEC_SPI)
+
+static int
+check_attr(const struct mdevx_tir_attr *a)
+{
+	if (a->disp_type != MDEVX_TIR_DISP_DIRECT && a->disp_type != MDEVX_TIR_DISP_INDIRECT)
+		return EINVAL;
+	if (a->inline_rqn > 0xffffff || a->indirect_table > 0xffffff ||
+	    a->transport_domain > 0xffffff)
+		return EINVAL;
+	if (a->disp_type == MDEVX_TIR_DISP_INDIRECT &&
+	    (a->rx_hash_fn > MDEVX_TIR_HASH_FN_TOEPLITZ || a->rx_hash_symmetric > 1 ||
+	     a->outer_l3_prot_type > 1 || a->outer_l4_prot_type > 1 ||
+	     (a->outer_selected_fields & ~HASH_FIELDS_ALL) != 0))
+		return EINVAL;
+	return 0;
+}
+
+MDEVX_API struct mdevx_obj *
+mdevx_tir_create(struct mdevx_ctx *ctx, const struct mdevx_tir_attr *attr)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(create_tir_in)] = { 0 };
+	uint8_t out[MDEVX_ST_SZ_BYTES(create_tir_out)];
+	struct mdevx_obj *obj;
+	void *bobj;
+	int rc;
+
+	if (!mdevx_ctx_valid(ctx))
+		return NULL;
+	if (attr == NULL || check_attr(attr) != 0) {
+		MDEVX_LOG(ERR, "invalid TIR attributes");
+		errno = EINVAL;
+		return NULL;
+	}
+	MDEVX_SET(create_tir_in, in, opcode, MDEVX_CMD_OP_CREATE_TIR);
+	MDEVX_SET(create_tir_in, in, ctx.disp_type, attr->disp_type);
+	MDEVX_SET(create_tir_in, in, ctx.transport_domain, attr->transport_domain);
+	if (attr->disp_type == MDEVX_TIR_DISP_DIRECT) {
+		MDEVX_SET(create_tir_in, in, ctx.inline_rqn, attr->inline_rqn);
+	} else {
+		MDEVX_SET(create_tir_in, in, ctx.indirect_table, attr->indirect_table);
+		MDEVX_SET(create_tir_in, in, ctx.rx_hash_fn, attr->rx_hash_fn);
+		MDEVX_SET(create_tir_in, in, ctx.rx_hash_symmetric, attr->rx_hash_symmetric);
+		memcpy(MDEVX_ADDR_OF(create_tir_in, in, ctx.rx_hash_toeplitz_key),
+		       attr->toeplitz_key, MDEVX_TOEPLITZ_KEY_LEN);
+		MDEVX_SET(create_tir_in, in, ctx.rx_hash_field_selector_outer.l3_prot_type,
+			  attr->outer_l3_prot_type);
+		MDEVX_SET(create_tir_in, in, ctx.rx_hash_field_selector_outer.l4_prot_type,
+			  attr->outer_l4_prot_type);
+		MDEVX_SET(create_tir_in, in, ctx.rx_hash_field_selector_outer.selected_fields,
+			  attr->outer_selected_fields);
+	}
+	rc = mdevx_cmd_create(ctx, in, sizeof(in), out, sizeof(out), &bobj);
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
+	obj = mdevx_obj_new(ctx, MDEVX_OBJ_TIR, bobj, MDEVX_GET(create_tir_out, out, tirn), false);
+	if (obj == NULL) {
+		ctx->ops->obj_destroy(bobj);
+		return NULL;
+	}
+	obj->tirn = obj->id;
+	obj->rx_icm_addr =
+		((uint64_t)MDEVX_GET(create_tir_out, out, icm_address_63_40) << 40) |
+		((uint64_t)MDEVX_GET(create_tir_out, out, icm_address_39_32) << 32) |
+		(uint64_t)MDEVX_GET(create_tir_out, out, icm_address_31_0);
+	obj->generation = mdevx_next_generation();
+	rc = mdevx_obj_register(obj);
+	if (rc != 0) {
+		mdevx_obj_release_internal(obj);
+		errno = rc;
+		return NULL;
+	}
+	return obj;
+}
+
+MDEVX_API int
+mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(query_tir_in)] = { 0 };
+	uint8_t out[MDEVX_ST_SZ_BYTES(query_tir_out)];
+	int rc = mdevx_obj_check(tir, MDEVX_OBJ_TIR);
+
+	if (rc != 0)
+		return mdevx_ret(rc);
+	if (attr == NULL)
+		return mdevx_ret(EINVAL);
+	MDEVX_SET(query_tir_in, in, opcode, MDEVX_CMD_OP_QUERY_TIR);
+	MDEVX_SET(query_tir_in, in, tirn, tir->tirn);
+	rc = mdevx_cmd_query(tir, in, sizeof(in), out, sizeof(out));
+	if (rc != 0)
+		return mdevx_ret(rc);
+	memset(attr, 0, sizeof(*attr));
+#define TC(fld) MDEVX_GET(query_tir_out, out, tir_context.fld)
+	attr->disp_type = TC(disp_type);
+	attr->inline_rqn = TC(inline_rqn);
+	attr->indirect_table = TC(indirect_table);
+	attr->transport_domain = TC(transport_domain);
+	attr->rx_hash_fn = (uint8_t)TC(rx_hash_fn);
+	attr->rx_hash_symmetric = (uint8_t)TC(rx_hash_symmetric);
+	attr->outer_l3_prot_type = (uint8_t)TC(rx_hash_field_selector_outer.l3_prot_type);
+	attr->outer_l4_prot_type = (uint8_t)TC(rx_hash_field_selector_outer.l4_prot_type);
+	attr->outer_selected_fields = TC(rx_hash_field_selector_outer.selected_fields);
+#undef TC
+	memcpy(attr->toeplitz_key,
+	       MDEVX_ADDR_OF(query_tir_out, out, tir_context.rx_hash_toeplitz_key),
+	       MDEVX_TOEPLITZ_KEY_LEN);
+	return 0;
+}
