@@ -25,7 +25,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Only the engine's types (enum swdev_kind, struct swdev_counts) are needed
+ * here. swdev_engine.h is the daemon-side API and declares four functions
+ * with the same names as client calls below but other signatures
+ * (swdev_pd_alloc, swdev_uar_alloc, swdev_umem_reg, swdev_query_eqn on a
+ * struct swdev_file); they are renamed while it is included so both headers
+ * can be used by client code. A translation unit cannot use both APIs.
+ */
+#ifndef SWDEV_ENGINE_H
+#define swdev_pd_alloc swdev_engine_pd_alloc__
+#define swdev_uar_alloc swdev_engine_uar_alloc__
+#define swdev_umem_reg swdev_engine_umem_reg__
+#define swdev_query_eqn swdev_engine_query_eqn__
 #include "swdev_engine.h"
+#undef swdev_pd_alloc
+#undef swdev_uar_alloc
+#undef swdev_umem_reg
+#undef swdev_query_eqn
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,6 +129,8 @@ int swdev_ctl_inject_traffic(struct swdev_ctl *ctl, const char *devname, uint32_
 			     uint64_t packets, uint64_t bytes);
 int swdev_ctl_set_fault(struct swdev_ctl *ctl, const char *devname, uint16_t opcode,
 			uint32_t count, uint8_t status, uint32_t syndrome, uint32_t delay_us);
+/** Round trip to the daemon without touching any device: 0 when it answers. */
+int swdev_ctl_ping(struct swdev_ctl *ctl);
 
 #ifdef __cplusplus
 }

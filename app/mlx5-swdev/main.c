@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx5-swdev: the software mlx5 device daemon.
+ *
+ * Serves one or more emulated devices on a Unix socket (see doc/swdev.rst).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mdevx_build_config.h"
+#include "swdev_engine.h"
+#include "swdev_server.h"
+
+#define MAX_DEVICES 16
+
+static struct swdev_server *g_srv;
+
+/* Limit options: name, field of struct swdev_limits, field size, maximum. */
+struct limit_opt {
+	const char *name;
+	size_t off;
+	size_t size;
+	unsigned long max;
+	const char *help;
+};
+
+#define LIM(n, f, m, h) { n, offsetof(struct swdev_limits, f), \
+	sizeof(((struct swdev_limits *)0)->f), m, h }
+
+static const struct limit_opt limit_opts[] = {
+	LIM("max-counters", max_flow_counters, UINT32_MAX, "flow counters per device"),
+	LIM("counter-bulk-alloc", flow_counter_bulk_alloc, 255,
+	    "cap flow_counter_bulk_alloc bitmask (bit i = 128 << i counters)"),
+	LIM("counter-bulk-log-max", flow_counter_bulk_log_max_alloc, 31,
+	    "cap flow_counter_bulk_log_max_alloc (0: log-size allocation unsupported)"),
+	LIM("log-max-counter-bulk", log_max_flow_counter_bulk, 31,
+	    "cap log_max_flow_counter_bulk (counters per query, log2)"),
+	LIM("log-max-tir", log_max_tir, 24, "TIRs per device, log2"),
+	LIM("log-max-rq", log_max_rq, 24, "RQs per device, log2"),
+	LIM("log-max-rqt", log_max_rqt, 24, "RQTs per device, log2"),
+	LIM("log-max-rqt-size", log_max_rqt_size, 24, "entries per RQT, log2"),
+	LIM("log-max-cq", log_max_cq, 24, "CQs per device, log2"),
+	LIM("log-max-cq-sz", log_max_cq_sz, 24, "CQEs per CQ, log2"),
+	LIM("log-max-wq-sz", log_max_wq_sz, 24, "WQEs per WQ, log2"),
+	LIM("log-max-td", log_max_transport_domain, 24, "transport domains, log2"),
+	LIM("log-max-pd", log_max_pd, 24, "PDs, log2"),
+	LIM("max-uars", max_uars, UINT32_MAX, "UAR pages per device"),
+	LIM("max-umems", max_umems, UINT32_MAX, "umem registrations per device"),
+	LIM("max-handles", max_handles_per_file, UINT32_MAX, "object handles per uverbs file"),
+	LIM("num-eqs", num_eqs, UINT32_MAX, "EQNs served by the EQN query"),
+};
+
+#define NUM_LIMITS (sizeof(limit_opts) / sizeof(limit_opts[0]))
+
+enum {
+	OPT_SOCKET = 256,
+	OPT_DEVICE,
+	OPT_FOREGROUND,
+	OPT_DAEMON,
+	OPT_PIDFILE,
+	OPT_LOG_LEVEL,
+	OPT_PING,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_LIMIT0,
+};
+
+static void
+usage(FILE *f, const char *prog)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"Usage: %s [options]\n"
+		"Software mlx5 device: serves emulated ConnectX devices (uverbs files,\n"
+		"DEVX PRM commands) on a Unix socket. See doc/swdev.rst.\n\n"
+		"  --socket PATH       main socket (default $SWDEV_SOCKET or %s);\n"
+		"                      the control socket is PATH.ctl, the lock PATH.lock\n"
+		"  --device NAME       add a device (repeatable; default one device mlx5_0)\n"
+		"  --foreground        stay in the foreground (default)\n"
+		"  --daemon            detach; returns once the socket accepts\n"
+		"  --pidfile PATH      write the daemon pid there (removed on exit)\n"
+		"  --log-level LEVEL   error | warn | info | debug (default info)\n"
+		"  --ping              exit 0 if a live daemon answers on --socket, else 1\n"
+		"  --version           print the version\n"
+		"  --help              this text\n\n"
+		"Limits (every device; defaults in doc/swdev.rst):\n",
+		prog, MDEVX_SWDEV_DEFAULT_SOCKET);
+	for (i = 0; i < NUM_LIMITS; i++)
+		fprintf(f, "  --%-20s N  %s\n", limit_opts[i].name, limit_opts[i].help);
+	fprintf(f, "\nSIGTERM / SIGINT: close every uverbs file (all objects destroyed),\n"
+		   "remove the sockets and exit 0.\n");
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (g_srv != NULL)
+		swdev_server_stop(g_srv);
+}
+
+static int
+set_limit(struct swdev_limits *lim, const struct limit_opt *o, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v > o->max) {
+		fprintf(stderr, "--%s: invalid value '%s' (0..%lu)\n", o->name, arg, o->max);
+		return -1;
+	}
+	if (o->size == 1) {
+		uint8_t b = (uint8_t)v;
+
+		memcpy((char *)lim + o->off, &b, 1);
+	} else {
+		uint32_t w = (uint32_t)v;
+
+		memcpy((char *)lim + o->off, &w, 4);
+	}
+	return 0;
+}
+
+static int
+write_pidfile(const char *path)
+{
+	char buf[32];
+	int fd, n;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (write(fd, buf, (size_t)n) != n) {
+		close(fd);
+		return EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct option longopts[16 + NUM_LIMITS + 1];
+	const char *devices[MAX_DEVICES];
+	unsigned int ndev = 0, i;
+	const char *sock_path = NULL, *pidfile = NULL;
+	struct swdev_limits lim;
+	struct swdev_engine *eng;
+	struct sigaction sa;
+	int daemonize = 0, ping = 0, opt, err, ret;
+	int ready[2] = { -1, -1 };
+	unsigned int n = 0;
+
+	swdev_limits_default(&lim);
+	longopts[n++] = (struct option){ "socket", required_argument, NULL, OPT_SOCKET };
+	longopts[n++] = (struct option){ "device", required_argument, NULL, OPT_DEVICE };
+	longopts[n++] = (struct option){ "foreground", no_argument, NULL, OPT_FOREGROUND };
+	longopts[n++] = (struct option){ "daemon", no_argument, NULL, OPT_DAEMON };
+	longopts[n++] = (struct option){ "pidfile", required_argument, NULL, OPT_PIDFILE };
+	longopts[n++] = (struct option){ "log-level", required_argument, NULL, OPT_LOG_LEVEL };
+	longopts[n++] = (struct option){ "ping", no_argument, NULL, OPT_PING };
+	longopts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	longopts[n++] = (struct option){ "version", no_argument, NULL, OPT_VERSION };
+	for (i = 0; i < NUM_LIMITS; i++)
+		longopts[n++] = (struct option){ limit_opts[i].name, required_argument, NULL,
+						 OPT_LIMIT0 + (int)i };
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_SOCKET:
+			sock_path = optarg;
+			break;
+		case OPT_DEVICE:
+			if (ndev == MAX_DEVICES) {
+				fprintf(stderr, "at most %d devices\n", MAX_DEVICES);
+				return 2;
+			}
+			devices[ndev++] = optarg;
+			break;
+		case OPT_FOREGROUND:
+			daemonize = 0;
+			break;
+		case OPT_DAEMON:
+			daemonize = 1;
+			break;
+		case OPT_PIDFILE:
+			pidfile = optarg;
+			break;
+		case OPT_LOG_LEVEL:
+			ret = swdev_log_parse_level(optarg);
+			if (ret < 0) {
+				fprintf(stderr, "--log-level: error, warn, info or debug\n");
+				return 2;
+			}
+			swdev_log_set_level((enum swdev_log_level)ret);
+			break;
+		case OPT_PING:
+			ping = 1;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout, argv[0]);
+			return 0;
+		case OPT_VERSION:
+			printf("mlx5-swdev %s\n", MDEVX_VERSION);
+			return 0;
+		default:
+			if (opt >= OPT_LIMIT0 && opt < OPT_LIMIT0 + (int)NUM_LIMITS) {
+				if (set_limit(&lim, &limit_opts[opt - OPT_LIMIT0], optarg) != 0)
+					return 2;
+				break;
+			}
+			usage(stderr, argv[0]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		usage(stderr, argv[0]);
+		return 2;
+	}
+	if (sock_path == NULL)
+		sock_path = getenv("SWDEV_SOCKET");
+	if (sock_path == NULL || sock_path[0] == '\0')
+		sock_path = MDEVX_SWDEV_DEFAULT_SOCKET;
+	if (ping)
+		return swdev_server_is_live(sock_path) ? 0 : 1;
+	if (ndev == 0)
+		devices[ndev++] = "mlx5_0";
+
+	eng = swdev_engine_create();
+	if (eng == NULL) {
+		swdev_log(SWDEV_LOG_ERR, "cannot create the engine: %s", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < ndev; i++) {
+		ret = swdev_engine_add_device(eng, devices[i], &lim);
+		if (ret < 0) {
+			swdev_log(SWDEV_LOG_ERR, "device '%s': %s", devices[i], strerror(-ret));
+			swdev_engine_destroy(eng);
+			return 1;
+		}
+		swdev_log(SWDEV_LOG_INFO, "device %s ready", devices[i]);
+	}
+	g_srv = swdev_server_create(eng, sock_path);
+	if (g_srv == NULL) {
+		err = errno;
+		swdev_log(SWDEV_LOG_ERR, "cannot serve %s: %s", sock_path, strerror(err));
+		swdev_engine_destroy(eng);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	if (daemonize)
+		sigaction(SIGHUP, &sa, NULL);
+
+	if (daemonize) {
+		pid_t pid;
+		char c;
+
+		if (pipe2(ready, O_CLOEXEC) < 0) {
+			err = errno;
+			swdev_log(SWDEV_LOG_ERR, "pipe: %s", strerror(err));
+			goto out;
+		}
+		pid = fork();
+		if (pid < 0) {
+			err = errno;
+			swdev_log(SWDEV_LOG_ERR, "fork: %s", strerror(err));
+			goto out;
+		}
+		if (pid > 0) {
+			/* Parent: return once the child runs; leave the sockets to it. */
+			close(ready[1]);
+			ret = read(ready[0], &c, 1) == 1 ? 0 : 1;
+			_exit(ret);
+		}
+		close(ready[0]);
+		setsid();
+		ret = open("/dev/null", O_RDWR);
+		if (ret >= 0) {
+			dup2(ret, STDIN_FILENO);
+			dup2(ret, STDOUT_FILENO);
+			if (ret > STDERR_FILENO)
+				close(ret);
+		}
+	}
+	if (pidfile != NULL) {
+		err = write_pidfile(pidfile);
+		if (err != 0) {
+			swdev_log(SWDEV_LOG_ERR, "pidfile %s: %s", pidfile, strerror(err));
+			pidfile = NULL;
+			goto out;
+		}
+	}
+
+	if (ready[1] >= 0) {
+		if (write(ready[1], "r", 1) != 1) {
+			/* The parent is gone; keep serving. */
+		}
+		close(ready[1]);
+	}
+	swdev_log(SWDEV_LOG_INFO, "mlx5-swdev %s serving %u device(s) on %s", MDEVX_VERSION, ndev,
+		  sock_path);
+	err = swdev_server_run(g_srv);
+out:
+	swdev_server_destroy(g_srv);
+	g_srv = NULL;
+	swdev_engine_destroy(eng);
+	if (pidfile != NULL)
+		unlink(pidfile);
+	swdev_log(SWDEV_LOG_INFO, "exit");
+	return err == 0 ? 0 : 1;
+}

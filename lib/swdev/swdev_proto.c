@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software mlx5 device: wire protocol helpers shared by the daemon and the
+ * client library.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "swdev_proto.h"
+
+_Static_assert(sizeof(struct swdev_req_hdr) == 48, "request header layout");
+_Static_assert(sizeof(struct swdev_rep_hdr) == 56, "reply header layout");
+_Static_assert(sizeof(struct swdev_ctl_req) == 88, "control request layout");
+_Static_assert(sizeof(struct swdev_ctl_rep) == 88, "control reply layout");
+
+static const char *const op_names[SWDEV_OP_MAX] = {
+	[SWDEV_OP_NONE] = "NONE",
+	[SWDEV_OP_OPEN] = "OPEN",
+	[SWDEV_OP_ATTACH] = "ATTACH",
+	[SWDEV_OP_DEVX_CREATE] = "DEVX_CREATE",
+	[SWDEV_OP_DEVX_QUERY] = "DEVX_QUERY",
+	[SWDEV_OP_DEVX_MODIFY] = "DEVX_MODIFY",
+	[SWDEV_OP_DEVX_DESTROY] = "DEVX_DESTROY",
+	[SWDEV_OP_DEVX_GENERAL] = "DEVX_GENERAL",
+	[SWDEV_OP_PD_ALLOC] = "PD_ALLOC",
+	[SWDEV_OP_UAR_ALLOC] = "UAR_ALLOC",
+	[SWDEV_OP_UMEM_REG] = "UMEM_REG",
+	[SWDEV_OP_QUERY_EQN] = "QUERY_EQN",
+	[SWDEV_OP_VERBS_DESTROY] = "VERBS_DESTROY",
+};
+
+const char *
+swdev_proto_op_name(uint32_t op)
+{
+	if (op >= SWDEV_OP_MAX)
+		return "?";
+	return op_names[op];
+}
+
+int
+swdev_proto_check_req(const struct swdev_req_hdr *h)
+{
+	if (h->magic != SWDEV_PROTO_MAGIC || h->version != SWDEV_PROTO_VERSION)
+		return EPROTO;
+	if (h->op == SWDEV_OP_NONE || h->op >= SWDEV_OP_MAX || h->reserved != 0)
+		return EPROTO;
+	if (h->inlen > SWDEV_PROTO_MAX_PAYLOAD || h->outlen > SWDEV_PROTO_MAX_PAYLOAD)
+		return EMSGSIZE;
+	return 0;
+}
+
+int
+swdev_proto_check_rep(const struct swdev_rep_hdr *h, uint16_t op, uint32_t seq,
+		      uint32_t outlen)
+{
+	if (h->magic != SWDEV_PROTO_REP_MAGIC || h->version != SWDEV_PROTO_VERSION)
+		return EPROTO;
+	if (h->op != op || h->seq != seq)
+		return EPROTO;
+	if (h->outlen != 0 && h->outlen != outlen)
+		return EMSGSIZE;
+	return 0;
+}
+
+int
+swdev_proto_send_fd(int sock, const void *buf, size_t len, int fd, int flags)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctrl;
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	memset(&ctrl, 0, sizeof(ctrl));
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = ctrl.buf;
+		msg.msg_controllen = sizeof(ctrl.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do {
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL | flags);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	if ((size_t)n != len)
+		return EMSGSIZE;
+	return 0;
+}
+
+ssize_t
+swdev_proto_recv_fd(int sock, void *buf, size_t len, int *fd, int *trunc, int flags)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int) * 8)];
+	} ctrl;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctrl.buf,
+		.msg_controllen = sizeof(ctrl.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	*trunc = 0;
+	do {
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+		size_t nfd, i;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < nfd; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*fd < 0)
+				*fd = got;
+			else
+				close(got);
+		}
+	}
+	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+		*trunc = 1;
+	return n;
+}
+
+int
+swdev_proto_write_all(int sock, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+swdev_proto_read_all(int sock, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = recv(sock, p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (n == 0)
+			return EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+swdev_proto_ctl_path(const char *sock_path, char *buf, size_t size)
+{
+	struct sockaddr_un sa;
+	int n;
+
+	n = snprintf(buf, size, "%s%s", sock_path, SWDEV_PROTO_CTL_SUFFIX);
+	if (n < 0 || (size_t)n >= size || (size_t)n >= sizeof(sa.sun_path))
+		return ENAMETOOLONG;
+	return 0;
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software mlx5 device: wire protocol between the client library and the
+ * daemon (see doc/swdev.rst, "Protocol").
+ *
+ * Three kinds of sockets, all AF_UNIX, host byte order (both ends are on the
+ * same machine):
+ *
+ *  - main connection (SOCK_SEQPACKET, connected to <socket path>): the
+ *    "uverbs file". Only OPEN (first message) and ATTACH travel on it, one
+ *    datagram each, each carrying exactly one fd (SCM_RIGHTS): the daemon's
+ *    end of a private reply channel. Nothing is ever answered on it, so a
+ *    shared command fd never delivers a reply to the wrong process.
+ *  - private channel (SOCK_STREAM socketpair, one per client context): the
+ *    reply to OPEN/ATTACH and every later request and reply of that context.
+ *    A frame is a fixed header followed by its payload; the header carries
+ *    the payload length, which the receiver checks before reading it.
+ *  - control connection (SOCK_SEQPACKET, connected to <socket path>.ctl):
+ *    fixed-size request / reply datagrams for tests.
+ */
+#ifndef SWDEV_PROTO_H
+#define SWDEV_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWDEV_PROTO_MAGIC	0x56445753u	/* "SWDV" read as little-endian bytes */
+#define SWDEV_PROTO_REP_MAGIC	0x52445753u	/* "SWDR" */
+#define SWDEV_PROTO_CTL_MAGIC	0x43445753u	/* "SWDC" */
+#define SWDEV_PROTO_VERSION	1u
+
+/**
+ * Largest payload of one frame (input or output mailbox). A
+ * QUERY_FLOW_COUNTER of 65536 counters answers 16 + 16 * 65536 bytes; the
+ * limit leaves room for twice that.
+ */
+#define SWDEV_PROTO_MAX_PAYLOAD	(2u * 1024u * 1024u + 4096u)
+
+/** Device names: 1..31 characters plus NUL (the engine's rule). */
+#define SWDEV_PROTO_NAME_LEN	32u
+
+/** Suffix of the control socket path. */
+#define SWDEV_PROTO_CTL_SUFFIX	".ctl"
+
+enum swdev_proto_op {
+	SWDEV_OP_NONE = 0,
+	SWDEV_OP_OPEN = 1,		/**< main connection, first message: payload devname */
+	SWDEV_OP_ATTACH = 2,		/**< main connection: join the file with a new channel */
+	SWDEV_OP_DEVX_CREATE = 3,	/**< payload: in mailbox; reply: out + obj info */
+	SWDEV_OP_DEVX_QUERY = 4,	/**< handle, in mailbox; reply: out */
+	SWDEV_OP_DEVX_MODIFY = 5,	/**< handle, in mailbox; reply: out */
+	SWDEV_OP_DEVX_DESTROY = 6,	/**< handle */
+	SWDEV_OP_DEVX_GENERAL = 7,	/**< in mailbox; reply: out */
+	SWDEV_OP_PD_ALLOC = 8,		/**< reply: handle, val = pdn */
+	SWDEV_OP_UAR_ALLOC = 9,		/**< reply: handle, val = page id */
+	SWDEV_OP_UMEM_REG = 10,		/**< arg0 addr, arg1 size, arg2 access; reply handle, val */
+	SWDEV_OP_QUERY_EQN = 11,	/**< arg2 vector; reply: val = eqn */
+	SWDEV_OP_VERBS_DESTROY = 12,	/**< handle (PD, UAR, umem) */
+	SWDEV_OP_MAX,
+};
+
+/** Printable name of an op, "?" when unknown. */
+const char *swdev_proto_op_name(uint32_t op);
+
+/** Request header (48 bytes), followed by inlen bytes of payload. */
+struct swdev_req_hdr {
+	uint32_t magic;		/**< SWDEV_PROTO_MAGIC */
+	uint16_t version;	/**< SWDEV_PROTO_VERSION */
+	uint16_t op;		/**< enum swdev_proto_op */
+	uint32_t seq;		/**< echoed in the reply */
+	uint32_t handle;	/**< object handle for query/modify/destroy */
+	uint32_t inlen;		/**< payload bytes following this header */
+	uint32_t outlen;	/**< size of the output mailbox the caller wants */
+	uint64_t arg0;		/**< umem address */
+	uint64_t arg1;		/**< umem size */
+	uint32_t arg2;		/**< umem access, EQ vector */
+	uint32_t reserved;	/**< must be 0 */
+};
+
+/** Reply header (56 bytes), followed by outlen bytes of output mailbox. */
+struct swdev_rep_hdr {
+	uint32_t magic;		/**< SWDEV_PROTO_REP_MAGIC */
+	uint16_t version;
+	uint16_t op;		/**< op of the request */
+	uint32_t seq;		/**< seq of the request */
+	uint32_t err;		/**< 0 or a positive errno (EREMOTEIO: out holds status) */
+	uint32_t outlen;	/**< payload bytes following (0, or the requested outlen) */
+	uint32_t handle;	/**< new object handle (create/alloc/reg) */
+	uint32_t type;		/**< rdma-core object type (create) */
+	uint32_t object_id;	/**< rdma-core object id (create) */
+	uint64_t rx_icm_addr;	/**< create (TIR) */
+	uint32_t val;		/**< pdn, UAR page id, umem id, eqn, or file uid (OPEN/ATTACH) */
+	uint32_t file_id;	/**< OPEN/ATTACH: device-unique uverbs file id */
+	uint8_t log_obj_range;	/**< create */
+	uint8_t pad[7];
+};
+
+/** Payload of the OPEN/ATTACH reply. */
+struct swdev_open_rep {
+	char devname[SWDEV_PROTO_NAME_LEN];
+};
+
+/* ---- control channel ---- */
+
+enum swdev_ctl_op {
+	SWDEV_CTL_COUNTS = 1,
+	SWDEV_CTL_NUM_FILES = 2,
+	SWDEV_CTL_INJECT = 3,
+	SWDEV_CTL_FAULT = 4,
+	SWDEV_CTL_PING = 5,
+	SWDEV_CTL_MAX,
+};
+
+struct swdev_ctl_req {
+	uint32_t magic;		/**< SWDEV_PROTO_CTL_MAGIC */
+	uint16_t version;
+	uint16_t op;		/**< enum swdev_ctl_op */
+	uint32_t seq;
+	uint32_t file_id;	/**< COUNTS: 0 = whole device */
+	char devname[SWDEV_PROTO_NAME_LEN];
+	uint32_t counter_id;	/**< INJECT */
+	uint32_t count;		/**< FAULT */
+	uint32_t syndrome;	/**< FAULT */
+	uint32_t delay_us;	/**< FAULT */
+	uint16_t opcode;	/**< FAULT */
+	uint8_t status;		/**< FAULT */
+	uint8_t pad[5];
+	uint64_t packets;	/**< INJECT */
+	uint64_t bytes;		/**< INJECT */
+};
+
+struct swdev_ctl_rep {
+	uint32_t magic;		/**< SWDEV_PROTO_CTL_MAGIC */
+	uint16_t version;
+	uint16_t op;
+	uint32_t seq;
+	uint32_t err;		/**< 0 or positive errno */
+	uint32_t nfiles;	/**< NUM_FILES */
+	uint32_t total;		/**< COUNTS */
+	uint32_t by_kind[16];	/**< COUNTS, enum swdev_kind order */
+};
+
+/* ---- helpers shared by both ends ---- */
+
+/** Check a request header: magic, version, op range, reserved, lengths. 0 or EPROTO / EMSGSIZE. */
+int swdev_proto_check_req(const struct swdev_req_hdr *h);
+/** Check a reply header against the request it answers. 0 or EPROTO / EMSGSIZE. */
+int swdev_proto_check_rep(const struct swdev_rep_hdr *h, uint16_t op, uint32_t seq,
+			  uint32_t outlen);
+
+/**
+ * Send one datagram (main/ctl connection) with an optional fd (-1: none).
+ * MSG_NOSIGNAL; EINTR retried. 0 or errno.
+ */
+int swdev_proto_send_fd(int sock, const void *buf, size_t len, int fd, int flags);
+/**
+ * Receive one datagram and at most one fd (*fd = -1 if none; any extra fds
+ * are closed). MSG_CMSG_CLOEXEC. Returns bytes received (0 = EOF), or -errno.
+ * *trunc is set when the datagram was larger than @p len.
+ */
+ssize_t swdev_proto_recv_fd(int sock, void *buf, size_t len, int *fd, int *trunc, int flags);
+
+/** Write all of @p len bytes on a blocking stream (EINTR retried). 0 or errno. */
+int swdev_proto_write_all(int sock, const void *buf, size_t len);
+/** Read exactly @p len bytes from a blocking stream. 0, EPIPE on EOF, or errno. */
+int swdev_proto_read_all(int sock, void *buf, size_t len);
+
+/** Control socket path for a main socket path; ENAMETOOLONG if it does not fit. */
+int swdev_proto_ctl_path(const char *sock_path, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWDEV_PROTO_H */

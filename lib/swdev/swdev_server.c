@@ -1,0 +1,1225 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software mlx5 device: daemon core (transport over the engine).
+ *
+ * Entities in the epoll set:
+ *   - the main listening socket (SOCK_SEQPACKET) and the control listener;
+ *   - main connections: one per uverbs file; only OPEN / ATTACH arrive there,
+ *     each carrying the daemon's end of a private channel;
+ *   - private channels (SOCK_STREAM): framed requests and replies of one
+ *     client context; one request at a time (the next one is not read until
+ *     the reply is out), so a client cannot queue unbounded work;
+ *   - control connections (SOCK_SEQPACKET): fixed-size datagrams;
+ *   - an eventfd to stop the loop.
+ * Delayed replies (delay faults) wait in a queue ordered by due time; the
+ * epoll timeout is the time to the first one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "swdev_proto.h"
+#include "swdev_server.h"
+
+#define MAX_CHANS_PER_FILE 256
+#define MAX_EVENTS 64
+
+/* ---------------------------------------------------------------- logging */
+
+static enum swdev_log_level log_level = SWDEV_LOG_INFO;
+
+void
+swdev_log_set_level(enum swdev_log_level level)
+{
+	log_level = level;
+}
+
+int
+swdev_log_parse_level(const char *s)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+void
+swdev_log(enum swdev_log_level level, const char *fmt, ...)
+{
+	static const char *const tags[] = { "ERROR", "WARN", "INFO", "DEBUG" };
+	char line[1024];
+	struct timespec ts;
+	struct tm tm;
+	va_list ap;
+	int n;
+
+	if (level > log_level)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ mlx5-swdev[%d] %s: ",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		     tm.tm_sec, ts.tv_nsec / 1000, (int)getpid(), tags[level]);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* One write per line so lines of concurrent processes do not mix. */
+	n = (int)strnlen(line, sizeof(line) - 2);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* Nothing sensible to do when stderr is gone. */
+	}
+}
+
+/* --------------------------------------------------------------- entities */
+
+enum ent_type {
+	ENT_LISTEN,
+	ENT_CTL_LISTEN,
+	ENT_CONN,
+	ENT_CHAN,
+	ENT_CTL,
+	ENT_WAKE,
+};
+
+struct ent {
+	enum ent_type type;
+	int fd;
+	bool dead;		/* closed; freed at the end of the event batch */
+	struct ent *grave;	/* in srv->grave */
+};
+
+struct conn;
+
+struct chan {
+	struct ent e;
+	struct conn *conn;
+	struct chan *next;		/* in conn->chans */
+	uint32_t id;			/* for logs */
+	/* receive state of the frame being read */
+	struct swdev_req_hdr hdr;
+	size_t hdr_got;
+	uint8_t *in;
+	size_t in_got;
+	/* reply being sent */
+	uint8_t *tx;
+	size_t tx_len;
+	size_t tx_off;
+	/* delayed reply */
+	uint64_t due_ns;
+	bool delayed;
+	struct chan *tq_next;		/* in srv->timers */
+	uint32_t events;		/* current epoll interest */
+};
+
+struct conn {
+	struct ent e;
+	struct swdev_server *srv;
+	struct swdev_file *file;	/* NULL until OPEN succeeded */
+	struct chan *chans;
+	unsigned int nchans;
+	uint64_t nbad;
+	struct conn *next;
+};
+
+struct ctl {
+	struct ent e;
+	struct ctl *next;
+};
+
+struct swdev_server {
+	struct swdev_engine *eng;
+	int epfd;
+	struct ent listen;
+	struct ent ctl_listen;
+	struct ent wake;
+	int lock_fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char lock_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
+	struct conn *conns;
+	struct ctl *ctls;
+	struct chan *timers;		/* sorted by due_ns */
+	struct ent *grave;		/* closed entities to free after the batch */
+	uint32_t next_chan_id;
+	volatile int stop;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Entities are freed only after the current epoll batch: later events of
+ * the same batch may still point to them. */
+static void
+grave_add(struct swdev_server *srv, struct ent *e)
+{
+	e->dead = true;
+	e->grave = srv->grave;
+	srv->grave = e;
+}
+
+static void
+grave_flush(struct swdev_server *srv)
+{
+	while (srv->grave != NULL) {
+		struct ent *e = srv->grave;
+
+		srv->grave = e->grave;
+		free(e);	/* the ent is the first member of every entity */
+	}
+}
+
+static int
+ep_add(struct swdev_server *srv, struct ent *e, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = e };
+
+	if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, e->fd, &ev) < 0)
+		return errno;
+	return 0;
+}
+
+static void
+chan_set_events(struct swdev_server *srv, struct chan *ch, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = &ch->e };
+
+	if (ch->events == events)
+		return;
+	if (epoll_ctl(srv->epfd, EPOLL_CTL_MOD, ch->e.fd, &ev) == 0)
+		ch->events = events;
+}
+
+static void
+set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* ----------------------------------------------------------------- timers */
+
+static void
+timer_remove(struct swdev_server *srv, struct chan *ch)
+{
+	struct chan **pp;
+
+	if (!ch->delayed)
+		return;
+	for (pp = &srv->timers; *pp != NULL; pp = &(*pp)->tq_next) {
+		if (*pp == ch) {
+			*pp = ch->tq_next;
+			break;
+		}
+	}
+	ch->delayed = false;
+	ch->tq_next = NULL;
+}
+
+static void
+timer_insert(struct swdev_server *srv, struct chan *ch, uint64_t due)
+{
+	struct chan **pp;
+
+	ch->due_ns = due;
+	ch->delayed = true;
+	for (pp = &srv->timers; *pp != NULL && (*pp)->due_ns <= due; pp = &(*pp)->tq_next)
+		;
+	ch->tq_next = *pp;
+	*pp = ch;
+}
+
+/* --------------------------------------------------------------- channels */
+
+static void
+chan_free(struct swdev_server *srv, struct chan *ch)
+{
+	timer_remove(srv, ch);
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, ch->e.fd, NULL);
+	close(ch->e.fd);
+	free(ch->in);
+	free(ch->tx);
+	ch->in = NULL;
+	ch->tx = NULL;
+	grave_add(srv, &ch->e);
+}
+
+/* Close one channel: its owner died or misbehaved. The file is untouched. */
+static void
+chan_close(struct swdev_server *srv, struct chan *ch, const char *why)
+{
+	struct conn *c = ch->conn;
+	struct chan **pp;
+
+	swdev_log(SWDEV_LOG_INFO, "file %u: channel %u closed: %s",
+		  c->file != NULL ? swdev_file_id(c->file) : 0, ch->id, why);
+	for (pp = &c->chans; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == ch) {
+			*pp = ch->next;
+			break;
+		}
+	}
+	c->nchans--;
+	chan_free(srv, ch);
+}
+
+/* Try to push the pending reply out. false when the channel was closed. */
+static bool
+chan_flush(struct swdev_server *srv, struct chan *ch)
+{
+	while (ch->tx_off < ch->tx_len) {
+		ssize_t n = send(ch->e.fd, ch->tx + ch->tx_off, ch->tx_len - ch->tx_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				chan_set_events(srv, ch, EPOLLOUT);	/* + HUP, ERR */
+				return true;
+			}
+			chan_close(srv, ch, strerror(errno));
+			return false;
+		}
+		ch->tx_off += (size_t)n;
+	}
+	free(ch->tx);
+	ch->tx = NULL;
+	ch->tx_len = 0;
+	ch->tx_off = 0;
+	/* Reply out: the next request may be read. */
+	chan_set_events(srv, ch, EPOLLIN | EPOLLRDHUP);
+	return true;
+}
+
+/* Queue a reply (ownership of @p buf passes) and send it now or later. */
+static bool
+chan_reply(struct swdev_server *srv, struct chan *ch, uint8_t *buf, size_t len,
+	   uint32_t delay_us)
+{
+	ch->tx = buf;
+	ch->tx_len = len;
+	ch->tx_off = 0;
+	if (delay_us != 0) {
+		/* Hold the reply; stop reading this channel meanwhile (HUP and
+		 * ERR are always reported). */
+		chan_set_events(srv, ch, 0);
+		timer_insert(srv, ch, now_ns() + (uint64_t)delay_us * 1000u);
+		return true;
+	}
+	return chan_flush(srv, ch);
+}
+
+static uint8_t *
+rep_alloc(const struct swdev_req_hdr *req, size_t outlen)
+{
+	struct swdev_rep_hdr *rep;
+	uint8_t *buf = calloc(1, sizeof(*rep) + outlen);
+
+	if (buf == NULL)
+		return NULL;
+	rep = (struct swdev_rep_hdr *)buf;
+	rep->magic = SWDEV_PROTO_REP_MAGIC;
+	rep->version = SWDEV_PROTO_VERSION;
+	rep->op = req->op;
+	rep->seq = req->seq;
+	return buf;
+}
+
+static uint16_t
+mbox_opcode(const uint8_t *in, size_t inlen)
+{
+	if (inlen < 2)
+		return 0;
+	return (uint16_t)((in[0] << 8) | in[1]);
+}
+
+static uint32_t
+be32_at(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+/* Run the request in ch->hdr / ch->in on the engine and queue its reply. */
+static bool
+chan_execute(struct swdev_server *srv, struct chan *ch)
+{
+	const struct swdev_req_hdr *req = &ch->hdr;
+	struct swdev_file *f = ch->conn->file;
+	struct swdev_obj_info info;
+	struct swdev_rep_hdr *rep;
+	uint32_t handle = 0, val = 0;
+	size_t outlen = req->outlen;
+	uint8_t *buf, *out;
+	uint32_t delay;
+	int err;
+
+	buf = rep_alloc(req, outlen);
+	if (buf == NULL) {
+		chan_close(srv, ch, "out of memory for the reply");
+		return false;
+	}
+	rep = (struct swdev_rep_hdr *)buf;
+	out = buf + sizeof(*rep);
+	memset(&info, 0, sizeof(info));
+	switch (req->op) {
+	case SWDEV_OP_DEVX_CREATE:
+		err = swdev_devx_obj_create(f, ch->in, req->inlen, out, outlen, &info);
+		if (err == 0) {
+			rep->handle = info.handle;
+			rep->type = info.type;
+			rep->object_id = info.object_id;
+			rep->rx_icm_addr = info.rx_icm_addr;
+			rep->log_obj_range = info.log_obj_range;
+		}
+		break;
+	case SWDEV_OP_DEVX_QUERY:
+		err = swdev_devx_obj_query(f, req->handle, ch->in, req->inlen, out, outlen);
+		break;
+	case SWDEV_OP_DEVX_MODIFY:
+		err = swdev_devx_obj_modify(f, req->handle, ch->in, req->inlen, out, outlen);
+		break;
+	case SWDEV_OP_DEVX_DESTROY:
+		err = swdev_devx_obj_destroy(f, req->handle);
+		break;
+	case SWDEV_OP_DEVX_GENERAL:
+		err = swdev_devx_general_cmd(f, ch->in, req->inlen, out, outlen);
+		break;
+	case SWDEV_OP_PD_ALLOC:
+		err = swdev_pd_alloc(f, &handle, &val);
+		break;
+	case SWDEV_OP_UAR_ALLOC:
+		err = swdev_uar_alloc(f, &handle, &val);
+		break;
+	case SWDEV_OP_UMEM_REG:
+		err = swdev_umem_reg(f, req->arg0, req->arg1, req->arg2, &handle, &val);
+		break;
+	case SWDEV_OP_QUERY_EQN:
+		err = swdev_query_eqn(f, req->arg2, &val);
+		break;
+	case SWDEV_OP_VERBS_DESTROY:
+		err = swdev_verbs_obj_destroy(f, req->handle);
+		break;
+	default:
+		/* OPEN / ATTACH belong on the main connection. */
+		err = EINVAL;
+		break;
+	}
+	delay = swdev_file_take_delay(f);
+	rep->err = (uint32_t)err;
+	if (req->op == SWDEV_OP_PD_ALLOC || req->op == SWDEV_OP_UAR_ALLOC ||
+	    req->op == SWDEV_OP_UMEM_REG) {
+		rep->handle = handle;
+		rep->val = val;
+	} else if (req->op == SWDEV_OP_QUERY_EQN) {
+		rep->val = val;
+	}
+	/* Output mailbox goes back on success and on a firmware failure. */
+	if ((err == 0 || err == EREMOTEIO) && outlen > 0 &&
+	    (req->op == SWDEV_OP_DEVX_CREATE || req->op == SWDEV_OP_DEVX_QUERY ||
+	     req->op == SWDEV_OP_DEVX_MODIFY || req->op == SWDEV_OP_DEVX_GENERAL))
+		rep->outlen = (uint32_t)outlen;
+	else
+		rep->outlen = 0;
+	if (err == EREMOTEIO && outlen >= 8)
+		swdev_log(SWDEV_LOG_INFO,
+			  "file %u: %s opcode %#x handle %u failed: errno %d status %#x syndrome %#x",
+			  swdev_file_id(f), swdev_proto_op_name(req->op),
+			  mbox_opcode(ch->in, req->inlen), req->handle, err, out[0],
+			  be32_at(out + 4));
+	else if (err != 0)
+		swdev_log(SWDEV_LOG_INFO, "file %u: %s opcode %#x handle %u failed: errno %d (%s)",
+			  swdev_file_id(f), swdev_proto_op_name(req->op),
+			  mbox_opcode(ch->in, req->inlen), req->handle, err, strerror(err));
+	else
+		swdev_log(SWDEV_LOG_DEBUG, "file %u: %s opcode %#x handle %u ok",
+			  swdev_file_id(f), swdev_proto_op_name(req->op),
+			  mbox_opcode(ch->in, req->inlen), req->handle);
+	free(ch->in);
+	ch->in = NULL;
+	ch->in_got = 0;
+	ch->hdr_got = 0;
+	return chan_reply(srv, ch, buf, sizeof(*rep) + rep->outlen, delay);
+}
+
+/* Read what is available of the current frame; execute it when complete. */
+static void
+chan_readable(struct swdev_server *srv, struct chan *ch)
+{
+	for (;;) {
+		uint8_t *dst;
+		size_t want;
+		ssize_t n;
+
+		if (ch->hdr_got < sizeof(ch->hdr)) {
+			dst = (uint8_t *)&ch->hdr + ch->hdr_got;
+			want = sizeof(ch->hdr) - ch->hdr_got;
+		} else {
+			dst = ch->in + ch->in_got;
+			want = ch->hdr.inlen - ch->in_got;
+		}
+		if (want > 0) {
+			n = recv(ch->e.fd, dst, want, MSG_DONTWAIT);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno == EAGAIN || errno == EWOULDBLOCK)
+					return;
+				chan_close(srv, ch, strerror(errno));
+				return;
+			}
+			if (n == 0) {
+				chan_close(srv, ch, ch->hdr_got == 0 ? "end of stream" :
+					   "end of stream inside a frame");
+				return;
+			}
+			if (ch->hdr_got < sizeof(ch->hdr)) {
+				ch->hdr_got += (size_t)n;
+				if (ch->hdr_got < sizeof(ch->hdr))
+					continue;
+				/* Header complete: never trust its lengths. */
+				if (swdev_proto_check_req(&ch->hdr) != 0) {
+					swdev_log(SWDEV_LOG_WARN,
+						  "file %u: channel %u: malformed frame header (op %u inlen %u outlen %u)",
+						  swdev_file_id(ch->conn->file), ch->id, ch->hdr.op,
+						  ch->hdr.inlen, ch->hdr.outlen);
+					chan_close(srv, ch, "malformed frame");
+					return;
+				}
+				ch->in = malloc(ch->hdr.inlen > 0 ? ch->hdr.inlen : 1);
+				if (ch->in == NULL) {
+					chan_close(srv, ch, "out of memory for the request");
+					return;
+				}
+				ch->in_got = 0;
+			} else {
+				ch->in_got += (size_t)n;
+			}
+			if (ch->hdr_got < sizeof(ch->hdr) || ch->in_got < ch->hdr.inlen)
+				continue;
+		}
+		/* One complete frame: run it, and read nothing more until replied. */
+		if (!chan_execute(srv, ch) || ch->tx != NULL)
+			return;
+	}
+}
+
+static void
+chan_event(struct swdev_server *srv, struct chan *ch, uint32_t events)
+{
+	if (ch->tx != NULL && !ch->delayed && (events & EPOLLOUT)) {
+		if (!chan_flush(srv, ch))
+			return;
+	}
+	if (events & EPOLLERR) {
+		chan_close(srv, ch, "socket error");
+		return;
+	}
+	if (ch->tx == NULL && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))) {
+		chan_readable(srv, ch);
+		return;
+	}
+	if (events & EPOLLHUP) {
+		/* Peer gone while its reply was pending (e.g. delayed). */
+		chan_close(srv, ch, "peer gone with a reply pending");
+	}
+}
+
+/* ------------------------------------------------------ main connections */
+
+static void
+conn_close(struct swdev_server *srv, struct conn *c, const char *why)
+{
+	struct conn **pp;
+
+	for (pp = &srv->conns; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	while (c->chans != NULL) {
+		struct chan *ch = c->chans;
+
+		c->chans = ch->next;
+		chan_free(srv, ch);
+	}
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->e.fd, NULL);
+	close(c->e.fd);
+	if (c->file != NULL) {
+		swdev_log(SWDEV_LOG_INFO, "file %u on %s: %s, destroying its objects",
+			  swdev_file_id(c->file), swdev_file_devname(c->file), why);
+		swdev_file_close(c->file);
+	} else {
+		swdev_log(SWDEV_LOG_DEBUG, "connection closed before OPEN: %s", why);
+	}
+	grave_add(srv, &c->e);
+}
+
+/* Accept @p fd as a channel of @p c; reply to OPEN/ATTACH on it. */
+static int
+conn_add_chan(struct swdev_server *srv, struct conn *c, int fd,
+	      const struct swdev_req_hdr *req, int err)
+{
+	struct swdev_open_rep *orep;
+	struct swdev_rep_hdr *rep;
+	struct chan *ch;
+	uint8_t *buf;
+
+	ch = calloc(1, sizeof(*ch));
+	buf = rep_alloc(req, sizeof(*orep));
+	if (ch == NULL || buf == NULL) {
+		free(ch);
+		free(buf);
+		close(fd);
+		return ENOMEM;
+	}
+	set_nonblock(fd);
+	ch->e.type = ENT_CHAN;
+	ch->e.fd = fd;
+	ch->conn = c;
+	ch->id = ++srv->next_chan_id;
+	ch->events = EPOLLIN | EPOLLRDHUP;
+	if (ep_add(srv, &ch->e, ch->events) != 0) {
+		free(ch);
+		free(buf);
+		close(fd);
+		return ENOMEM;
+	}
+	ch->next = c->chans;
+	c->chans = ch;
+	c->nchans++;
+	rep = (struct swdev_rep_hdr *)buf;
+	rep->err = (uint32_t)err;
+	if (err == 0) {
+		orep = (struct swdev_open_rep *)(buf + sizeof(*rep));
+		snprintf(orep->devname, sizeof(orep->devname), "%s", swdev_file_devname(c->file));
+		rep->val = swdev_file_uid(c->file);
+		rep->file_id = swdev_file_id(c->file);
+		rep->outlen = sizeof(*orep);
+	}
+	chan_reply(srv, ch, buf, sizeof(*rep) + rep->outlen, 0);
+	return 0;
+}
+
+/* A channel fd must be a Unix stream socket. */
+static bool
+chan_fd_ok(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	if (fd < 0)
+		return false;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		return false;
+	return type == SOCK_STREAM;
+}
+
+static void
+conn_bad(struct conn *c, const char *what)
+{
+	c->nbad++;
+	swdev_log(SWDEV_LOG_WARN, "file %u: dropped %s on the command fd (%" PRIu64 " so far)",
+		  c->file != NULL ? swdev_file_id(c->file) : 0, what, c->nbad);
+}
+
+/* One datagram on a main connection. false when the connection was closed. */
+static bool
+conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize_t n,
+	     int fd, int trunc)
+{
+	struct swdev_req_hdr req;
+	char devname[SWDEV_PROTO_NAME_LEN];
+	int err;
+
+	memset(&req, 0, sizeof(req));
+	if (n >= (ssize_t)sizeof(req))
+		memcpy(&req, buf, sizeof(req));
+	if (trunc || n < (ssize_t)sizeof(req) || swdev_proto_check_req(&req) != 0 ||
+	    (size_t)n != sizeof(req) + req.inlen || !chan_fd_ok(fd) ||
+	    (req.op != SWDEV_OP_OPEN && req.op != SWDEV_OP_ATTACH)) {
+		if (fd >= 0)
+			close(fd);
+		if (c->file == NULL) {
+			/* Not a uverbs file yet: nobody else is affected. */
+			swdev_log(SWDEV_LOG_WARN, "connection: malformed first message, disconnecting");
+			conn_close(srv, c, "malformed first message");
+			return false;
+		}
+		conn_bad(c, "a malformed message");
+		return true;
+	}
+	if (req.op == SWDEV_OP_OPEN) {
+		if (c->file != NULL) {
+			close(fd);
+			conn_bad(c, "a second OPEN");
+			return true;
+		}
+		if (req.inlen == 0 || req.inlen > sizeof(devname)) {
+			err = ENODEV;
+		} else {
+			memcpy(devname, buf + sizeof(req), req.inlen);
+			devname[sizeof(devname) - 1] = '\0';
+			if (memchr(buf + sizeof(req), '\0', req.inlen) == NULL &&
+			    req.inlen == sizeof(devname))
+				err = ENODEV;
+			else
+				err = 0;
+			if (err == 0) {
+				if (req.inlen < sizeof(devname))
+					devname[req.inlen] = '\0';
+				c->file = swdev_file_open(srv->eng, devname);
+				if (c->file == NULL)
+					err = errno != 0 ? errno : ENODEV;
+			}
+		}
+		if (err != 0) {
+			/* Answer on the channel, then drop both. */
+			struct swdev_rep_hdr rep;
+
+			memset(&rep, 0, sizeof(rep));
+			rep.magic = SWDEV_PROTO_REP_MAGIC;
+			rep.version = SWDEV_PROTO_VERSION;
+			rep.op = req.op;
+			rep.seq = req.seq;
+			rep.err = (uint32_t)err;
+			(void)send(fd, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+			close(fd);
+			swdev_log(SWDEV_LOG_INFO, "OPEN failed: errno %d (%s)", err, strerror(err));
+			conn_close(srv, c, "OPEN failed");
+			return false;
+		}
+		swdev_log(SWDEV_LOG_INFO, "file %u opened on %s (uid %u)", swdev_file_id(c->file),
+			  swdev_file_devname(c->file), swdev_file_uid(c->file));
+		conn_add_chan(srv, c, fd, &req, 0);
+		return true;
+	}
+	/* ATTACH */
+	if (c->file == NULL) {
+		close(fd);
+		conn_close(srv, c, "ATTACH before OPEN");
+		return false;
+	}
+	if (req.inlen != 0 || c->nchans >= MAX_CHANS_PER_FILE) {
+		struct swdev_rep_hdr rep;
+
+		memset(&rep, 0, sizeof(rep));
+		rep.magic = SWDEV_PROTO_REP_MAGIC;
+		rep.version = SWDEV_PROTO_VERSION;
+		rep.op = req.op;
+		rep.seq = req.seq;
+		rep.err = req.inlen != 0 ? EINVAL : EMFILE;
+		(void)send(fd, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+		close(fd);
+		conn_bad(c, "a refused ATTACH");
+		return true;
+	}
+	swdev_log(SWDEV_LOG_DEBUG, "file %u: ATTACH", swdev_file_id(c->file));
+	conn_add_chan(srv, c, fd, &req, 0);
+	return true;
+}
+
+static void
+conn_event(struct swdev_server *srv, struct conn *c, uint32_t events)
+{
+	/* Big enough for any valid OPEN/ATTACH; longer datagrams are truncated. */
+	uint8_t buf[sizeof(struct swdev_req_hdr) + SWDEV_PROTO_NAME_LEN + 16];
+	int budget = 16;
+
+	while ((events & EPOLLIN) && budget-- > 0) {
+		int fd, trunc;
+		ssize_t n = swdev_proto_recv_fd(c->e.fd, buf, sizeof(buf), &fd, &trunc,
+						MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (n == -EAGAIN || n == -EWOULDBLOCK)
+				break;
+			conn_close(srv, c, strerror((int)-n));
+			return;
+		}
+		if (n == 0 && fd < 0)
+			break;	/* EOF, or an empty datagram: HUP decides below */
+		if (!conn_message(srv, c, buf, n, fd, trunc))
+			return;
+	}
+	if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) {
+		/* Every holder of the command fd is gone. */
+		conn_close(srv, c, "last holder of the command fd gone");
+	}
+}
+
+static void
+listen_event(struct swdev_server *srv)
+{
+	struct conn *c;
+	int fd;
+
+	fd = accept4(srv->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			swdev_log(SWDEV_LOG_WARN, "accept: %s", strerror(errno));
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		close(fd);
+		return;
+	}
+	c->e.type = ENT_CONN;
+	c->e.fd = fd;
+	c->srv = srv;
+	if (ep_add(srv, &c->e, EPOLLIN | EPOLLRDHUP) != 0) {
+		close(fd);
+		free(c);
+		return;
+	}
+	c->next = srv->conns;
+	srv->conns = c;
+}
+
+/* ------------------------------------------------------- control channel */
+
+static void
+ctl_close(struct swdev_server *srv, struct ctl *k)
+{
+	struct ctl **pp;
+
+	for (pp = &srv->ctls; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == k) {
+			*pp = k->next;
+			break;
+		}
+	}
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, k->e.fd, NULL);
+	close(k->e.fd);
+	grave_add(srv, &k->e);
+}
+
+static void
+ctl_event(struct swdev_server *srv, struct ctl *k, uint32_t events)
+{
+	struct swdev_ctl_req req;
+	struct swdev_ctl_rep rep;
+	struct swdev_counts counts;
+	char devname[SWDEV_PROTO_NAME_LEN];
+	int fd, trunc, err;
+	unsigned int i;
+	ssize_t n;
+
+	if (!(events & EPOLLIN)) {
+		ctl_close(srv, k);
+		return;
+	}
+	n = swdev_proto_recv_fd(k->e.fd, &req, sizeof(req), &fd, &trunc, MSG_DONTWAIT);
+	if (fd >= 0)
+		close(fd);
+	if (n == -EAGAIN || n == -EWOULDBLOCK)
+		return;
+	if (n <= 0 || trunc || (size_t)n != sizeof(req) || req.magic != SWDEV_PROTO_CTL_MAGIC ||
+	    req.version != SWDEV_PROTO_VERSION) {
+		if (n != 0)
+			swdev_log(SWDEV_LOG_WARN, "control: malformed request, disconnecting");
+		ctl_close(srv, k);
+		return;
+	}
+	memcpy(devname, req.devname, sizeof(devname));
+	devname[sizeof(devname) - 1] = '\0';
+	memset(&rep, 0, sizeof(rep));
+	rep.magic = SWDEV_PROTO_CTL_MAGIC;
+	rep.version = SWDEV_PROTO_VERSION;
+	rep.op = req.op;
+	rep.seq = req.seq;
+	switch (req.op) {
+	case SWDEV_CTL_COUNTS:
+		memset(&counts, 0, sizeof(counts));
+		err = swdev_ctl_counts(srv->eng, devname, req.file_id, &counts);
+		rep.total = counts.total;
+		for (i = 0; i < SWDEV_KIND_MAX && i < 16; i++)
+			rep.by_kind[i] = counts.by_kind[i];
+		break;
+	case SWDEV_CTL_NUM_FILES:
+		err = swdev_ctl_num_files(srv->eng, devname, &rep.nfiles);
+		break;
+	case SWDEV_CTL_INJECT:
+		err = swdev_ctl_inject(srv->eng, devname, req.counter_id, req.packets, req.bytes);
+		break;
+	case SWDEV_CTL_FAULT:
+		err = swdev_ctl_fault(srv->eng, devname, req.opcode, req.count, req.status,
+				      req.syndrome, req.delay_us);
+		break;
+	case SWDEV_CTL_PING:
+		err = 0;
+		break;
+	default:
+		err = EINVAL;
+		break;
+	}
+	rep.err = (uint32_t)(err < 0 ? -err : err);
+	swdev_log(SWDEV_LOG_DEBUG, "control: op %u on %s: errno %u", req.op, devname, rep.err);
+	if (swdev_proto_send_fd(k->e.fd, &rep, sizeof(rep), -1, MSG_DONTWAIT) != 0)
+		ctl_close(srv, k);
+}
+
+static void
+ctl_listen_event(struct swdev_server *srv)
+{
+	struct ctl *k;
+	int fd;
+
+	fd = accept4(srv->ctl_listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	k = calloc(1, sizeof(*k));
+	if (k == NULL) {
+		close(fd);
+		return;
+	}
+	k->e.type = ENT_CTL;
+	k->e.fd = fd;
+	if (ep_add(srv, &k->e, EPOLLIN | EPOLLRDHUP) != 0) {
+		close(fd);
+		free(k);
+		return;
+	}
+	k->next = srv->ctls;
+	srv->ctls = k;
+}
+
+/* ------------------------------------------------------------ setup, loop */
+
+static int
+connect_seqpacket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int
+swdev_server_is_live(const char *sock_path)
+{
+	int fd = connect_seqpacket(sock_path);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Remove @p path if it is a socket nobody answers on. 0 or errno. */
+static int
+clear_stale(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : errno;
+	if (!S_ISSOCK(st.st_mode))
+		return EEXIST;
+	if (swdev_server_is_live(path))
+		return EADDRINUSE;
+	swdev_log(SWDEV_LOG_INFO, "removing stale socket %s", path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return errno;
+	return 0;
+}
+
+static int
+listen_on(const char *path, int *out)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0) {
+		int e = errno;
+
+		close(fd);
+		return e;
+	}
+	*out = fd;
+	return 0;
+}
+
+/* Hold <path>.lock for the daemon's lifetime: one instance per path. */
+static int
+take_lock(struct swdev_server *srv)
+{
+	for (;;) {
+		struct stat a, b;
+		int fd = open(srv->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			int e = errno;
+
+			close(fd);
+			return e == EWOULDBLOCK ? EADDRINUSE : e;
+		}
+		/* The previous owner may have unlinked the file meanwhile. */
+		if (fstat(fd, &a) == 0 && stat(srv->lock_path, &b) == 0 &&
+		    a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
+			srv->lock_fd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+}
+
+static void
+make_parent_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == 0)
+		swdev_log(SWDEV_LOG_INFO, "created directory %s", dir);
+}
+
+struct swdev_server *
+swdev_server_create(struct swdev_engine *eng, const char *sock_path)
+{
+	struct swdev_server *srv;
+	int err;
+
+	if (eng == NULL || sock_path == NULL || sock_path[0] == '\0') {
+		errno = EINVAL;
+		return NULL;
+	}
+	srv = calloc(1, sizeof(*srv));
+	if (srv == NULL)
+		return NULL;
+	srv->eng = eng;
+	srv->epfd = -1;
+	srv->listen.fd = -1;
+	srv->ctl_listen.fd = -1;
+	srv->wake.fd = -1;
+	srv->lock_fd = -1;
+	if (strlen(sock_path) >= sizeof(srv->path) ||
+	    swdev_proto_ctl_path(sock_path, srv->ctl_path, sizeof(srv->ctl_path)) != 0) {
+		err = ENAMETOOLONG;
+		goto fail;
+	}
+	snprintf(srv->path, sizeof(srv->path), "%s", sock_path);
+	snprintf(srv->lock_path, sizeof(srv->lock_path), "%s.lock", sock_path);
+	make_parent_dir(sock_path);
+	err = take_lock(srv);
+	if (err != 0) {
+		swdev_log(SWDEV_LOG_ERR, "%s: %s", srv->lock_path,
+			  err == EADDRINUSE ? "another instance holds the lock" : strerror(err));
+		goto fail;
+	}
+	err = clear_stale(srv->path);
+	if (err == 0)
+		err = clear_stale(srv->ctl_path);
+	if (err != 0) {
+		swdev_log(SWDEV_LOG_ERR, "%s: %s", srv->path,
+			  err == EADDRINUSE ? "another live instance serves it" :
+			  err == EEXIST ? "exists and is not a socket" : strerror(err));
+		goto fail_unlock;
+	}
+	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
+	srv->wake.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (srv->epfd < 0 || srv->wake.fd < 0) {
+		err = errno;
+		goto fail_unlock;
+	}
+	err = listen_on(srv->path, &srv->listen.fd);
+	if (err != 0) {
+		swdev_log(SWDEV_LOG_ERR, "listen on %s: %s", srv->path, strerror(err));
+		goto fail_unlock;
+	}
+	err = listen_on(srv->ctl_path, &srv->ctl_listen.fd);
+	if (err != 0) {
+		swdev_log(SWDEV_LOG_ERR, "listen on %s: %s", srv->ctl_path, strerror(err));
+		unlink(srv->path);
+		goto fail_unlock;
+	}
+	srv->listen.type = ENT_LISTEN;
+	srv->ctl_listen.type = ENT_CTL_LISTEN;
+	srv->wake.type = ENT_WAKE;
+	if (ep_add(srv, &srv->listen, EPOLLIN) != 0 ||
+	    ep_add(srv, &srv->ctl_listen, EPOLLIN) != 0 ||
+	    ep_add(srv, &srv->wake, EPOLLIN) != 0) {
+		err = ENOMEM;
+		unlink(srv->path);
+		unlink(srv->ctl_path);
+		goto fail_unlock;
+	}
+	swdev_log(SWDEV_LOG_INFO, "listening on %s (control %s)", srv->path, srv->ctl_path);
+	return srv;
+fail_unlock:
+	unlink(srv->lock_path);
+fail:
+	if (srv->listen.fd >= 0)
+		close(srv->listen.fd);
+	if (srv->ctl_listen.fd >= 0)
+		close(srv->ctl_listen.fd);
+	if (srv->wake.fd >= 0)
+		close(srv->wake.fd);
+	if (srv->epfd >= 0)
+		close(srv->epfd);
+	if (srv->lock_fd >= 0)
+		close(srv->lock_fd);
+	free(srv);
+	errno = err;
+	return NULL;
+}
+
+void
+swdev_server_stop(struct swdev_server *srv)
+{
+	uint64_t one = 1;
+
+	srv->stop = 1;
+	if (write(srv->wake.fd, &one, sizeof(one)) < 0) {
+		/* The counter is already non-zero: the loop wakes anyway. */
+	}
+}
+
+static void
+fire_timers(struct swdev_server *srv)
+{
+	uint64_t now = now_ns();
+
+	while (srv->timers != NULL && srv->timers->due_ns <= now) {
+		struct chan *ch = srv->timers;
+
+		timer_remove(srv, ch);
+		if (chan_flush(srv, ch) && ch->tx == NULL)
+			chan_readable(srv, ch);	/* requests that queued meanwhile */
+	}
+}
+
+static int
+next_timeout_ms(struct swdev_server *srv)
+{
+	uint64_t now, due;
+
+	if (srv->timers == NULL)
+		return -1;
+	now = now_ns();
+	due = srv->timers->due_ns;
+	if (due <= now)
+		return 0;
+	return (int)((due - now + 999999u) / 1000000u);
+}
+
+int
+swdev_server_run(struct swdev_server *srv)
+{
+	struct epoll_event evs[MAX_EVENTS];
+
+	while (!srv->stop) {
+		int i, n = epoll_wait(srv->epfd, evs, MAX_EVENTS, next_timeout_ms(srv));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			swdev_log(SWDEV_LOG_ERR, "epoll_wait: %s", strerror(errno));
+			return errno;
+		}
+		for (i = 0; i < n && !srv->stop; i++) {
+			struct ent *e = evs[i].data.ptr;
+			uint32_t ev = evs[i].events;
+
+			if (e->dead)
+				continue;	/* closed earlier in this batch */
+			switch (e->type) {
+			case ENT_LISTEN:
+				listen_event(srv);
+				break;
+			case ENT_CTL_LISTEN:
+				ctl_listen_event(srv);
+				break;
+			case ENT_WAKE:
+				break;
+			case ENT_CONN:
+				conn_event(srv, (struct conn *)e, ev);
+				break;
+			case ENT_CHAN:
+				chan_event(srv, (struct chan *)e, ev);
+				break;
+			case ENT_CTL:
+				ctl_event(srv, (struct ctl *)e, ev);
+				break;
+			}
+		}
+		fire_timers(srv);
+		grave_flush(srv);
+	}
+	return 0;
+}
+
+void
+swdev_server_destroy(struct swdev_server *srv)
+{
+	if (srv == NULL)
+		return;
+	while (srv->conns != NULL)
+		conn_close(srv, srv->conns, "daemon shutting down");
+	while (srv->ctls != NULL)
+		ctl_close(srv, srv->ctls);
+	close(srv->listen.fd);
+	close(srv->ctl_listen.fd);
+	close(srv->wake.fd);
+	close(srv->epfd);
+	unlink(srv->path);
+	unlink(srv->ctl_path);
+	unlink(srv->lock_path);
+	close(srv->lock_fd);
+	grave_flush(srv);
+	swdev_log(SWDEV_LOG_INFO, "stopped, %s removed", srv->path);
+	free(srv);
+}

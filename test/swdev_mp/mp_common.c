@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Harness of the multi-process software-device tests.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mdevx_prm.h"
+#include "mp_common.h"
+
+const char *mp_daemon_bin;
+char mp_sock[108];
+
+struct mp_stats {
+	atomic_uint passed;
+	atomic_uint failed;
+};
+
+static struct mp_stats *stats;
+static pid_t parent_pid;
+#define MAX_DAEMONS 8
+static pid_t daemons[MAX_DAEMONS];
+
+uint64_t
+mp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+kill_daemons(void)
+{
+	unsigned int i;
+
+	if (getpid() != parent_pid)
+		return;
+	for (i = 0; i < MAX_DAEMONS; i++) {
+		if (daemons[i] > 0) {
+			kill(daemons[i], SIGKILL);
+			waitpid(daemons[i], NULL, 0);
+			daemons[i] = 0;
+		}
+	}
+}
+
+static void
+on_fatal_signal(int sig)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_DAEMONS; i++)
+		if (daemons[i] > 0)
+			kill(daemons[i], SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+mp_init(int argc, char **argv, const char *name)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s <path of mlx5-swdev>\n", argv[0]);
+		exit(2);
+	}
+	mp_daemon_bin = argv[1];
+	stats = mmap(NULL, sizeof(*stats), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	if (stats == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	atomic_init(&stats->passed, 0);
+	atomic_init(&stats->failed, 0);
+	parent_pid = getpid();
+	snprintf(mp_sock, sizeof(mp_sock), "/tmp/swdev-%s-%d.sock", name, (int)getpid());
+	atexit(kill_daemons);
+	signal(SIGTERM, on_fatal_signal);
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int
+mp_finish(void)
+{
+	unsigned int p = atomic_load(&stats->passed), f = atomic_load(&stats->failed);
+
+	kill_daemons();
+	printf("%u passed, %u failed\n", p, f);
+	return f == 0 && p > 0 ? 0 : 1;
+}
+
+void
+mp_check(bool ok, const char *file, int line, const char *expr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		atomic_fetch_add(&stats->passed, 1);
+		return;
+	}
+	atomic_fetch_add(&stats->failed, 1);
+	printf("FAIL [%d] %s:%d: %s: ", (int)getpid(), file, line, expr);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static pid_t
+spawn(const char *const *argv, bool track)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (track)
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execv(argv[0], (char *const *)(uintptr_t)argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	return pid;
+}
+
+pid_t
+mp_daemon_start(const char *sock, const char *const *extra)
+{
+	const char *argv[48];
+	unsigned int n = 0, i;
+	uint64_t deadline;
+	pid_t pid;
+
+	argv[n++] = mp_daemon_bin;
+	argv[n++] = "--socket";
+	argv[n++] = sock;
+	argv[n++] = "--foreground";
+	argv[n++] = "--log-level";
+	argv[n++] = getenv("SWDEV_TEST_LOG") != NULL ? getenv("SWDEV_TEST_LOG") : "warn";
+	for (i = 0; extra != NULL && extra[i] != NULL && n < 47; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	pid = spawn(argv, true);
+	if (pid < 0)
+		return -1;
+	for (i = 0; i < MAX_DAEMONS; i++) {
+		if (daemons[i] == 0) {
+			daemons[i] = pid;
+			break;
+		}
+	}
+	deadline = mp_now_ns() + 10ull * 1000000000ull;
+	while (mp_now_ns() < deadline) {
+		struct swdev_ctl *ctl = swdev_ctl_open(sock);
+		int st;
+
+		if (ctl != NULL) {
+			int err = swdev_ctl_ping(ctl);
+
+			swdev_ctl_close(ctl);
+			if (err == 0)
+				return pid;
+		}
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			for (i = 0; i < MAX_DAEMONS; i++)
+				if (daemons[i] == pid)
+					daemons[i] = 0;
+			fprintf(stderr, "daemon exited during start (status %#x)\n", st);
+			return -1;
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "daemon did not answer on %s\n", sock);
+	kill(pid, SIGKILL);
+	return -1;
+}
+
+int
+mp_wait(pid_t pid, int timeout_s)
+{
+	uint64_t deadline = mp_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return st;
+		if (r < 0)
+			return -1;
+		if (mp_now_ns() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return st;
+		}
+		usleep(2000);
+	}
+}
+
+int
+mp_daemon_stop(pid_t pid)
+{
+	unsigned int i;
+	int st;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	st = mp_wait(pid, 5);
+	for (i = 0; i < MAX_DAEMONS; i++)
+		if (daemons[i] == pid)
+			daemons[i] = 0;
+	return st;
+}
+
+int
+mp_run(const char *const *argv, int timeout_s)
+{
+	pid_t pid = spawn(argv, true);
+
+	if (pid < 0)
+		return -1;
+	return mp_wait(pid, timeout_s);
+}
+
+pid_t
+mp_fork(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+bool
+mp_exited_ok(int status)
+{
+	return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int
+mp_send_fd(int sock, int fd, const void *data, size_t len)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)data, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	memset(&u, 0, sizeof(u));
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = u.b;
+		msg.msg_controllen = sizeof(u.b);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)len)
+		return errno != 0 ? errno : EIO;
+	return 0;
+}
+
+ssize_t
+mp_recv_fd(int sock, int *fd, void *data, size_t len)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
+int
+mp_signal(int sock, char c)
+{
+	return send(sock, &c, 1, MSG_NOSIGNAL) == 1 ? 0 : errno;
+}
+
+int
+mp_await(int sock, char expect, int timeout_s)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, timeout_s * 1000) != 1)
+		return ETIMEDOUT;
+	if (recv(sock, &c, 1, 0) != 1)
+		return EPIPE;
+	return c == expect ? 0 : EPROTO;
+}
+
+struct swdev_obj *
+mp_counter_alloc(struct swdev_ctx *ctx, uint8_t bulk128, uint32_t *base_id, int *err)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(alloc_flow_counter_in)] = { 0 };
+	uint8_t out[MDEVX_ST_SZ_BYTES(alloc_flow_counter_out)] = { 0 };
+	struct swdev_obj *obj;
+
+	MDEVX_SET(alloc_flow_counter_in, in, opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER);
+	MDEVX_SET(alloc_flow_counter_in, in, flow_counter_bulk, bulk128);
+	obj = swdev_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	*err = obj == NULL ? errno : 0;
+	if (base_id != NULL)
+		*base_id = MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id);
+	return obj;
+}
+
+int
+mp_counter_query(struct swdev_obj *obj, uint32_t id, bool clear, uint64_t *packets,
+		 uint64_t *bytes, uint8_t *status, uint32_t *syndrome)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(query_flow_counter_in)] = { 0 };
+	uint8_t out[MDEVX_ST_SZ_BYTES(query_flow_counter_out) +
+		    MDEVX_ST_SZ_BYTES(traffic_counter)];
+	int err;
+
+	memset(out, 0, sizeof(out));
+	MDEVX_SET(query_flow_counter_in, in, opcode, MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
+	MDEVX_SET(query_flow_counter_in, in, flow_counter_id, id);
+	MDEVX_SET(query_flow_counter_in, in, clear, clear ? 1 : 0);
+	err = swdev_obj_query(obj, in, sizeof(in), out, sizeof(out));
+	if (status != NULL)
+		*status = (uint8_t)MDEVX_GET(query_flow_counter_out, out, status);
+	if (syndrome != NULL)
+		*syndrome = MDEVX_GET(query_flow_counter_out, out, syndrome);
+	if (err == 0) {
+		const uint8_t *e = out + MDEVX_ST_SZ_BYTES(query_flow_counter_out);
+
+		if (packets != NULL)
+			*packets = MDEVX_GET64(traffic_counter, e, packets);
+		if (bytes != NULL)
+			*bytes = MDEVX_GET64(traffic_counter, e, octets);
+	}
+	return err;
+}
+
+struct swdev_obj *
+mp_td_alloc(struct swdev_ctx *ctx, uint32_t *tdn, int *err)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(alloc_transport_domain_in)] = { 0 };
+	uint8_t out[MDEVX_ST_SZ_BYTES(alloc_transport_domain_out)] = { 0 };
+	struct swdev_obj *obj;
+
+	MDEVX_SET(alloc_transport_domain_in, in, opcode, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN);
+	obj = swdev_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	*err = obj == NULL ? errno : 0;
+	if (tdn != NULL)
+		*tdn = MDEVX_GET(alloc_transport_domain_out, out, transport_domain);
+	return obj;
+}
+
+int
+mp_wait_total(struct swdev_ctl *ctl, uint32_t file_id, uint32_t total, uint32_t *got)
+{
+	uint64_t deadline = mp_now_ns() + 5ull * 1000000000ull;
+	struct swdev_counts c;
+	int err;
+
+	for (;;) {
+		memset(&c, 0, sizeof(c));
+		err = swdev_ctl_get_counts(ctl, MP_DEV, file_id, &c);
+		/* A file that is gone has no objects. */
+		if (err == ENOENT && file_id != 0) {
+			c.total = 0;
+			err = 0;
+		}
+		*got = c.total;
+		if (err != 0)
+			return err;
+		if (c.total == total || mp_now_ns() > deadline)
+			return 0;
+		usleep(5000);
+	}
+}
+
+int
+mp_wait_files(struct swdev_ctl *ctl, uint32_t nfiles, uint32_t *got)
+{
+	uint64_t deadline = mp_now_ns() + 5ull * 1000000000ull;
+	int err;
+
+	for (;;) {
+		err = swdev_ctl_get_num_files(ctl, MP_DEV, got);
+		if (err != 0)
+			return err;
+		if (*got == nfiles || mp_now_ns() > deadline)
+			return 0;
+		usleep(5000);
+	}
+}

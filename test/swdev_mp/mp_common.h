@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Harness of the multi-process software-device tests (suite emu, no DPDK):
+ * checks counted in shared memory across forked roles, a private daemon per
+ * test program, fd passing, and mailbox builders.
+ */
+#ifndef MP_COMMON_H
+#define MP_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "swdev_client.h"
+
+/** Device every test daemon serves first. */
+#define MP_DEV "mlx5_0"
+
+/** Daemon binary (argv[1]) and this program's socket path. */
+extern const char *mp_daemon_bin;
+extern char mp_sock[108];
+
+/**
+ * Parse argv (argv[1] = daemon path), set up the shared counters and a
+ * unique socket path /tmp/swdev-<name>-<pid>.sock.
+ */
+void mp_init(int argc, char **argv, const char *name);
+/** Print "N passed, M failed"; exit code for main(). */
+int mp_finish(void);
+
+void mp_check(bool ok, const char *file, int line, const char *expr, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+#define CHECK(cond, ...) mp_check((cond), __FILE__, __LINE__, #cond, __VA_ARGS__)
+
+/**
+ * Start a daemon on @p sock with extra arguments (NULL-terminated, may be
+ * NULL) and wait until it answers (10 s). It dies with this process
+ * (PR_SET_PDEATHSIG) and is killed at exit. pid, or -1.
+ */
+pid_t mp_daemon_start(const char *sock, const char *const *extra);
+/** SIGTERM, wait (5 s, then SIGKILL). Returns the wait status, -1 on error. */
+int mp_daemon_stop(pid_t pid);
+/** Run @p argv (argv[0] = path) and wait; stdout/stderr kept. Wait status. */
+int mp_run(const char *const *argv, int timeout_s);
+
+/** fork(): the child runs @p fn(arg) and _exit()s with its return value. */
+pid_t mp_fork(int (*fn)(void *), void *arg);
+/** waitpid with a timeout (SIGKILL after it). The wait status, -1 on error. */
+int mp_wait(pid_t pid, int timeout_s);
+/** A child exited normally with code 0. */
+bool mp_exited_ok(int status);
+
+/** Send @p len bytes and optionally @p fd (-1: none) over a Unix socket. 0 or errno. */
+int mp_send_fd(int sock, int fd, const void *data, size_t len);
+/** Receive up to @p len bytes and an fd (-1 if none). Bytes read or -errno. */
+ssize_t mp_recv_fd(int sock, int *fd, void *data, size_t len);
+/** Tiny sync over a socket: send a byte / wait for one (timeout in s). 0 or errno. */
+int mp_signal(int sock, char c);
+int mp_await(int sock, char expect, int timeout_s);
+
+/* ---- mailboxes (built with the PRM header) ---- */
+
+/** ALLOC_FLOW_COUNTER of @p bulk128 x 128 counters (0: one). */
+struct swdev_obj *mp_counter_alloc(struct swdev_ctx *ctx, uint8_t bulk128, uint32_t *base_id,
+				   int *err);
+/** QUERY_FLOW_COUNTER of one counter. 0 or errno; status/syndrome on EREMOTEIO. */
+int mp_counter_query(struct swdev_obj *obj, uint32_t id, bool clear, uint64_t *packets,
+		     uint64_t *bytes, uint8_t *status, uint32_t *syndrome);
+/** ALLOC_TRANSPORT_DOMAIN. */
+struct swdev_obj *mp_td_alloc(struct swdev_ctx *ctx, uint32_t *tdn, int *err);
+
+/** Poll the control channel until the file/device holds @p total objects (5 s). */
+int mp_wait_total(struct swdev_ctl *ctl, uint32_t file_id, uint32_t total, uint32_t *got);
+/** Poll until the device has @p nfiles open files (5 s). */
+int mp_wait_files(struct swdev_ctl *ctl, uint32_t nfiles, uint32_t *got);
+
+/** Monotonic time in nanoseconds. */
+uint64_t mp_now_ns(void);
+
+#endif /* MP_COMMON_H */
