@@ -55,15 +55,6 @@ struct rdma_obj {
 #define RDMA_OP_CREATE_TIR 0x900
 #define RDMA_OP_ALLOC_FLOW_COUNTER 0x939
 
-static uint32_t
-be32_at(const void *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, (const char *)p + off, sizeof(v));
-	return __builtin_bswap32(v);
-}
-
 static int
 errno_or(int fallback)
 {
@@ -159,6 +150,15 @@ rdma_obj_new(struct ibv_context *ctx, enum rdma_obj_type type)
 }
 
 #if !MDEVX_USE_NATIVE_EXPORT
+static uint32_t
+be32_at(const void *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)p + off, sizeof(v));
+	return __builtin_bswap32(v);
+}
+
 /* Compatibility path: 0 unknown, 1 verified, -1 refused (process-wide: the
  * layout is a property of the loaded libmlx5). */
 static atomic_int compat_state;

@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx5_devx_export_autotest: libmdevx objects on the software device,
+ * exported, imported on a second context sharing the uverbs file (import of
+ * a dup of the command fd), used, unimported and destroyed; every errno case
+ * of the API; the rdma-core compatibility layout check refusing fakes; and
+ * zero objects left on the device afterwards.
+ *
+ * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev starts a daemon with
+ * devices mlx5_0 and mlx5_1); without it the device suite is skipped and
+ * only the layout-check suite runs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mdevx.h>
+#include <swdev_client.h>
+
+#include "test.h"
+
+#define DEV "mlx5_0"
+#define DEVSTR "swdev:" DEV
+/* PRM opcodes and statuses used for fault injection (prm_facts.md). */
+#define OP_ALLOC_FLOW_COUNTER 0x939
+#define OP_CREATE_TIR 0x900
+#define STAT_BAD_PARAM 0x03
+#define STAT_LIM 0x08
+
+static struct mdevx_ctx *ctx1;	/* the "primary" context */
+static struct mdevx_ctx *ctx2;	/* import of a dup of ctx1's command fd */
+static struct swdev_ctl *ctl;
+static size_t exp_size;
+
+/* expr must return -e and set errno to e. */
+#define CHECK_RC(expr, e) do {						\
+	int _r;								\
+	errno = 0;							\
+	_r = (expr);							\
+	TEST_ASSERT_EQUAL(_r, -(e), "%s returned %d (%s), want -%s",	\
+			  #expr, _r, strerror(_r < 0 ? -_r : 0), #e);	\
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d", #expr, errno);	\
+} while (0)
+
+/* expr must return NULL and set errno to e. */
+#define CHECK_NULL(expr, e) do {					\
+	const void *_p;							\
+	errno = 0;							\
+	_p = (expr);							\
+	TEST_ASSERT_NULL(_p, "%s succeeded, want %s", #expr, #e);	\
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
+			  #expr, errno, strerror(errno), #e);		\
+} while (0)
+
+static int
+device_total(uint32_t *total)
+{
+	struct swdev_counts c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = swdev_ctl_get_counts(ctl, DEV, 0, &c);
+	*total = c.total;
+	return rc;
+}
+
+static void
+print_objects(void)
+{
+	struct swdev_counts c;
+	int k;
+
+	if (swdev_ctl_get_counts(ctl, DEV, 0, &c) != 0)
+		return;
+	for (k = 0; k < SWDEV_KIND_MAX; k++)
+		if (c.by_kind[k] != 0)
+			printf("  live on " DEV ": %u of swdev kind %d\n", c.by_kind[k], k);
+}
+
+/* ---------------- compatibility layout check (no device) ---------------- */
+
+/* The layout the compatibility path assumes (rdma-core 38..63). */
+struct fake_obj_ok {
+	void *context;
+	uint32_t handle;
+	uint32_t type;
+	uint32_t object_id;
+	uint64_t rx_icm_addr;
+	uint8_t log_obj_range;
+	void *priv;
+};
+
+/* A hypothetical rdma-core that put the handle first. */
+struct fake_obj_other {
+	uint32_t handle;
+	uint32_t type;
+	void *context;
+	uint32_t object_id;
+	uint64_t rx_icm_addr;
+};
+
+static int
+test_compat_layout_check(void)
+{
+	int ctx_token = 1, other_token = 2;
+	struct fake_obj_ok ok = { .context = &ctx_token, .handle = 7, .type = 2,
+				  .object_id = 0x800123 };
+	struct fake_obj_other other = { .handle = 7, .type = 2, .context = &ctx_token,
+					.object_id = 0x800123 };
+
+	TEST_ASSERT_SUCCESS(mdevx_compat_check_layout(&ok, &ctx_token, 0x800123),
+			    "matching layout refused");
+	/* Wrong context at offset 0. */
+	CHECK_RC(mdevx_compat_check_layout(&ok, &other_token, 0x800123), ENOTSUP);
+	/* Wrong object id at offset 16. */
+	CHECK_RC(mdevx_compat_check_layout(&ok, &ctx_token, 0x800124), ENOTSUP);
+	/* A different layout with the right values elsewhere. */
+	CHECK_RC(mdevx_compat_check_layout(&other, &ctx_token, 0x800123), ENOTSUP);
+	CHECK_RC(mdevx_compat_check_layout(NULL, &ctx_token, 1), EINVAL);
+	CHECK_RC(mdevx_compat_check_layout(&ok, NULL, 1), EINVAL);
+	return TEST_SUCCESS;
+}
+
+static struct unit_test_suite layout_suite = {
+	.suite_name = "mlx5 devx rdma-core compatibility layout",
+	.unit_test_cases = {
+		TEST_CASE(test_compat_layout_check),
+		TEST_CASES_END()
+	},
+};
+
+/* ---------------- software device suite ---------------- */
+
+static int
+suite_setup(void)
+{
+	const char *sock = getenv("SWDEV_SOCKET");
+	int fd;
+
+	if (sock == NULL || sock[0] == '\0') {
+		printf("SWDEV_SOCKET is not set: no software device, device tests skipped "
+		       "(run through devtools/run-autotest.sh --swdev)\n");
+		return TEST_SKIPPED;
+	}
+	ctl = swdev_ctl_open(sock);
+	if (ctl == NULL) {
+		printf("cannot open the control channel of %s: %s\n", sock, strerror(errno));
+		return TEST_FAILED;
+	}
+	ctx1 = mdevx_open(DEVSTR);
+	if (ctx1 == NULL) {
+		printf("mdevx_open(%s): %s\n", DEVSTR, strerror(errno));
+		return TEST_FAILED;
+	}
+	fd = dup(mdevx_cmd_fd(ctx1));
+	if (fd < 0)
+		return TEST_FAILED;
+	ctx2 = mdevx_import_device(DEVSTR, fd);
+	if (ctx2 == NULL) {
+		printf("mdevx_import_device: %s\n", strerror(errno));
+		close(fd);
+		return TEST_FAILED;
+	}
+	if (mdevx_export_size(ctx1, &exp_size) != 0 || exp_size < 48)
+		return TEST_FAILED;
+	return TEST_SUCCESS;
+}
+
+static void
+suite_teardown(void)
+{
+	if (ctx2 != NULL && mdevx_close(ctx2) != 0)
+		printf("closing the imported context failed: %s\n", strerror(errno));
+	if (ctx1 != NULL && mdevx_close(ctx1) != 0)
+		printf("closing the context failed: %s\n", strerror(errno));
+	ctx1 = ctx2 = NULL;
+	if (ctl != NULL)
+		swdev_ctl_close(ctl);
+	ctl = NULL;
+}
+
+/* Export @p obj and import it on ctx2 as @p kind. */
+static struct mdevx_obj *
+export_import(struct mdevx_obj *obj, enum mdevx_obj_kind kind)
+{
+	uint8_t *buf = malloc(exp_size);
+	struct mdevx_obj *imp = NULL;
+
+	if (buf == NULL)
+		return NULL;
+	if (mdevx_obj_export(obj, buf, exp_size) == 0)
+		imp = mdevx_obj_import(ctx2, buf, exp_size, kind);
+	else
+		printf("export of a %s failed: %s\n", mdevx_obj_kind_name(kind),
+		       strerror(errno));
+	free(buf);
+	return imp;
+}
+
+/* Import must carry the creator's info exactly (except the import flag). */
+static int
+check_same_info(struct mdevx_obj *orig, struct mdevx_obj *imp)
+{
+	struct mdevx_obj_info a, b;
+
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(orig, &a), "info of the original");
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(imp, &b), "info of the import");
+	TEST_ASSERT_EQUAL(a.imported, 0, "original flagged imported");
+	TEST_ASSERT_EQUAL(b.imported, 1, "import not flagged imported");
+	TEST_ASSERT_EQUAL(a.kind, b.kind, "kind %s vs %s", mdevx_obj_kind_name(a.kind),
+			  mdevx_obj_kind_name(b.kind));
+	TEST_ASSERT_EQUAL(a.id, b.id, "id %#x vs %#x", a.id, b.id);
+	TEST_ASSERT_EQUAL(a.bulk_size, b.bulk_size, "bulk %u vs %u", a.bulk_size, b.bulk_size);
+	TEST_ASSERT_EQUAL(a.tirn, b.tirn, "tirn %#x vs %#x", a.tirn, b.tirn);
+	TEST_ASSERT_EQUAL(a.rx_icm_addr, b.rx_icm_addr, "rx icm %#" PRIx64 " vs %#" PRIx64,
+			  a.rx_icm_addr, b.rx_icm_addr);
+	TEST_ASSERT_EQUAL(a.generation, b.generation, "generation");
+	TEST_ASSERT_NOT_EQUAL(a.generation, 0u, "generation 0");
+	return TEST_SUCCESS;
+}
+
+/* Smallest bulk above 1 the device offers, else 1. */
+static uint32_t
+pick_bulk(void)
+{
+	struct mdevx_caps caps;
+	unsigned int i;
+
+	if (mdevx_get_caps(ctx1, &caps) != 0)
+		return 1;
+	for (i = 0; i < 8; i++)
+		if (caps.flow_counter_bulk_alloc & (1u << i))
+			return 128u << i;
+	if (caps.flow_counter_bulk_log_max_alloc >= 2)
+		return 1u << (caps.flow_counter_bulk_log_granularity > 2 ?
+			      caps.flow_counter_bulk_log_granularity : 2);
+	return 1;
+}
+
+static int
+test_counter_export(void)
+{
+	struct mdevx_counter_stats s1[4], s2[4], one;
+	struct mdevx_obj *cnt, *imp, *imp2;
+	struct mdevx_obj_info info;
+	uint32_t bulk = pick_bulk(), n, i;
+	uint32_t total;
+
+	cnt = mdevx_counter_alloc(ctx1, bulk);
+	TEST_ASSERT_NOT_NULL(cnt, "counter bulk of %u: %s", bulk, strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(cnt, &info), "info");
+	TEST_ASSERT_EQUAL(info.kind, MDEVX_OBJ_FLOW_COUNTER, "kind");
+	TEST_ASSERT_EQUAL(info.bulk_size, bulk, "bulk size");
+	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT(total >= 1, "device shows no object after the allocation");
+
+	imp = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER);
+	TEST_ASSERT_NOT_NULL(imp, "import: %s", strerror(errno));
+	if (check_same_info(cnt, imp) != TEST_SUCCESS)
+		return TEST_FAILED;
+
+	/* Traffic on counters 0 and (if any) the last one of the bulk. */
+	n = bulk < 4 ? bulk : 4;
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, info.id, 10, 1500),
+			    "inject");
+	if (n > 1)
+		TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, info.id + n - 1, 3, 180),
+				    "inject");
+	TEST_ASSERT_SUCCESS(mdevx_counter_query(cnt, 0, n, 0, s1), "query original");
+	TEST_ASSERT_SUCCESS(mdevx_counter_query(imp, 0, n, 0, s2), "query import");
+	for (i = 0; i < n; i++) {
+		TEST_ASSERT_EQUAL(s1[i].packets, s2[i].packets, "packets of counter %u", i);
+		TEST_ASSERT_EQUAL(s1[i].bytes, s2[i].bytes, "bytes of counter %u", i);
+	}
+	TEST_ASSERT_EQUAL(s1[0].packets, 10u, "packets injected into counter 0");
+	TEST_ASSERT_EQUAL(s1[0].bytes, 1500u, "bytes injected into counter 0");
+	if (n > 1) {
+		TEST_ASSERT_EQUAL(s1[n - 1].packets, 3u, "packets of the last counter");
+		TEST_ASSERT_EQUAL(s1[n - 1].bytes, 180u, "bytes of the last counter");
+		TEST_ASSERT_EQUAL(s1[1].packets, n > 2 ? 0u : 3u, "untouched counter");
+	}
+	/* Read-and-clear through the import, seen by the original. */
+	TEST_ASSERT_SUCCESS(mdevx_counter_query(imp, 0, 1, 1, &one), "query+clear import");
+	TEST_ASSERT_EQUAL(one.packets, 10u, "read-and-clear value");
+	TEST_ASSERT_SUCCESS(mdevx_counter_query(cnt, 0, 1, 0, &one), "query original");
+	TEST_ASSERT_EQUAL(one.packets, 0u, "counter not cleared");
+	TEST_ASSERT_EQUAL(one.bytes, 0u, "counter bytes not cleared");
+
+	/* Whole bulk in one call (split into several commands if the device
+	 * reads fewer per query). */
+	if (bulk > 1) {
+		struct mdevx_counter_stats *all = calloc(bulk, sizeof(*all));
+		uint64_t sum = 0;
+
+		TEST_ASSERT_NOT_NULL(all, "calloc");
+		TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, info.id + bulk - 1, 5, 5),
+				    "inject");
+		i = mdevx_counter_query(imp, 0, bulk, 0, all) == 0;
+		for (n = 0; i && n < bulk; n++)
+			sum += all[n].packets;
+		free(all);
+		TEST_ASSERT(i, "query of the whole bulk failed: %s", strerror(errno));
+		TEST_ASSERT_EQUAL(sum, 3u + 5u, "sum over the bulk");
+	}
+
+	/* Unimport: local only, the original keeps working. */
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
+	TEST_ASSERT_SUCCESS(mdevx_counter_query(cnt, 0, 1, 0, &one), "original after unimport");
+	CHECK_RC(mdevx_obj_unimport(imp), ENOENT);
+
+	/* Destroy by the creator: the remaining import fails when used, and
+	 * its unimport still succeeds. */
+	imp2 = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER);
+	TEST_ASSERT_NOT_NULL(imp2, "second import: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	errno = 0;
+	TEST_ASSERT(mdevx_counter_query(imp2, 0, 1, 0, &one) < 0 && errno != 0,
+		    "query of a destroyed counter through an import succeeded");
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp2), "unimport of a stale import");
+	CHECK_RC(mdevx_obj_destroy(cnt), ENOENT);
+	return TEST_SUCCESS;
+}
+
+/* Objects of the TIR tests. */
+struct tir_env {
+	struct mdevx_obj *td, *pd, *cq, *rq[3], *rqt;
+};
+
+static void
+tir_env_free(struct tir_env *e)
+{
+	int i;
+
+	if (e->rqt != NULL)
+		mdevx_obj_destroy(e->rqt);
+	for (i = 2; i >= 0; i--)
+		if (e->rq[i] != NULL)
+			mdevx_obj_destroy(e->rq[i]);
+	if (e->cq != NULL)
+		mdevx_obj_destroy(e->cq);
+	if (e->pd != NULL)
+		mdevx_obj_destroy(e->pd);
+	if (e->td != NULL)
+		mdevx_obj_destroy(e->td);
+	memset(e, 0, sizeof(*e));
+}
+
+static int
+tir_env_make(struct tir_env *e, int nrq)
+{
+	struct mdevx_cq_attr cqa = { .log_cq_size = 6, .eq_vector = 0 };
+	struct mdevx_rq_attr rqa = { .log_wq_size = 6, .log_wq_stride = 6 };
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	e->td = mdevx_td_alloc(ctx1);
+	TEST_ASSERT_NOT_NULL(e->td, "td: %s", strerror(errno));
+	e->pd = mdevx_pd_alloc(ctx1);
+	TEST_ASSERT_NOT_NULL(e->pd, "pd: %s", strerror(errno));
+	e->cq = mdevx_cq_create(ctx1, &cqa);
+	TEST_ASSERT_NOT_NULL(e->cq, "cq: %s", strerror(errno));
+	rqa.cq = e->cq;
+	rqa.pd = e->pd;
+	for (i = 0; i < nrq; i++) {
+		rqa.user_index = (uint32_t)i;
+		e->rq[i] = mdevx_rq_create(ctx1, &rqa);
+		TEST_ASSERT_NOT_NULL(e->rq[i], "rq %d: %s", i, strerror(errno));
+	}
+	return TEST_SUCCESS;
+}
+
+static uint32_t
+obj_id(struct mdevx_obj *o)
+{
+	struct mdevx_obj_info info;
+
+	return mdevx_obj_info(o, &info) == 0 ? info.id : UINT32_MAX;
+}
+
+static int
+check_tir_attr(const struct mdevx_tir_attr *want, const struct mdevx_tir_attr *got)
+{
+	TEST_ASSERT_EQUAL(got->disp_type, want->disp_type, "disp_type");
+	TEST_ASSERT_EQUAL(got->inline_rqn, want->inline_rqn, "inline_rqn");
+	TEST_ASSERT_EQUAL(got->indirect_table, want->indirect_table, "indirect_table");
+	TEST_ASSERT_EQUAL(got->transport_domain, want->transport_domain, "transport_domain");
+	TEST_ASSERT_EQUAL(got->rx_hash_fn, want->rx_hash_fn, "rx_hash_fn");
+	TEST_ASSERT_EQUAL(got->rx_hash_symmetric, want->rx_hash_symmetric, "symmetric");
+	TEST_ASSERT_EQUAL(got->outer_l3_prot_type, want->outer_l3_prot_type, "l3 type");
+	TEST_ASSERT_EQUAL(got->outer_l4_prot_type, want->outer_l4_prot_type, "l4 type");
+	TEST_ASSERT_EQUAL(got->outer_selected_fields, want->outer_selected_fields, "fields");
+	TEST_ASSERT(memcmp(got->toeplitz_key, want->toeplitz_key, MDEVX_TOEPLITZ_KEY_LEN) == 0,
+		    "Toeplitz key differs");
+	return TEST_SUCCESS;
+}
+
+/* Export, import, check and unimport one object of the TIR chain. */
+static int
+roundtrip(struct mdevx_obj *obj, enum mdevx_obj_kind kind)
+{
+	struct mdevx_obj *imp = export_import(obj, kind);
+
+	TEST_ASSERT_NOT_NULL(imp, "import of a %s: %s", mdevx_obj_kind_name(kind),
+			     strerror(errno));
+	if (check_same_info(obj, imp) != TEST_SUCCESS) {
+		mdevx_obj_unimport(imp);
+		return TEST_FAILED;
+	}
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport of a %s",
+			    mdevx_obj_kind_name(kind));
+	return TEST_SUCCESS;
+}
+
+static int
+tir_case(struct tir_env *e, const struct mdevx_tir_attr *attr)
+{
+	struct mdevx_tir_attr got;
+	struct mdevx_obj *tir, *imp;
+	struct mdevx_obj_info info;
+
+	tir = mdevx_tir_create(ctx1, attr);
+	TEST_ASSERT_NOT_NULL(tir, "tir: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(tir, &info), "info");
+	TEST_ASSERT_EQUAL(info.tirn, info.id, "tirn");
+	TEST_ASSERT_SUCCESS(mdevx_tir_query(tir, &got), "query original");
+	if (check_tir_attr(attr, &got) != TEST_SUCCESS)
+		return TEST_FAILED;
+	imp = export_import(tir, MDEVX_OBJ_TIR);
+	TEST_ASSERT_NOT_NULL(imp, "import: %s", strerror(errno));
+	if (check_same_info(tir, imp) != TEST_SUCCESS)
+		return TEST_FAILED;
+	memset(&got, 0xa5, sizeof(got));
+	TEST_ASSERT_SUCCESS(mdevx_tir_query(imp, &got), "query through the import");
+	if (check_tir_attr(attr, &got) != TEST_SUCCESS)
+		return TEST_FAILED;
+	/* The chain objects survive an export / import / unimport round too. */
+	if (roundtrip(e->td, MDEVX_OBJ_TD) != TEST_SUCCESS ||
+	    roundtrip(e->cq, MDEVX_OBJ_CQ) != TEST_SUCCESS ||
+	    roundtrip(e->rq[0], MDEVX_OBJ_RQ) != TEST_SUCCESS ||
+	    (e->rqt != NULL && roundtrip(e->rqt, MDEVX_OBJ_RQT) != TEST_SUCCESS))
+		return TEST_FAILED;
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
+	TEST_ASSERT_SUCCESS(mdevx_tir_query(tir, &got), "original after unimport");
+	/* Destroy with an import alive. */
+	imp = export_import(tir, MDEVX_OBJ_TIR);
+	TEST_ASSERT_NOT_NULL(imp, "second import: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(tir), "destroy");
+	errno = 0;
+	TEST_ASSERT(mdevx_tir_query(imp, &got) < 0 && errno != 0,
+		    "query of a destroyed TIR through an import succeeded");
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport of a stale import");
+	return TEST_SUCCESS;
+}
+
+static int
+test_tir_direct_export(void)
+{
+	struct mdevx_tir_attr attr;
+	struct tir_env e;
+	int rc;
+
+	rc = tir_env_make(&e, 1);
+	if (rc == TEST_SUCCESS) {
+		memset(&attr, 0, sizeof(attr));
+		attr.disp_type = MDEVX_TIR_DISP_DIRECT;
+		attr.inline_rqn = obj_id(e.rq[0]);
+		attr.transport_domain = obj_id(e.td);
+		rc = tir_case(&e, &attr);
+	}
+	tir_env_free(&e);
+	return rc;
+}
+
+static int
+test_tir_indirect_export(void)
+{
+	static const uint8_t key[MDEVX_TOEPLITZ_KEY_LEN] = {
+		0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2,
+		0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9,
+		0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56,
+		0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
+	};
+	struct mdevx_tir_attr attr;
+	struct tir_env e;
+	int rc;
+
+	rc = tir_env_make(&e, 3);
+	if (rc == TEST_SUCCESS) {
+		/* 3 RQs: a 4-entry table padded by repetition. */
+		e.rqt = mdevx_rqt_create(ctx1, e.rq, 3);
+		if (e.rqt == NULL) {
+			printf("rqt: %s\n", strerror(errno));
+			rc = TEST_FAILED;
+		}
+	}
+	if (rc == TEST_SUCCESS) {
+		memset(&attr, 0, sizeof(attr));
+		attr.disp_type = MDEVX_TIR_DISP_INDIRECT;
+		attr.indirect_table = obj_id(e.rqt);
+		attr.transport_domain = obj_id(e.td);
+		attr.rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
+		attr.outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
+		attr.outer_l4_prot_type = MDEVX_L4_PROT_UDP;
+		attr.outer_selected_fields = MDEVX_HASH_FIELD_SRC_IP | MDEVX_HASH_FIELD_DST_IP |
+					     MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT;
+		memcpy(attr.toeplitz_key, key, sizeof(key));
+		rc = tir_case(&e, &attr);
+	}
+	tir_env_free(&e);
+	return rc;
+}
+
+/* Every errno the API documents. */
+static int
+test_errno_cases(void)
+{
+	struct mdevx_counter_stats st;
+	struct mdevx_cmd_error ce;
+	struct mdevx_tir_attr ta;
+	struct mdevx_obj_info info;
+	struct mdevx_obj *cnt, *imp, *pd, *td;
+	struct mdevx_rq_attr rqa;
+	struct mdevx_cq_attr cqa = { .log_cq_size = 4 };
+	uint8_t *buf = calloc(1, exp_size + 16);
+	size_t sz;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_NOT_NULL(buf, "calloc");
+	/* Device strings. */
+	CHECK_NULL(mdevx_open(NULL), EINVAL);
+	CHECK_NULL(mdevx_open("mlx5_0"), EINVAL);
+	CHECK_NULL(mdevx_open("nosuch:mlx5_0"), EINVAL);
+	CHECK_NULL(mdevx_open("swdev:"), EINVAL);
+	CHECK_NULL(mdevx_open("swdev:no_such_device"), ENODEV);
+	CHECK_NULL(mdevx_import_device(DEVSTR, -1), EBADF);
+	/* NULL everywhere. */
+	CHECK_RC(mdevx_close(NULL), EINVAL);
+	CHECK_RC(mdevx_cmd_fd(NULL), EINVAL);
+	CHECK_RC(mdevx_get_caps(ctx1, NULL), EINVAL);
+	CHECK_RC(mdevx_export_size(NULL, &sz), EINVAL);
+	CHECK_RC(mdevx_export_size(ctx1, NULL), EINVAL);
+	CHECK_NULL(mdevx_counter_alloc(NULL, 1), EINVAL);
+	CHECK_RC(mdevx_counter_query(NULL, 0, 1, 0, &st), EINVAL);
+	CHECK_RC(mdevx_obj_export(NULL, buf, exp_size), EINVAL);
+	CHECK_NULL(mdevx_obj_import(ctx2, NULL, exp_size, MDEVX_OBJ_ANY), EINVAL);
+	CHECK_NULL(mdevx_obj_import(NULL, buf, exp_size, MDEVX_OBJ_ANY), EINVAL);
+	CHECK_RC(mdevx_obj_unimport(NULL), EINVAL);
+	CHECK_RC(mdevx_obj_destroy(NULL), EINVAL);
+	CHECK_RC(mdevx_obj_info(NULL, &info), EINVAL);
+	CHECK_RC(mdevx_tir_query(NULL, &ta), EINVAL);
+	CHECK_NULL(mdevx_tir_create(ctx1, NULL), EINVAL);
+	CHECK_NULL(mdevx_cq_create(ctx1, NULL), EINVAL);
+	CHECK_RC(mdevx_last_cmd_error(NULL), EINVAL);
+	/* Pointers that are not live objects. */
+	CHECK_RC(mdevx_obj_info((struct mdevx_obj *)buf, &info), ENOENT);
+	CHECK_RC(mdevx_close((struct mdevx_ctx *)buf), ENOENT);
+	/* Counter sizes. */
+	CHECK_NULL(mdevx_counter_alloc(ctx1, 0), EINVAL);
+	CHECK_NULL(mdevx_counter_alloc(ctx1, 3), EINVAL);
+	CHECK_NULL(mdevx_counter_alloc(ctx1, 1u << 30), ENOTSUP);
+
+	cnt = mdevx_counter_alloc(ctx1, 1);
+	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
+	pd = mdevx_pd_alloc(ctx1);
+	td = mdevx_td_alloc(ctx1);
+	if (pd == NULL || td == NULL) {
+		printf("pd/td: %s\n", strerror(errno));
+		goto out;
+	}
+	/* Ranges and wrong kinds. */
+	CHECK_RC(mdevx_counter_query(cnt, 0, 0, 0, &st), EINVAL);
+	CHECK_RC(mdevx_counter_query(cnt, 0, 1, 0, NULL), EINVAL);
+	CHECK_RC(mdevx_counter_query(cnt, 1, 1, 0, &st), ERANGE);
+	CHECK_RC(mdevx_counter_query(cnt, 0, 2, 0, &st), ERANGE);
+	CHECK_RC(mdevx_counter_query(td, 0, 1, 0, &st), EPROTOTYPE);
+	CHECK_RC(mdevx_tir_query(cnt, &ta), EPROTOTYPE);
+	memset(&rqa, 0, sizeof(rqa));
+	rqa.cq = td;	/* not a CQ */
+	rqa.pd = pd;
+	rqa.log_wq_size = 4;
+	rqa.log_wq_stride = 6;
+	CHECK_NULL(mdevx_rq_create(ctx1, &rqa), EPROTOTYPE);
+	CHECK_NULL(mdevx_rqt_create(ctx1, &td, 1), EPROTOTYPE);
+	/* An object of another context as argument. */
+	{
+		struct mdevx_obj *cq2 = mdevx_cq_create(ctx2, &cqa);
+
+		TEST_ASSERT_NOT_NULL(cq2, "cq on the second context: %s", strerror(errno));
+		rqa.cq = cq2;
+		errno = 0;
+		imp = mdevx_rq_create(ctx1, &rqa);
+		sz = (size_t)errno;
+		TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cq2), "destroy cq2");
+		TEST_ASSERT_NULL(imp, "RQ with a CQ of another context created");
+		TEST_ASSERT_EQUAL(sz, (size_t)EXDEV, "errno %zu", sz);
+	}
+	/* TIR attribute validation. */
+	memset(&ta, 0, sizeof(ta));
+	ta.disp_type = 5;
+	CHECK_NULL(mdevx_tir_create(ctx1, &ta), EINVAL);
+	ta.disp_type = MDEVX_TIR_DISP_INDIRECT;
+	ta.rx_hash_fn = 9;
+	CHECK_NULL(mdevx_tir_create(ctx1, &ta), EINVAL);
+
+	/* Export errors. */
+	CHECK_RC(mdevx_obj_export(pd, buf, exp_size), ENOTSUP);
+	CHECK_RC(mdevx_obj_export(cnt, buf, exp_size - 1), ENOSPC);
+	CHECK_RC(mdevx_obj_export(cnt, NULL, exp_size), EINVAL);
+	TEST_ASSERT_SUCCESS(mdevx_obj_export(cnt, buf, exp_size), "export");
+	/* Import errors: wrong kind, short, corrupted, garbage. */
+	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_TIR), EPROTOTYPE);
+	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, (enum mdevx_obj_kind)99), EINVAL);
+	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size - 1, MDEVX_OBJ_ANY), EBADMSG);
+	CHECK_NULL(mdevx_obj_import(ctx2, buf, 8, MDEVX_OBJ_ANY), EBADMSG);
+	buf[exp_size - 3] ^= 0x40;	/* inside the backend attributes */
+	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
+	buf[exp_size - 3] ^= 0x40;
+	buf[16] ^= 1;			/* the object id */
+	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
+	buf[16] ^= 1;
+	memset(buf + exp_size, 0xee, 16);
+	memset(buf, 0xee, exp_size);
+	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
+	TEST_ASSERT_SUCCESS(mdevx_obj_export(cnt, buf, exp_size), "export");
+	imp = mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY);
+	TEST_ASSERT_NOT_NULL(imp, "import: %s", strerror(errno));
+	/* Ownership. */
+	CHECK_RC(mdevx_obj_destroy(imp), EPERM);
+	CHECK_RC(mdevx_obj_unimport(cnt), EPERM);
+	CHECK_RC(mdevx_close(ctx2), EBUSY);
+	CHECK_RC(mdevx_close(ctx1), EBUSY);
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
+	CHECK_RC(mdevx_obj_unimport(imp), ENOENT);
+	CHECK_RC(mdevx_counter_query(imp, 0, 1, 0, &st), ENOENT);
+
+	/* Firmware errors: mapped errno, status and syndrome recorded. */
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_ALLOC_FLOW_COUNTER, 1,
+						STAT_BAD_PARAM, 0x1234, 0), "fault");
+	CHECK_NULL(mdevx_counter_alloc(ctx1, 1), EINVAL);
+	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
+	TEST_ASSERT_EQUAL(ce.opcode, OP_ALLOC_FLOW_COUNTER, "opcode %#x", ce.opcode);
+	TEST_ASSERT_EQUAL(ce.status, STAT_BAD_PARAM, "status %#x", ce.status);
+	TEST_ASSERT_EQUAL(ce.syndrome, 0x1234u, "syndrome %#x", ce.syndrome);
+	TEST_ASSERT_EQUAL(ce.err, EINVAL, "err %d", ce.err);
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_CREATE_TIR, 1, STAT_LIM,
+						0xbeef, 0), "fault");
+	memset(&ta, 0, sizeof(ta));
+	ta.transport_domain = obj_id(td);
+	CHECK_NULL(mdevx_tir_create(ctx1, &ta), ENOMEM);
+	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
+	TEST_ASSERT_EQUAL(ce.status, STAT_LIM, "status %#x", ce.status);
+	TEST_ASSERT_EQUAL(ce.syndrome, 0xbeefu, "syndrome %#x", ce.syndrome);
+	/* The device itself refuses a TIR on an RQ that does not exist. */
+	memset(&ta, 0, sizeof(ta));
+	ta.inline_rqn = 0xfffff0;
+	ta.transport_domain = obj_id(td);
+	errno = 0;
+	imp = mdevx_tir_create(ctx1, &ta);
+	TEST_ASSERT_NULL(imp, "TIR on a missing RQ created");
+	TEST_ASSERT_NOT_EQUAL(errno, 0, "no errno");
+	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
+	TEST_ASSERT_EQUAL(ce.opcode, OP_CREATE_TIR, "opcode %#x", ce.opcode);
+	TEST_ASSERT_NOT_EQUAL(ce.status, 0, "no status for a device refusal");
+	rc = TEST_SUCCESS;
+out:
+	if (pd != NULL)
+		mdevx_obj_destroy(pd);
+	if (td != NULL)
+		mdevx_obj_destroy(td);
+	mdevx_obj_destroy(cnt);
+	free(buf);
+	return rc;
+}
+
+/* Must run last: nothing may be left on the device. */
+static int
+test_zero_objects_left(void)
+{
+	uint32_t total = UINT32_MAX;
+
+	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	if (total != 0)
+		print_objects();
+	TEST_ASSERT_EQUAL(total, 0u, "%u objects left on " DEV, total);
+	return TEST_SUCCESS;
+}
+
+static struct unit_test_suite swdev_suite = {
+	.suite_name = "mlx5 devx export/import on the software device",
+	.setup = suite_setup,
+	.teardown = suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE(test_counter_export),
+		TEST_CASE(test_tir_direct_export),
+		TEST_CASE(test_tir_indirect_export),
+		TEST_CASE(test_errno_cases),
+		TEST_CASE(test_zero_objects_left),
+		TEST_CASES_END()
+	},
+};
+
+static int
+test_mlx5_devx_export(void)
+{
+	uint32_t nfiles = UINT32_MAX;
+	int rc;
+
+	if (unit_test_suite_runner(&layout_suite) != TEST_SUCCESS)
+		return TEST_FAILED;
+	rc = unit_test_suite_runner(&swdev_suite);
+	if (rc != TEST_SUCCESS)
+		return rc;
+	/* After both contexts closed, the uverbs file is gone too. */
+	ctl = swdev_ctl_open(getenv("SWDEV_SOCKET"));
+	TEST_ASSERT_NOT_NULL(ctl, "control channel: %s", strerror(errno));
+	rc = swdev_ctl_get_num_files(ctl, DEV, &nfiles);
+	swdev_ctl_close(ctl);
+	ctl = NULL;
+	TEST_ASSERT_SUCCESS(rc, "number of files");
+	TEST_ASSERT_EQUAL(nfiles, 0u, "%u uverbs files left open on " DEV, nfiles);
+	return TEST_SUCCESS;
+}
+
+REGISTER_TEST_COMMAND(mlx5_devx_export_autotest, test_mlx5_devx_export);

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stand-in for <infiniband/mlx5dv.h> of rdma-core >= 63, for a compile-only
+ * check of libmdevx's native export path on a system with an older
+ * rdma-core:
+ *
+ *   meson setup build-stub -Drdma_core_stub_dir=$PWD/test/rdma-core-63
+ *
+ * It pulls in the installed header with #include_next and adds the four
+ * rdma-core 63 declarations the native path uses. They are declared weak:
+ * the binaries still link against an rdma-core that lacks them, and the
+ * library (built with MDEVX_RDMA_CORE_STUB) tests their addresses and fails
+ * export/import with ENOTSUP instead of calling address 0. A real rdma-core
+ * 63 build never sees this file.
+ */
+#ifndef MDEVX_STUB_RDMA_CORE_63_MLX5DV_H
+#define MDEVX_STUB_RDMA_CORE_63_MLX5DV_H
+
+#include_next <infiniband/mlx5dv.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Only declare what the installed header does not (a newer one would). */
+#ifndef MLX5DV_HAVE_EXPORT_SIZES_STUB
+#define MLX5DV_HAVE_EXPORT_SIZES_STUB 1
+
+/* Sizes of the export buffers, per object type (rdma-core 63 API). */
+struct mlx5dv_export_sizes {
+	uint32_t var_attrs_size;
+	uint32_t devx_umem_attrs_size;
+	uint32_t devx_obj_attrs_size;
+};
+
+__attribute__((weak))
+void _mlx5dv_get_export_sizes(struct mlx5dv_export_sizes *sizes, size_t sizes_len);
+
+static inline void
+mlx5dv_get_export_sizes(struct mlx5dv_export_sizes *sizes)
+{
+	_mlx5dv_get_export_sizes(sizes, sizeof(*sizes));
+}
+
+__attribute__((weak))
+int mlx5dv_devx_obj_export(struct mlx5dv_devx_obj *obj, void *data);
+
+__attribute__((weak))
+struct mlx5dv_devx_obj *mlx5dv_devx_obj_import(struct ibv_context *context, void *data);
+
+__attribute__((weak))
+void mlx5dv_devx_obj_unimport(struct mlx5dv_devx_obj *obj);
+
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDEVX_STUB_RDMA_CORE_63_MLX5DV_H */
