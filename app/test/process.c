@@ -117,7 +117,7 @@ test_mp_wait(pid_t pid, unsigned int timeout_ms)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
-		uint64_t elapsed_ms;
+		int64_t elapsed_ms;
 
 		if (r == pid)
 			break;
@@ -127,9 +127,9 @@ test_mp_wait(pid_t pid, unsigned int timeout_ms)
 			return -errno;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed_ms = (uint64_t)(now.tv_sec - start.tv_sec) * 1000 +
-			     (uint64_t)(now.tv_nsec - start.tv_nsec) / 1000000;
-		if (elapsed_ms >= timeout_ms) {
+		elapsed_ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
+			     ((int64_t)now.tv_nsec - (int64_t)start.tv_nsec) / 1000000;
+		if (elapsed_ms >= (int64_t)timeout_ms) {
 			printf("process %d still running after %u ms: killing it\n",
 			       (int)pid, timeout_ms);
 			kill(pid, SIGKILL);
