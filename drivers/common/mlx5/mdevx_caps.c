@@ -2,6 +2,7 @@
 /* Device capabilities: QUERY_HCA_CAP, read once when a context is made. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mdevx_prm.h"
 
@@ -11,12 +12,14 @@
 #define CAP2(out, fld) MDEVX_GET(query_hca_cap_out, out, capability.cmd_hca_cap_2.fld)
 
 static int
-query_page(struct mdevx_ctx *ctx, uint16_t op_mod, void *out, size_t outlen)
+query_page(struct mdevx_ctx *ctx, uint16_t op_mod, void *out, size_t outlen, bool quiet)
 {
 	uint8_t in[MDEVX_ST_SZ_BYTES(query_hca_cap_in)] = { 0 };
 
 	MDEVX_SET(query_hca_cap_in, in, opcode, MDEVX_CMD_OP_QUERY_HCA_CAP);
 	MDEVX_SET(query_hca_cap_in, in, op_mod, op_mod);
+	if (quiet)
+		return mdevx_cmd_general_quiet(ctx, in, sizeof(in), out, outlen);
 	return mdevx_cmd_general(ctx, in, sizeof(in), out, outlen);
 }
 
@@ -30,7 +33,7 @@ mdevx_caps_query(struct mdevx_ctx *ctx)
 
 	if (out == NULL)
 		return ENOMEM;
-	rc = query_page(ctx, MDEVX_HCA_CAP_OP_MOD_GENERAL_CUR, out, outlen);
+	rc = query_page(ctx, MDEVX_HCA_CAP_OP_MOD_GENERAL_CUR, out, outlen, false);
 	if (rc != 0) {
 		free(out);
 		return rc;
@@ -50,7 +53,7 @@ mdevx_caps_query(struct mdevx_ctx *ctx)
 	c->log_max_transport_domain = (uint8_t)CAP(out, log_max_transport_domain);
 	c->log_max_pd = (uint8_t)CAP(out, log_max_pd);
 	/* Capabilities 2 are optional: older devices reject the page. */
-	rc = query_page(ctx, MDEVX_HCA_CAP_OP_MOD_GENERAL_2_CUR, out, outlen);
+	rc = query_page(ctx, MDEVX_HCA_CAP_OP_MOD_GENERAL_2_CUR, out, outlen, true);
 	if (rc == 0) {
 		c->has_caps2 = 1;
 		c->flow_counter_bulk_log_max_alloc =
@@ -58,8 +61,8 @@ mdevx_caps_query(struct mdevx_ctx *ctx)
 		c->flow_counter_bulk_log_granularity =
 			(uint8_t)CAP2(out, flow_counter_bulk_log_granularity);
 	} else {
-		MDEVX_LOG(INFO, "%s: no general capabilities 2 (log-size counter bulks off)",
-			  ctx->devstr);
+		MDEVX_LOG(INFO, "%s: no general capabilities 2 (%s): log-size counter bulks "
+			  "off", ctx->devstr, strerror(rc));
 	}
 	free(out);
 	MDEVX_LOG(DEBUG, "%s: counters max %u bulk_alloc %#x log_max_bulk_query %u "

@@ -49,7 +49,7 @@ mdevx_cmd_fail(uint16_t opcode, const char *what, int err)
 
 /* Turn a backend return code and output mailbox into the API errno. */
 static int
-finish(const void *in, size_t inlen, int rc, const void *out, size_t outlen)
+finish_opt(const void *in, size_t inlen, int rc, const void *out, size_t outlen, bool quiet)
 {
 	uint16_t opcode = 0;
 	uint8_t status = 0;
@@ -70,12 +70,20 @@ finish(const void *in, size_t inlen, int rc, const void *out, size_t outlen)
 		err = rc == EREMOTEIO ? EIO : rc;
 	if (err == 0)
 		err = EIO;
+	if (quiet)
+		return err;
 	record(opcode, status, syndrome, err);
 	MDEVX_LOG(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s",
 		  mdevx_cmd_op_name(opcode), opcode, err, strerror(err), status,
 		  mdevx_cmd_status_name(status), syndrome,
 		  rc == 0 || rc == EREMOTEIO ? "" : " (not executed by the device)");
 	return err;
+}
+
+static int
+finish(const void *in, size_t inlen, int rc, const void *out, size_t outlen)
+{
+	return finish_opt(in, inlen, rc, out, outlen, false);
 }
 
 int
@@ -127,4 +135,15 @@ mdevx_cmd_general(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out
 	memset(out, 0, outlen);
 	rc = ctx->ops->general_cmd(ctx->bctx, in, inlen, out, outlen);
 	return finish(in, inlen, rc, out, outlen);
+}
+
+int
+mdevx_cmd_general_quiet(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
+			size_t outlen)
+{
+	int rc;
+
+	memset(out, 0, outlen);
+	rc = ctx->ops->general_cmd(ctx->bctx, in, inlen, out, outlen);
+	return finish_opt(in, inlen, rc, out, outlen, true);
 }

@@ -109,6 +109,9 @@ int mdevx_cmd_modify(struct mdevx_obj *obj, const void *in, size_t inlen, void *
 		     size_t outlen);
 int mdevx_cmd_general(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
 		      size_t outlen);
+/** As mdevx_cmd_general() for an expected failure: neither logged nor recorded. */
+int mdevx_cmd_general_quiet(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
+			    size_t outlen);
 /** Record and log a failure that has no mailbox (verbs ops, destroy). */
 void mdevx_cmd_fail(uint16_t opcode, const char *what, int err);
 

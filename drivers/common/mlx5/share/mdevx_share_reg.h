@@ -56,6 +56,10 @@ struct mdevx_share_rec_info {
 
 struct mdevx_share_reg;
 
+#ifndef MDEVX_SHARE_REG_API
+#define MDEVX_SHARE_REG_API __attribute__((visibility("default")))
+#endif
+
 /** Bytes a registry of @p capacity records needs (0 if capacity is invalid). */
 size_t mdevx_share_reg_size(uint32_t capacity);
 
@@ -63,11 +67,11 @@ size_t mdevx_share_reg_size(uint32_t capacity);
  * Format @p mem (at least mdevx_share_reg_size(capacity) bytes) as an empty
  * registry. Returns the registry or NULL with errno EINVAL.
  */
-struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
+MDEVX_SHARE_REG_API struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
 					     uint64_t cookie);
 
 /** Check that @p mem holds a registry (magic, version, sizes). NULL + errno. */
-struct mdevx_share_reg *mdevx_share_reg_attach(void *mem, size_t len);
+MDEVX_SHARE_REG_API struct mdevx_share_reg *mdevx_share_reg_attach(void *mem, size_t len);
 
 uint32_t mdevx_share_reg_capacity(const struct mdevx_share_reg *reg);
 uint32_t mdevx_share_reg_count(const struct mdevx_share_reg *reg);
@@ -121,6 +125,6 @@ int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 			     struct mdevx_share_rec_info *out);
 
 /** Test hook: a pointer to the raw bytes of slot @p idx and their size. */
-void *mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len);
+MDEVX_SHARE_REG_API void *mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len);
 
 #endif /* MDEVX_SHARE_REG_H */

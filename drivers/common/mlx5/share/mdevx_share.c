@@ -1,0 +1,1095 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Multi-process sharing of mlx5 DEVX objects: shared device context for
+ * secondaries (rte_mp + command fd), export registry in a memzone, import
+ * by name, withdraw with acknowledgements. See mdevx_share.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_memzone.h>
+
+#include "mdevx_share.h"
+#include "mdevx_share_internal.h"
+
+RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
+
+#define SHARE_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, mdevx_share_logtype, "mdevx_share: " fmt "\n", ##__VA_ARGS__)
+
+#define MP_ACTION "mdevx_share_mp"	/* ours: DPDK's mlx5 uses common_mlx5_mp */
+#define ATTACH_TIMEOUT_S 5
+#define DEFAULT_CAPACITY 4096
+#define DEFAULT_WITHDRAW_TIMEOUT_MS 2000
+#define DEVSTR_MAX 128
+#define IMP_CHUNK_SHIFT 12
+#define IMP_CHUNK (1u << IMP_CHUNK_SHIFT)
+#define IMP_MAX_CHUNKS 1024		/* 4M imports per device and process */
+
+enum mp_op {
+	MP_OP_ATTACH = 1,		/* secondary -> primary: give me the device */
+	MP_OP_WITHDRAW = 2,		/* primary -> secondaries: unimport record */
+	MP_OP_WITHDRAW_ALL = 3,		/* primary -> secondaries: unimport all */
+};
+
+struct mp_param {
+	uint32_t op;
+	int32_t status;			/* reply: 0 or negative errno */
+	uint32_t key;			/* device key (hash of devstr) */
+	uint32_t rec_idx;
+	uint64_t generation;
+	uint64_t cookie;
+	uint32_t unimported;		/* reply to withdraw */
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+	char devstr[DEVSTR_MAX];
+};
+
+_Static_assert(sizeof(struct mp_param) <= RTE_MP_MAX_PARAM_LEN, "rte_mp param size");
+
+enum imp_state {
+	IMP_FREE = 0,
+	IMP_LIVE = 1,
+	IMP_STALE = 2,			/* record withdrawn: object already unimported */
+};
+
+/* One import: 32 bytes, in chunks (no per-import allocation of ours). */
+struct imp_slot {
+	struct mdevx_obj *obj;
+	uint64_t rec_gen;
+	uint32_t rec_idx;
+	uint32_t gen;			/* slot generation, part of the handle */
+	uint32_t next_free;		/* index + 1 */
+	uint16_t kind;
+	uint16_t state;
+};
+
+_Static_assert(sizeof(struct imp_slot) == 32, "import slot size");
+
+struct mdevx_share_dev {
+	TAILQ_ENTRY(mdevx_share_dev) next;
+	char devstr[DEVSTR_MAX];
+	uint32_t key;
+	bool primary;
+	int refcnt;
+	struct mdevx_ctx *ctx;
+	const struct rte_memzone *mz;
+	struct mdevx_share_reg *reg;
+	uint64_t cookie;
+	uint32_t withdraw_timeout_ms;
+	size_t export_size;
+	/* primary: the published objects, by record slot */
+	struct mdevx_obj **owned;
+	pthread_mutex_t wlock;		/* primary: one writer of the registry */
+	/* imports of this process */
+	pthread_rwlock_t lock;		/* write: import/unimport/notification */
+	struct imp_slot *chunks[IMP_MAX_CHUNKS];
+	uint32_t nb_slots;		/* allocated slots */
+	uint32_t free_head;		/* index + 1 */
+	uint32_t nb_live;
+};
+
+static TAILQ_HEAD(, mdevx_share_dev) share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
+static pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int mp_users;		/* devices using the rte_mp action */
+static volatile int test_drop_acks;
+
+static int
+fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+static uint32_t
+devstr_key(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s != '\0') {
+		h ^= (uint8_t)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* ---------------------------------------------------------------- */
+/* Import slots                                                      */
+/* ---------------------------------------------------------------- */
+
+static inline struct imp_slot *
+slot_at(const struct mdevx_share_dev *dev, uint32_t idx)
+{
+	return &dev->chunks[idx >> IMP_CHUNK_SHIFT][idx & (IMP_CHUNK - 1)];
+}
+
+static inline mdevx_share_imp_t
+slot_handle(uint32_t idx, const struct imp_slot *s)
+{
+	mdevx_share_imp_t h = { .id = ((uint64_t)s->gen << 32) | (idx + 1) };
+
+	return h;
+}
+
+/* The live (or stale) slot a handle names, or NULL. Lock held. */
+static struct imp_slot *
+slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h, uint32_t *idx_out)
+{
+	uint32_t idx = (uint32_t)h.id, gen = (uint32_t)(h.id >> 32);
+	struct imp_slot *s;
+
+	if (idx == 0 || idx > dev->nb_slots)
+		return NULL;
+	s = slot_at(dev, idx - 1);
+	if (s->state == IMP_FREE || s->gen != gen)
+		return NULL;
+	if (idx_out != NULL)
+		*idx_out = idx - 1;
+	return s;
+}
+
+/* A free slot (lock held). NULL with ENOMEM / ENOSPC. */
+static struct imp_slot *
+slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out)
+{
+	struct imp_slot *s;
+	uint32_t idx;
+
+	if (dev->free_head == 0) {
+		uint32_t c = dev->nb_slots >> IMP_CHUNK_SHIFT;
+
+		if (c >= IMP_MAX_CHUNKS) {
+			errno = ENOSPC;
+			return NULL;
+		}
+		dev->chunks[c] = calloc(IMP_CHUNK, sizeof(struct imp_slot));
+		if (dev->chunks[c] == NULL) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		for (uint32_t i = IMP_CHUNK; i > 0; i--) {
+			s = &dev->chunks[c][i - 1];
+			s->next_free = dev->free_head;
+			dev->free_head = dev->nb_slots + i;
+		}
+		dev->nb_slots += IMP_CHUNK;
+	}
+	idx = dev->free_head - 1;
+	s = slot_at(dev, idx);
+	dev->free_head = s->next_free;
+	s->next_free = 0;
+	*idx_out = idx;
+	return s;
+}
+
+static void
+slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
+{
+	if (s->state == IMP_LIVE)
+		dev->nb_live--;
+	s->state = IMP_FREE;
+	s->obj = NULL;
+	s->gen++;
+	s->next_free = dev->free_head;
+	dev->free_head = idx + 1;
+}
+
+/* Unimport every import of record @p rec_idx of generation @p gen (all if
+ * rec_idx is UINT32_MAX). Write lock held. Returns how many. */
+static uint32_t
+unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < dev->nb_slots; i++) {
+		struct imp_slot *s = slot_at(dev, i);
+
+		if (s->state != IMP_LIVE)
+			continue;
+		if (rec_idx != UINT32_MAX && (s->rec_idx != rec_idx || s->rec_gen != gen))
+			continue;
+		mdevx_obj_unimport(s->obj);
+		s->obj = NULL;
+		s->state = IMP_STALE;
+		dev->nb_live--;
+		n++;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------- */
+/* rte_mp                                                            */
+/* ---------------------------------------------------------------- */
+
+static struct mdevx_share_dev *
+find_dev_locked(const char *devstr, uint32_t key)
+{
+	struct mdevx_share_dev *dev;
+
+	TAILQ_FOREACH(dev, &share_devs, next) {
+		if (devstr != NULL && strcmp(dev->devstr, devstr) == 0)
+			return dev;
+		if (devstr == NULL && dev->key == key)
+			return dev;
+	}
+	return NULL;
+}
+
+/*
+ * Runs on the EAL IPC thread. No allocation, no request of our own: the
+ * reply carries the command fd (the receiver gets its own descriptor).
+ */
+static int
+mp_handler(const struct rte_mp_msg *msg, const void *peer)
+{
+	const struct mp_param *req = (const struct mp_param *)msg->param;
+	struct rte_mp_msg reply;
+	struct mp_param *rep = (struct mp_param *)reply.param;
+	struct mdevx_share_dev *dev;
+
+	if (msg->len_param != sizeof(*req))
+		return -EINVAL;
+	memset(&reply, 0, sizeof(reply));
+	snprintf(reply.name, sizeof(reply.name), "%s", MP_ACTION);
+	reply.len_param = sizeof(*rep);
+	rep->op = req->op;
+	rep->key = req->key;
+
+	pthread_mutex_lock(&share_devs_lock);
+	if (req->op == MP_OP_ATTACH && rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		char devstr[DEVSTR_MAX];
+
+		memcpy(devstr, req->devstr, sizeof(devstr));
+		devstr[DEVSTR_MAX - 1] = '\0';
+		dev = find_dev_locked(devstr, 0);
+		if (dev == NULL || !dev->primary) {
+			rep->status = -ENODEV;
+		} else {
+			rep->cookie = dev->cookie;
+			snprintf(rep->mz_name, sizeof(rep->mz_name), "%s", dev->mz->name);
+			reply.num_fds = 1;
+			reply.fds[0] = mdevx_cmd_fd(dev->ctx);
+			if (reply.fds[0] < 0) {
+				reply.num_fds = 0;
+				rep->status = -EBADF;
+			}
+		}
+	} else if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) &&
+		   rte_eal_process_type() == RTE_PROC_SECONDARY) {
+		dev = find_dev_locked(NULL, req->key);
+		if (dev != NULL) {
+			pthread_rwlock_wrlock(&dev->lock);
+			rep->unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ?
+							  req->rec_idx : UINT32_MAX,
+							  req->generation);
+			pthread_rwlock_unlock(&dev->lock);
+		}
+		if (test_drop_acks) {
+			pthread_mutex_unlock(&share_devs_lock);
+			return 0;	/* test hook: never acknowledge */
+		}
+	} else {
+		rep->status = -EINVAL;
+	}
+	pthread_mutex_unlock(&share_devs_lock);
+	return rte_mp_reply(&reply, peer);
+}
+
+/* Register our action for the first device of the process. Lock held. */
+static int
+mp_get(void)
+{
+	if (mp_users == 0 && rte_mp_action_register(MP_ACTION, mp_handler) != 0 &&
+	    rte_errno != EEXIST) {
+		SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", MP_ACTION,
+			  rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	mp_users++;
+	return 0;
+}
+
+static void
+mp_put(void)
+{
+	if (mp_users > 0 && --mp_users == 0)
+		rte_mp_action_unregister(MP_ACTION);
+}
+
+void
+mdevx_share_test_drop_acks(int drop)
+{
+	test_drop_acks = drop;
+}
+
+/*
+ * Primary: tell every secondary, wait for the acknowledgements (bounded).
+ * Returns the number of secondaries that acknowledged.
+ */
+static unsigned int
+notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, uint64_t gen,
+		int *nb_sent)
+{
+	struct rte_mp_msg req;
+	struct mp_param *p = (struct mp_param *)req.param;
+	struct rte_mp_reply reply;
+	struct timespec ts = {
+		.tv_sec = dev->withdraw_timeout_ms / 1000,
+		.tv_nsec = (long)(dev->withdraw_timeout_ms % 1000) * 1000000,
+	};
+	unsigned int acked = 0;
+
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", MP_ACTION);
+	req.len_param = sizeof(*p);
+	p->op = op;
+	p->key = dev->key;
+	p->rec_idx = rec_idx;
+	p->generation = gen;
+	memset(&reply, 0, sizeof(reply));
+	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
+		SHARE_LOG(WARNING, "withdraw notification failed: %s", rte_strerror(rte_errno));
+		*nb_sent = 0;
+		return 0;
+	}
+	for (int i = 0; i < reply.nb_received; i++) {
+		const struct mp_param *r = (const struct mp_param *)reply.msgs[i].param;
+
+		if (reply.msgs[i].len_param == sizeof(*r) && r->status == 0)
+			acked++;
+	}
+	if (reply.nb_received < reply.nb_sent)
+		SHARE_LOG(WARNING, "withdraw of record %u: %d of %d secondaries answered "
+			  "within %u ms", rec_idx, reply.nb_received, reply.nb_sent,
+			  dev->withdraw_timeout_ms);
+	*nb_sent = reply.nb_sent;
+	free(reply.msgs);
+	return acked;
+}
+
+/* ---------------------------------------------------------------- */
+/* Devices                                                           */
+/* ---------------------------------------------------------------- */
+
+static struct mdevx_share_dev *
+dev_new(const char *devstr)
+{
+	struct mdevx_share_dev *dev = calloc(1, sizeof(*dev));
+
+	if (dev == NULL)
+		return NULL;
+	snprintf(dev->devstr, sizeof(dev->devstr), "%s", devstr);
+	dev->key = devstr_key(devstr);
+	dev->refcnt = 1;
+	pthread_mutex_init(&dev->wlock, NULL);
+	pthread_rwlock_init(&dev->lock, NULL);
+	return dev;
+}
+
+static void
+dev_free(struct mdevx_share_dev *dev)
+{
+	for (uint32_t c = 0; c < IMP_MAX_CHUNKS && dev->chunks[c] != NULL; c++)
+		free(dev->chunks[c]);
+	free(dev->owned);
+	pthread_mutex_destroy(&dev->wlock);
+	pthread_rwlock_destroy(&dev->lock);
+	free(dev);
+}
+
+static int
+check_devstr(const char *devstr)
+{
+	if (devstr == NULL || devstr[0] == '\0')
+		return EINVAL;
+	if (strnlen(devstr, DEVSTR_MAX) >= DEVSTR_MAX)
+		return ENAMETOOLONG;
+	return 0;
+}
+
+struct mdevx_share_dev *
+mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
+{
+	uint32_t capacity = DEFAULT_CAPACITY;
+	struct mdevx_share_dev *dev = NULL;
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+	size_t len;
+	int err;
+
+	err = check_devstr(devstr);
+	if (err != 0)
+		goto err_out;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		err = EPERM;
+		goto err_out;
+	}
+	if (conf != NULL && conf->capacity != 0)
+		capacity = conf->capacity;
+	len = mdevx_share_reg_size(capacity);
+	if (len == 0) {
+		err = EINVAL;
+		goto err_out;
+	}
+	pthread_mutex_lock(&share_devs_lock);
+	if (find_dev_locked(devstr, 0) != NULL) {
+		pthread_mutex_unlock(&share_devs_lock);
+		err = EEXIST;
+		goto err_out;
+	}
+	dev = dev_new(devstr);
+	if (dev == NULL) {
+		pthread_mutex_unlock(&share_devs_lock);
+		err = ENOMEM;
+		goto err_out;
+	}
+	dev->primary = true;
+	dev->withdraw_timeout_ms = conf != NULL && conf->withdraw_timeout_ms != 0 ?
+				   conf->withdraw_timeout_ms : DEFAULT_WITHDRAW_TIMEOUT_MS;
+	dev->owned = calloc(capacity, sizeof(*dev->owned));
+	if (dev->owned == NULL) {
+		err = ENOMEM;
+		goto err_unlock;
+	}
+	do {
+		if (getrandom(&dev->cookie, sizeof(dev->cookie), 0) != sizeof(dev->cookie)) {
+			err = errno;
+			goto err_unlock;
+		}
+	} while (dev->cookie == 0);
+	dev->ctx = mdevx_open(devstr);
+	if (dev->ctx == NULL) {
+		err = errno;
+		SHARE_LOG(ERR, "cannot open %s: %s", devstr, strerror(err));
+		goto err_unlock;
+	}
+	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0 ||
+	    dev->export_size > MDEVX_SHARE_EXPORT_MAX) {
+		err = ENOTSUP;
+		SHARE_LOG(ERR, "%s: export buffer of %zu bytes does not fit a record (%d)",
+			  devstr, dev->export_size, MDEVX_SHARE_EXPORT_MAX);
+		goto err_close;
+	}
+	snprintf(mz_name, sizeof(mz_name), "mdevx_sh_%08x", dev->key);
+	dev->mz = rte_memzone_reserve_aligned(mz_name, len, SOCKET_ID_ANY, 0, 64);
+	if (dev->mz == NULL) {
+		err = rte_errno;
+		SHARE_LOG(ERR, "%s: cannot reserve memzone %s of %zu bytes: %s", devstr,
+			  mz_name, len, rte_strerror(err));
+		goto err_close;
+	}
+	dev->reg = mdevx_share_reg_init(dev->mz->addr, dev->mz->len, capacity, dev->cookie);
+	if (dev->reg == NULL) {
+		err = errno;
+		goto err_mz;
+	}
+	err = -mp_get();
+	if (err != 0)
+		goto err_mz;
+	TAILQ_INSERT_TAIL(&share_devs, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
+	mdevx_share_telemetry_init();
+	SHARE_LOG(INFO, "%s: sharing with %u records in %s, cookie %#" PRIx64, devstr,
+		  capacity, mz_name, dev->cookie);
+	return dev;
+
+err_mz:
+	rte_memzone_free(dev->mz);
+err_close:
+	mdevx_close(dev->ctx);
+err_unlock:
+	pthread_mutex_unlock(&share_devs_lock);
+	dev_free(dev);
+err_out:
+	errno = err;
+	return NULL;
+}
+
+struct mdevx_share_dev *
+mdevx_share_dev_attach(const char *devstr)
+{
+	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
+	struct mdevx_share_dev *dev;
+	struct rte_mp_msg req;
+	struct mp_param *p = (struct mp_param *)req.param;
+	struct rte_mp_reply reply;
+	const struct mp_param *r;
+	int err, fd = -1;
+
+	err = check_devstr(devstr);
+	if (err != 0)
+		goto err_out;
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+		err = EPERM;
+		goto err_out;
+	}
+	pthread_mutex_lock(&share_devs_lock);
+	dev = find_dev_locked(devstr, 0);
+	if (dev != NULL) {
+		dev->refcnt++;
+		pthread_mutex_unlock(&share_devs_lock);
+		return dev;
+	}
+	dev = dev_new(devstr);
+	if (dev == NULL) {
+		err = ENOMEM;
+		goto err_unlock;
+	}
+	err = -mp_get();
+	if (err != 0)
+		goto err_free;
+
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", MP_ACTION);
+	req.len_param = sizeof(*p);
+	p->op = MP_OP_ATTACH;
+	p->key = dev->key;
+	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
+	memset(&reply, 0, sizeof(reply));
+	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
+		err = rte_errno != 0 ? rte_errno : EIO;
+		SHARE_LOG(ERR, "%s: attach request to the primary failed: %s", devstr,
+			  rte_strerror(err));
+		goto err_mp;
+	}
+	if (reply.nb_received != 1) {
+		err = ETIMEDOUT;
+		SHARE_LOG(ERR, "%s: the primary did not answer within %d s", devstr,
+			  ATTACH_TIMEOUT_S);
+		free(reply.msgs);
+		goto err_mp;
+	}
+	r = (const struct mp_param *)reply.msgs[0].param;
+	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH) {
+		err = EPROTO;
+	} else if (r->status != 0) {
+		err = -r->status;
+	} else if (reply.msgs[0].num_fds != 1) {
+		err = EPROTO;
+	} else {
+		fd = reply.msgs[0].fds[0];
+		dev->cookie = r->cookie;
+		dev->mz = rte_memzone_lookup(r->mz_name);
+		if (dev->mz == NULL)
+			err = ENOENT;
+	}
+	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
+		close(reply.msgs[0].fds[i]);
+	free(reply.msgs);
+	if (err != 0) {
+		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
+		goto err_mp;
+	}
+	dev->reg = mdevx_share_reg_attach(dev->mz->addr, dev->mz->len);
+	if (dev->reg == NULL || mdevx_share_reg_cookie(dev->reg) != dev->cookie) {
+		err = EPROTO;
+		close(fd);
+		SHARE_LOG(ERR, "%s: registry %s is not the device's", devstr, dev->mz->name);
+		goto err_mp;
+	}
+	dev->ctx = mdevx_import_device(devstr, fd);
+	if (dev->ctx == NULL) {
+		err = errno;
+		close(fd);
+		SHARE_LOG(ERR, "%s: importing the device context failed: %s", devstr,
+			  strerror(err));
+		goto err_mp;
+	}
+	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0) {
+		err = ENOTSUP;
+		mdevx_close(dev->ctx);
+		goto err_mp;
+	}
+	TAILQ_INSERT_TAIL(&share_devs, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
+	SHARE_LOG(INFO, "%s: attached, cookie %#" PRIx64, devstr, dev->cookie);
+	return dev;
+
+err_mp:
+	mp_put();
+err_free:
+	dev_free(dev);
+err_unlock:
+	pthread_mutex_unlock(&share_devs_lock);
+err_out:
+	errno = err;
+	return NULL;
+}
+
+/* Primary close: withdraw everything with one notification. wlock held. */
+static int
+primary_withdraw_all(struct mdevx_share_dev *dev)
+{
+	struct mdevx_share_rec_info info;
+	uint32_t cap = mdevx_share_reg_capacity(dev->reg);
+	int64_t i = -1;
+	int nb_sent, ret = 0;
+
+	while ((i = mdevx_share_reg_next(dev->reg, (uint32_t)(i + 1), &info)) >= 0) {
+		if (info.state == MDEVX_SHARE_REC_PUBLISHED)
+			mdevx_share_reg_withdraw(dev->reg, (uint32_t)i, info.generation, NULL);
+	}
+	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent);
+	for (uint32_t s = 0; s < cap; s++) {
+		if (dev->owned[s] != NULL) {
+			int r = mdevx_obj_destroy(dev->owned[s]);
+
+			if (r != 0 && ret == 0)
+				ret = r;
+			if (r == 0)
+				dev->owned[s] = NULL;
+		}
+		mdevx_share_reg_release(dev->reg, s);
+	}
+	return ret;
+}
+
+int
+mdevx_share_dev_close(struct mdevx_share_dev *dev)
+{
+	int ret = 0;
+
+	if (dev == NULL)
+		return fail(EINVAL);
+	pthread_mutex_lock(&share_devs_lock);
+	if (find_dev_locked(dev->devstr, 0) != dev) {
+		pthread_mutex_unlock(&share_devs_lock);
+		return fail(ENOENT);
+	}
+	if (--dev->refcnt > 0) {
+		pthread_mutex_unlock(&share_devs_lock);
+		return 0;
+	}
+	TAILQ_REMOVE(&share_devs, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
+
+	pthread_rwlock_wrlock(&dev->lock);
+	unimport_record(dev, UINT32_MAX, 0);
+	for (uint32_t i = 0; i < dev->nb_slots; i++) {
+		struct imp_slot *s = slot_at(dev, i);
+
+		if (s->state != IMP_FREE)
+			slot_free(dev, s, i);
+	}
+	pthread_rwlock_unlock(&dev->lock);
+	if (dev->primary) {
+		pthread_mutex_lock(&dev->wlock);
+		ret = primary_withdraw_all(dev);
+		pthread_mutex_unlock(&dev->wlock);
+		if (ret != 0)
+			SHARE_LOG(ERR, "%s: some objects could not be destroyed: %s",
+				  dev->devstr, strerror(-ret));
+	}
+	if (mdevx_close(dev->ctx) != 0 && ret == 0)
+		ret = -errno;
+	if (dev->primary)
+		rte_memzone_free(dev->mz);
+	pthread_mutex_lock(&share_devs_lock);
+	mp_put();
+	pthread_mutex_unlock(&share_devs_lock);
+	dev_free(dev);
+	if (ret != 0)
+		errno = -ret;
+	return ret;
+}
+
+struct mdevx_ctx *
+mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
+{
+	if (dev == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return dev->ctx;
+}
+
+uint64_t
+mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
+{
+	if (dev == NULL) {
+		errno = EINVAL;
+		return 0;
+	}
+	return dev->cookie;
+}
+
+uint32_t
+mdevx_share_dev_count(const struct mdevx_share_dev *dev)
+{
+	return dev != NULL ? mdevx_share_reg_count(dev->reg) : 0;
+}
+
+uint32_t
+mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
+{
+	return dev != NULL ? dev->nb_live : 0;
+}
+
+struct mdevx_share_reg *
+mdevx_share_dev_reg(struct mdevx_share_dev *dev)
+{
+	return dev != NULL ? dev->reg : NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* Records                                                           */
+/* ---------------------------------------------------------------- */
+
+static int
+check_name(const char *name)
+{
+	if (name == NULL || name[0] == '\0')
+		return EINVAL;
+	if (strnlen(name, MDEVX_SHARE_NAME_MAX + 1) > MDEVX_SHARE_NAME_MAX)
+		return ENAMETOOLONG;
+	return 0;
+}
+
+static void
+info_to_record(const struct mdevx_share_rec_info *info, struct mdevx_share_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	memcpy(rec->name, info->name, sizeof(rec->name));
+	rec->kind = (enum mdevx_share_kind)info->kind;
+	rec->withdrawn = info->state == MDEVX_SHARE_REC_WITHDRAWN;
+	rec->generation = info->generation;
+	rec->owner_pid = info->owner_pid;
+	rec->object_id = info->object_id;
+	if (info->kind == MDEVX_SHARE_COUNTER) {
+		rec->bulk_size = info->size_or_tirn;
+	} else {
+		rec->tirn = info->size_or_tirn;
+		rec->rx_icm_addr = info->rx_icm_addr;
+	}
+}
+
+int
+mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_obj *obj)
+{
+	struct mdevx_share_rec_info info;
+	struct mdevx_obj_info oi;
+	uint32_t idx;
+	uint64_t gen;
+	int ret;
+
+	if (dev == NULL || obj == NULL)
+		return fail(EINVAL);
+	ret = check_name(name);
+	if (ret != 0)
+		return fail(ret);
+	if (!dev->primary)
+		return fail(EPERM);
+	if (mdevx_obj_info(obj, &oi) != 0)
+		return -errno;
+	if (oi.imported)
+		return fail(EPERM);
+	memset(&info, 0, sizeof(info));
+	if (oi.kind == MDEVX_OBJ_FLOW_COUNTER) {
+		info.kind = MDEVX_SHARE_COUNTER;
+		info.size_or_tirn = oi.bulk_size;
+	} else if (oi.kind == MDEVX_OBJ_TIR) {
+		info.kind = MDEVX_SHARE_TIR;
+		info.size_or_tirn = oi.tirn;
+		info.rx_icm_addr = oi.rx_icm_addr;
+	} else {
+		return fail(EPROTOTYPE);
+	}
+	snprintf(info.name, sizeof(info.name), "%s", name);
+	info.cookie = dev->cookie;
+	info.owner_pid = getpid();
+	info.object_id = oi.id;
+	info.export_len = (uint32_t)dev->export_size;
+	ret = mdevx_obj_export(obj, info.export_buf, sizeof(info.export_buf));
+	if (ret != 0)
+		return ret;
+	pthread_mutex_lock(&dev->wlock);
+	ret = mdevx_share_reg_publish(dev->reg, &info, &idx, &gen);
+	if (ret == 0)
+		dev->owned[idx] = obj;
+	pthread_mutex_unlock(&dev->wlock);
+	if (ret != 0)
+		return fail(ret);
+	SHARE_LOG(DEBUG, "%s: published %s (%s id %u) in slot %u gen %" PRIu64, dev->devstr,
+		  name, info.kind == MDEVX_SHARE_COUNTER ? "counter" : "tir", oi.id, idx, gen);
+	return 0;
+}
+
+int
+mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int *acked)
+{
+	struct mdevx_share_rec_info info;
+	unsigned int n_acked;
+	uint32_t idx;
+	uint64_t gen;
+	int ret, nb_sent;
+
+	if (dev == NULL)
+		return fail(EINVAL);
+	ret = check_name(name);
+	if (ret != 0)
+		return fail(ret);
+	if (!dev->primary)
+		return fail(EPERM);
+	pthread_mutex_lock(&dev->wlock);
+	ret = mdevx_share_reg_lookup(dev->reg, name, &info, &idx, NULL);
+	if (ret == 0 && info.state != MDEVX_SHARE_REC_PUBLISHED)
+		ret = ENOENT;
+	if (ret == 0)
+		ret = mdevx_share_reg_withdraw(dev->reg, idx, info.generation, &gen);
+	if (ret != 0) {
+		pthread_mutex_unlock(&dev->wlock);
+		return fail(ret);
+	}
+	/* From here on every use of an import fails with ESTALE. */
+	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, info.generation, &nb_sent);
+	ret = mdevx_obj_destroy(dev->owned[idx]);
+	if (ret == 0) {
+		dev->owned[idx] = NULL;
+		mdevx_share_reg_release(dev->reg, idx);
+	} else {
+		SHARE_LOG(ERR, "%s: withdraw %s: destroy failed: %s (record kept withdrawn)",
+			  dev->devstr, name, strerror(-ret));
+	}
+	pthread_mutex_unlock(&dev->wlock);
+	SHARE_LOG(DEBUG, "%s: withdrew %s: %u of %d secondaries acknowledged", dev->devstr,
+		  name, n_acked, nb_sent);
+	if (acked != NULL)
+		*acked = n_acked;
+	return ret;
+}
+
+int
+mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_share_record *rec)
+{
+	struct mdevx_share_rec_info info;
+	int ret;
+
+	if (dev == NULL || rec == NULL)
+		return fail(EINVAL);
+	ret = mdevx_share_reg_lookup(dev->reg, name, &info, NULL, NULL);
+	if (ret != 0)
+		return fail(ret);
+	info_to_record(&info, rec);
+	return 0;
+}
+
+int64_t
+mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start, struct mdevx_share_record *rec)
+{
+	struct mdevx_share_rec_info info;
+	int64_t i;
+
+	if (dev == NULL || rec == NULL)
+		return -1;
+	i = mdevx_share_reg_next(dev->reg, start, &info);
+	if (i >= 0)
+		info_to_record(&info, rec);
+	return i;
+}
+
+/* ---------------------------------------------------------------- */
+/* Imports                                                           */
+/* ---------------------------------------------------------------- */
+
+int
+mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
+		   mdevx_share_imp_t *imp)
+{
+	struct mdevx_share_rec_info info;
+	struct mdevx_obj_info oi;
+	struct mdevx_obj *obj;
+	struct imp_slot *s;
+	uint32_t idx, sidx;
+	int ret;
+
+	if (dev == NULL || imp == NULL || kind > MDEVX_SHARE_TIR)
+		return fail(EINVAL);
+	ret = mdevx_share_reg_lookup(dev->reg, name, &info, &idx, NULL);
+	if (ret != 0)
+		return fail(ret);
+	if (info.state != MDEVX_SHARE_REC_PUBLISHED)
+		return fail(ESTALE);
+	if (info.cookie != dev->cookie)
+		return fail(EXDEV);
+	if (kind != MDEVX_SHARE_ANY && info.kind != kind)
+		return fail(EPROTOTYPE);
+	if (info.export_len != dev->export_size)
+		return fail(EBADMSG);
+	obj = mdevx_obj_import(dev->ctx, info.export_buf, info.export_len,
+			       info.kind == MDEVX_SHARE_COUNTER ? MDEVX_OBJ_FLOW_COUNTER :
+			       MDEVX_OBJ_TIR);
+	if (obj == NULL)
+		return fail(errno == EPROTOTYPE ? EBADMSG : errno);
+	/* The export buffer must describe the object the record names. */
+	if (mdevx_obj_info(obj, &oi) != 0 || oi.id != info.object_id ||
+	    (info.kind == MDEVX_SHARE_COUNTER ? oi.bulk_size != info.size_or_tirn :
+	     oi.tirn != info.size_or_tirn || oi.rx_icm_addr != info.rx_icm_addr)) {
+		mdevx_obj_unimport(obj);
+		return fail(EBADMSG);
+	}
+	pthread_rwlock_wrlock(&dev->lock);
+	s = slot_alloc(dev, &sidx);
+	if (s == NULL) {
+		ret = errno;
+		pthread_rwlock_unlock(&dev->lock);
+		mdevx_obj_unimport(obj);
+		return fail(ret);
+	}
+	s->obj = obj;
+	s->rec_idx = idx;
+	s->rec_gen = info.generation;
+	s->kind = info.kind;
+	s->state = IMP_LIVE;
+	dev->nb_live++;
+	/*
+	 * Withdrawn between the lookup and now? The primary marks the record
+	 * before it notifies, and the notification takes this lock: checking
+	 * after the slot is visible closes the window.
+	 */
+	if (mdevx_share_reg_check(dev->reg, idx, info.generation) != 0) {
+		slot_free(dev, s, sidx);
+		pthread_rwlock_unlock(&dev->lock);
+		mdevx_obj_unimport(obj);
+		return fail(ESTALE);
+	}
+	*imp = slot_handle(sidx, s);
+	pthread_rwlock_unlock(&dev->lock);
+	return 0;
+}
+
+int
+mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
+{
+	struct mdevx_obj *obj = NULL;
+	struct imp_slot *s;
+	uint32_t sidx;
+
+	if (dev == NULL)
+		return fail(EINVAL);
+	pthread_rwlock_wrlock(&dev->lock);
+	s = slot_of(dev, imp, &sidx);
+	if (s == NULL) {
+		pthread_rwlock_unlock(&dev->lock);
+		return fail(ENOENT);
+	}
+	if (s->state == IMP_LIVE)
+		obj = s->obj;
+	slot_free(dev, s, sidx);
+	pthread_rwlock_unlock(&dev->lock);
+	if (obj != NULL)
+		mdevx_obj_unimport(obj);
+	return 0;
+}
+
+/* Read lock taken on success: the caller uses the object, then unlocks. */
+static struct mdevx_obj *
+use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_kind kind,
+	  int *err)
+{
+	struct imp_slot *s;
+
+	if (dev == NULL) {
+		*err = EINVAL;
+		return NULL;
+	}
+	pthread_rwlock_rdlock(&dev->lock);
+	s = slot_of(dev, imp, NULL);
+	if (s == NULL) {
+		*err = ENOENT;
+	} else if (s->state == IMP_STALE) {
+		*err = ESTALE;
+	} else if (kind != MDEVX_SHARE_ANY && s->kind != kind) {
+		*err = EPROTOTYPE;
+	} else {
+		*err = mdevx_share_reg_check(dev->reg, s->rec_idx, s->rec_gen);
+		if (*err == 0)
+			return s->obj;
+	}
+	pthread_rwlock_unlock(&dev->lock);
+	return NULL;
+}
+
+static void
+use_end(struct mdevx_share_dev *dev)
+{
+	pthread_rwlock_unlock(&dev->lock);
+}
+
+struct mdevx_obj *
+mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
+{
+	struct mdevx_obj *obj;
+	int err;
+
+	obj = use_begin(dev, imp, MDEVX_SHARE_ANY, &err);
+	if (obj == NULL) {
+		errno = err;
+		return NULL;
+	}
+	use_end(dev);
+	return obj;
+}
+
+int
+mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t offset,
+			  uint32_t n, int clear, struct mdevx_counter_stats *stats)
+{
+	struct mdevx_obj *obj;
+	int err, ret;
+
+	obj = use_begin(dev, imp, MDEVX_SHARE_COUNTER, &err);
+	if (obj == NULL)
+		return fail(err);
+	ret = mdevx_counter_query(obj, offset, n, clear, stats);
+	use_end(dev);
+	return ret;
+}
+
+int
+mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+		      struct mdevx_tir_attr *attr)
+{
+	struct mdevx_obj *obj;
+	int err, ret;
+
+	obj = use_begin(dev, imp, MDEVX_SHARE_TIR, &err);
+	if (obj == NULL)
+		return fail(err);
+	ret = mdevx_tir_query(obj, attr);
+	use_end(dev);
+	return ret;
+}
+
+/* For telemetry: call @p fn on every device of the process. */
+void
+mdevx_share_foreach_dev(void (*fn)(struct mdevx_share_dev *dev, void *arg), void *arg)
+{
+	struct mdevx_share_dev *dev;
+
+	pthread_mutex_lock(&share_devs_lock);
+	TAILQ_FOREACH(dev, &share_devs, next)
+		fn(dev, arg);
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
+const char *
+mdevx_share_dev_name(const struct mdevx_share_dev *dev)
+{
+	return dev->devstr;
+}
+
+int
+mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev)
+{
+	return dev->primary;
+}

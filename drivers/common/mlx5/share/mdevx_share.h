@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * libmdevx_share: share mlx5 DEVX flow counter bulks and TIRs between the
+ * processes of one DPDK multi-process instance.
+ *
+ * The primary opens a device (mdevx_share_dev_open()): it owns the device
+ * context, draws a random instance cookie and reserves a registry memzone
+ * in hugepage memory. It publishes objects under a name
+ * (mdevx_share_publish()): the object is exported into a record of the
+ * registry. A secondary attaches to the device (mdevx_share_dev_attach()):
+ * it asks the primary over rte_mp for the device's command fd, imports the
+ * device context with it and maps the registry; then it imports objects by
+ * name (mdevx_share_import()) without talking to the primary.
+ *
+ * Withdrawal (mdevx_share_withdraw(), primary): the record is marked
+ * withdrawn and its generation bumped, the secondaries are notified over
+ * rte_mp and unimport what they imported of it, the primary waits for
+ * their acknowledgements up to a bound, then destroys the object. An
+ * import used after its record was withdrawn fails with ESTALE.
+ *
+ * @par Errors
+ * int functions return 0 or a negative errno (and set errno); pointer
+ * functions return NULL and set errno. Common values:
+ * - EINVAL: NULL or invalid argument;
+ * - ENAMETOOLONG: name longer than MDEVX_SHARE_NAME_MAX;
+ * - ENOENT: no record of that name; or a handle that is not a live import;
+ * - EEXIST: a record of that name exists (publish);
+ * - ENOSPC: the registry is full (publish);
+ * - EPROTOTYPE: the record or object is of another kind than asked;
+ * - EXDEV: the record belongs to another instance or uverbs file (cookie);
+ * - EBADMSG: the record is corrupted (checksum, or inconsistent with the
+ *   export buffer it carries);
+ * - ESTALE: the record was withdrawn (import, or use of an import);
+ * - EAGAIN: the record is being written and could not be read consistently
+ *   (its writer may have died mid-write); try again later;
+ * - EPERM: a primary-only call made by a secondary, or the reverse;
+ * - ETIMEDOUT/ECONNREFUSED/ENODEV: attach: the primary does not answer, is
+ *   not running, or has not opened that device.
+ *
+ * @par Ownership
+ * - mdevx_share_publish() takes the object: from then on only
+ *   mdevx_share_withdraw() (or mdevx_share_dev_close() in the primary)
+ *   destroys it.
+ * - An import is released by mdevx_share_unimport(), also after the record
+ *   was withdrawn (the notification already freed the underlying object).
+ * - mdevx_share_dev_close() in the primary withdraws every record, destroys
+ *   the objects and frees the registry; in a secondary it unimports what
+ *   the process still holds and closes its device context.
+ * - If the primary dies, secondaries keep what they imported (their device
+ *   context keeps the uverbs file alive); the device objects disappear when
+ *   the last process holding the command fd is gone.
+ */
+#ifndef MDEVX_SHARE_H
+#define MDEVX_SHARE_H
+
+#include <stdint.h>
+
+#include "mdevx.h"
+#include "mdevx_share_reg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a record may hold. */
+enum mdevx_share_kind {
+	MDEVX_SHARE_ANY = 0,		/**< wildcard for import */
+	MDEVX_SHARE_COUNTER = 1,	/**< a flow counter bulk */
+	MDEVX_SHARE_TIR = 2,
+};
+
+/** A device shared by one DPDK instance (one per device and process). */
+struct mdevx_share_dev;
+
+/** Import handle: a value, not a pointer (stale or repeated use is detected). */
+typedef struct {
+	uint64_t id;
+} mdevx_share_imp_t;
+
+/** Open parameters (primary). */
+struct mdevx_share_conf {
+	uint32_t capacity;		/**< records; 0 = 4096; max MDEVX_SHARE_CAPACITY_MAX */
+	uint32_t withdraw_timeout_ms;	/**< bound on acknowledgements; 0 = 2000 */
+};
+
+/** A record as seen by lookup and the telemetry commands. */
+struct mdevx_share_record {
+	char name[MDEVX_SHARE_NAME_MAX + 1];
+	enum mdevx_share_kind kind;
+	int withdrawn;			/**< 1 once withdrawn */
+	uint64_t generation;
+	int32_t owner_pid;
+	uint32_t object_id;		/**< counter base id or tirn */
+	uint32_t bulk_size;		/**< counters */
+	uint32_t tirn;			/**< TIRs */
+	uint64_t rx_icm_addr;		/**< TIRs */
+};
+
+/**
+ * Primary: open @p devstr (see mdevx_open()) for sharing, reserve its
+ * registry memzone and answer attach requests of secondaries.
+ * @return the device, or NULL with errno (EPERM in a secondary, EEXIST if
+ *   already open in this process, ENOMEM/ENOSPC for the memzone, errors of
+ *   mdevx_open()).
+ */
+MDEVX_API struct mdevx_share_dev *mdevx_share_dev_open(const char *devstr,
+							const struct mdevx_share_conf *conf);
+
+/**
+ * Secondary: attach to the device the primary opened under @p devstr: get
+ * the command fd over rte_mp (bounded wait), import the device context,
+ * map the registry. Cached: a second call returns the same device (with a
+ * reference count; close once per attach).
+ */
+MDEVX_API struct mdevx_share_dev *mdevx_share_dev_attach(const char *devstr);
+
+/** Close (see Ownership). 0 or negative errno. */
+MDEVX_API int mdevx_share_dev_close(struct mdevx_share_dev *dev);
+
+/** The device context of this process (owned by @p dev). */
+MDEVX_API struct mdevx_ctx *mdevx_share_dev_ctx(const struct mdevx_share_dev *dev);
+/** The instance cookie (non-zero), or 0 with errno EINVAL. */
+MDEVX_API uint64_t mdevx_share_dev_cookie(const struct mdevx_share_dev *dev);
+/** Records in the registry (published + withdrawn not yet released). */
+MDEVX_API uint32_t mdevx_share_dev_count(const struct mdevx_share_dev *dev);
+/** Live imports of this process on @p dev. */
+MDEVX_API uint32_t mdevx_share_dev_imports(const struct mdevx_share_dev *dev);
+
+/**
+ * Primary: publish local object @p obj (a flow counter bulk or a TIR of
+ * this device's context) under @p name; takes ownership (see Ownership).
+ * @return 0; -EINVAL, -ENAMETOOLONG, -EEXIST, -ENOSPC, -EPROTOTYPE (not a
+ *   counter or TIR), -EPERM (secondary, or an import), -EXDEV (object of
+ *   another context); export errors.
+ */
+MDEVX_API int mdevx_share_publish(struct mdevx_share_dev *dev, const char *name,
+				  struct mdevx_obj *obj);
+
+/**
+ * Primary: withdraw @p name: mark, notify secondaries, wait for their
+ * acknowledgements (bounded), destroy the object, free the record.
+ * @param acked  optional: number of secondaries that acknowledged.
+ * @return 0 (also when some secondaries did not answer within the bound;
+ *   they are logged); -EINVAL, -ENOENT, -EPERM, device errors of destroy.
+ */
+MDEVX_API int mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name,
+				   unsigned int *acked);
+
+/** Any process: a consistent copy of record @p name. 0 or negative errno. */
+MDEVX_API int mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name,
+				 struct mdevx_share_record *rec);
+
+/**
+ * Any process: import record @p name of kind @p kind (or MDEVX_SHARE_ANY).
+ * Validates state, cookie, kind, checksum and that the export buffer
+ * matches the record, then imports it on this process's context.
+ * @return 0 with *imp set; negative errno (see Errors).
+ */
+MDEVX_API int mdevx_share_import(struct mdevx_share_dev *dev, const char *name,
+				 enum mdevx_share_kind kind, mdevx_share_imp_t *imp);
+
+/** Release an import. 0; -ENOENT (not live: e.g. unimported twice); -EINVAL. */
+MDEVX_API int mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp);
+
+/**
+ * The imported object, for use with the mdevx_* calls (e.g. as a flow
+ * destination). Valid until the import is released or its record
+ * withdrawn. NULL with errno ENOENT or ESTALE.
+ */
+MDEVX_API struct mdevx_obj *mdevx_share_import_obj(struct mdevx_share_dev *dev,
+						   mdevx_share_imp_t imp);
+
+/**
+ * Read counters of an imported bulk (see mdevx_counter_query()); fails with
+ * -ESTALE once the record was withdrawn.
+ */
+MDEVX_API int mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+					uint32_t offset, uint32_t n, int clear,
+					struct mdevx_counter_stats *stats);
+
+/** Query an imported TIR (see mdevx_tir_query()); -ESTALE once withdrawn. */
+MDEVX_API int mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+				    struct mdevx_tir_attr *attr);
+
+/** Iterate records: first used slot >= @p start; returns it or -1. */
+MDEVX_API int64_t mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start,
+				   struct mdevx_share_record *rec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDEVX_SHARE_H */
