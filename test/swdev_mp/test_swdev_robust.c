@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Robustness of the daemon: garbage on a fresh connection, on a command fd
+ * and on a private channel, truncated frames, huge lengths, a client that
+ * never reads its replies, clients killed mid-request or while their reply
+ * is delayed, random mailboxes. After each, the daemon must still serve a
+ * bystander client, and only the offender is disconnected.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "mdevx_prm.h"
+#include "mp_common.h"
+#include "swdev_proto.h"
+
+static struct swdev_ctx *bystander;
+static struct swdev_obj *bys_ctr;
+static uint32_t bys_base;
+static uint64_t bys_expect;
+static struct swdev_ctl *ctl;
+
+/* The bystander sees its own traffic: the daemon is alive and unconfused. */
+static void
+check_bystander(const char *after)
+{
+	uint64_t pk = 0;
+	int err;
+
+	bys_expect++;
+	swdev_ctl_inject_traffic(ctl, MP_DEV, bys_base, 1, 1);
+	err = mp_counter_query(bys_ctr, bys_base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0 && pk == bys_expect, "bystander after %s: %s %lu/%lu", after,
+	      strerror(err), (unsigned long)pk, (unsigned long)bys_expect);
+}
+
+static int
+raw_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The daemon closed its end: EOF (or reset) within 5 s. */
+static bool
+peer_closed(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[256];
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			return true;
+	}
+	return false;
+}
+
+static void
+fill_random(uint8_t *p, size_t n, unsigned int *seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)rand_r(seed);
+}
+
+static void
+test_main_socket_garbage(void)
+{
+	uint8_t buf[70000];
+	struct swdev_req_hdr h;
+	unsigned int seed = 1;
+	int fd;
+
+	printf("== garbage on fresh connections\n");
+	fd = raw_connect(mp_sock);
+	CHECK(fd >= 0, "connect");
+	fill_random(buf, 100, &seed);
+	send(fd, buf, 100, MSG_NOSIGNAL);
+	CHECK(peer_closed(fd), "random first datagram: disconnected");
+	close(fd);
+
+	fd = raw_connect(mp_sock);
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_OPEN;
+	h.inlen = 0;
+	send(fd, &h, sizeof(h), MSG_NOSIGNAL);
+	CHECK(peer_closed(fd), "OPEN without a channel fd: disconnected");
+	close(fd);
+
+	fd = raw_connect(mp_sock);
+	fill_random(buf, sizeof(buf), &seed);
+	memcpy(buf, &h, sizeof(h));
+	send(fd, buf, sizeof(buf), MSG_NOSIGNAL);
+	CHECK(peer_closed(fd), "70000-byte datagram: disconnected");
+	close(fd);
+
+	fd = raw_connect(mp_sock);
+	h.op = SWDEV_OP_ATTACH;
+	CHECK(swdev_proto_send_fd(fd, &h, sizeof(h), fd, 0) == 0, "send");
+	CHECK(peer_closed(fd), "ATTACH before OPEN (with a seqpacket fd): disconnected");
+	close(fd);
+
+	fd = raw_connect(mp_sock);
+	close(fd);	/* connect and leave */
+	check_bystander("garbage on fresh connections");
+}
+
+/* ATTACH a raw channel to the file of @p ctx. Returns our end or -1. */
+static int
+raw_attach(struct swdev_ctx *ctx)
+{
+	struct swdev_req_hdr h;
+	struct swdev_rep_hdr rep;
+	struct swdev_open_rep orep;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_ATTACH;
+	h.seq = 1;
+	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), &h, sizeof(h), sv[1], 0) != 0 ||
+	    swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0 ||
+	    rep.err != 0 || rep.outlen != sizeof(orep) ||
+	    swdev_proto_read_all(sv[0], &orep, sizeof(orep)) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	close(sv[1]);
+	CHECK(rep.file_id == swdev_ctx_file_id(ctx), "raw ATTACH joined the file");
+	return sv[0];
+}
+
+static void
+test_channel_garbage(void)
+{
+	struct swdev_ctx *ctx;
+	struct swdev_obj *ctr;
+	struct swdev_req_hdr h;
+	uint8_t buf[4096];
+	unsigned int seed = 7;
+	uint64_t pk;
+	uint32_t base;
+	int ch, err, i;
+
+	printf("== garbage on a command fd and on channels\n");
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "open");
+	if (ctx == NULL)
+		return;
+	ctr = mp_counter_alloc(ctx, 0, &base, &err);
+	CHECK(ctr != NULL, "counter");
+	if (ctr == NULL)
+		return;
+
+	/* Garbage on the shared command fd is dropped: the file lives on. */
+	for (i = 0; i < 10; i++) {
+		fill_random(buf, 64 + (size_t)i * 100, &seed);
+		send(swdev_cmd_fd(ctx), buf, 64 + (size_t)i * 100, MSG_NOSIGNAL);
+	}
+	send(swdev_cmd_fd(ctx), buf, 0, MSG_NOSIGNAL);
+	err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0, "file still served after garbage on its command fd: %s", strerror(err));
+
+	ch = raw_attach(ctx);
+	CHECK(ch >= 0, "raw channel");
+	fill_random(buf, sizeof(buf), &seed);
+	send(ch, buf, sizeof(buf), MSG_NOSIGNAL);
+	CHECK(peer_closed(ch), "random bytes on a channel: channel closed");
+	close(ch);
+
+	ch = raw_attach(ctx);
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_DEVX_GENERAL;
+	h.inlen = 0xffffffffu;
+	h.outlen = 16;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	CHECK(peer_closed(ch), "inlen 4 GiB: channel closed");
+	close(ch);
+
+	ch = raw_attach(ctx);
+	h.inlen = 16;
+	h.outlen = 0x7fffffffu;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	CHECK(peer_closed(ch), "outlen 2 GiB: channel closed");
+	close(ch);
+
+	ch = raw_attach(ctx);
+	h.outlen = 16;
+	h.version = 99;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	CHECK(peer_closed(ch), "wrong version: channel closed");
+	close(ch);
+
+	/* Truncated frames: the client goes away mid-frame. */
+	ch = raw_attach(ctx);
+	send(ch, &h, 20, MSG_NOSIGNAL);
+	close(ch);
+	ch = raw_attach(ctx);
+	h.version = SWDEV_PROTO_VERSION;
+	h.inlen = 1000;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	send(ch, buf, 10, MSG_NOSIGNAL);
+	close(ch);
+
+	/* A valid request with the op of the main connection: refused, kept. */
+	ch = raw_attach(ctx);
+	h.op = SWDEV_OP_OPEN;
+	h.inlen = 0;
+	h.outlen = 0;
+	h.seq = 5;
+	{
+		struct swdev_rep_hdr rep;
+
+		send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+		err = swdev_proto_read_all(ch, &rep, sizeof(rep));
+		CHECK(err == 0 && rep.seq == 5 && rep.err == EINVAL, "OPEN on a channel: EINVAL");
+	}
+	close(ch);
+
+	err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0, "the file's own context still works: %s", strerror(err));
+	check_bystander("garbage on channels");
+	swdev_obj_destroy(ctr);
+	swdev_close(ctx);
+}
+
+/* Pipeline big requests and never read: only this channel stalls. */
+static void
+test_no_reader(void)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(query_flow_counter_in)] = { 0 };
+	struct swdev_ctx *ctx;
+	struct swdev_req_hdr h;
+	int ch, i, flags;
+
+	printf("== a client that never reads its replies\n");
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "open");
+	if (ctx == NULL)
+		return;
+	ch = raw_attach(ctx);
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_DEVX_GENERAL;
+	h.inlen = sizeof(in);
+	h.outlen = 1u << 20;
+	MDEVX_SET(query_hca_cap_in, in, opcode, MDEVX_CMD_OP_QUERY_HCA_CAP);
+	flags = MSG_NOSIGNAL | MSG_DONTWAIT;
+	for (i = 0; i < 64; i++) {
+		h.seq = (uint32_t)i;
+		if (send(ch, &h, sizeof(h), flags) < 0 || send(ch, in, sizeof(in), flags) < 0)
+			break;
+	}
+	check_bystander("a stalled channel");
+	close(ch);
+	swdev_close(ctx);
+	check_bystander("the stalled client left");
+}
+
+static int
+die_mid_frame(void *arg)
+{
+	struct swdev_ctx *ctx = swdev_open(mp_sock, MP_DEV);
+	struct swdev_req_hdr h;
+	static uint8_t junk[100000];
+	int ch;
+
+	(void)arg;
+	if (ctx == NULL)
+		return 1;
+	ch = raw_attach(ctx);
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_DEVX_GENERAL;
+	h.inlen = 1u << 20;
+	h.outlen = 16;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	send(ch, junk, sizeof(junk), MSG_NOSIGNAL);
+	raise(SIGKILL);
+	return 0;
+}
+
+static int
+die_while_delayed(void *arg)
+{
+	struct swdev_ctx *ctx = swdev_open(mp_sock, MP_DEV);
+	struct swdev_obj *ctr;
+	uint32_t base;
+	int err;
+
+	(void)arg;
+	if (ctx == NULL)
+		return 1;
+	ctr = mp_counter_alloc(ctx, 0, &base, &err);
+	if (ctr == NULL)
+		return 1;
+	mp_counter_query(ctr, base, false, NULL, NULL, NULL, NULL);	/* delayed: killed */
+	return 0;
+}
+
+static void
+test_killed_clients(void)
+{
+	uint32_t nfiles = 0;
+	pid_t pid;
+	int st;
+
+	printf("== clients killed mid-request\n");
+	pid = mp_fork(die_mid_frame, NULL);
+	st = mp_wait(pid, 10);
+	CHECK(WIFSIGNALED(st), "client died mid-frame");
+	check_bystander("a client killed mid-frame");
+
+	CHECK(swdev_ctl_set_fault(ctl, MP_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 1, 0, 0,
+				  300000) == 0, "delay fault");
+	pid = mp_fork(die_while_delayed, NULL);
+	usleep(150000);
+	kill(pid, SIGKILL);
+	st = mp_wait(pid, 10);
+	CHECK(WIFSIGNALED(st), "client killed while its reply was delayed");
+	usleep(300000);
+	check_bystander("a client killed with a delayed reply");
+	CHECK(mp_wait_files(ctl, 1, &nfiles) == 0 && nfiles == 1,
+	      "only the bystander's file is open: %u", nfiles);
+}
+
+static void
+test_random_mailboxes(void)
+{
+	uint8_t in[8192], out[8192];
+	struct swdev_ctx *ctx;
+	struct swdev_obj *obj;
+	unsigned int seed = 42;
+	int i, fails = 0;
+
+	printf("== random mailboxes\n");
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "open");
+	if (ctx == NULL)
+		return;
+	for (i = 0; i < 600; i++) {
+		size_t inlen = (size_t)(rand_r(&seed) % 300);
+		size_t outlen = (size_t)(rand_r(&seed) % 300);
+
+		if (i % 100 == 0)
+			inlen = (size_t)(rand_r(&seed) % sizeof(in));
+		fill_random(in, inlen, &seed);
+		/* Keep opcodes near the ones the device knows half of the time. */
+		if (inlen >= 2 && (i & 1)) {
+			static const uint16_t ops[] = { 0x100, 0x816, 0x900, 0x939, 0x93b, 0x908,
+							0x90a, 0x916, 0x400, 0x401, 0x93a };
+
+			in[0] = (uint8_t)(ops[i % 11] >> 8);
+			in[1] = (uint8_t)ops[i % 11];
+		}
+		switch (i % 3) {
+		case 0:
+			swdev_general_cmd(ctx, in, inlen, out, outlen);
+			break;
+		case 1:
+			obj = swdev_obj_create(ctx, in, inlen, out, outlen);
+			if (obj != NULL && swdev_obj_destroy(obj) != 0)
+				fails++;
+			break;
+		default: {
+			struct swdev_obj fake = { .ctx = ctx, .handle = (uint32_t)(rand_r(&seed) % 8) };
+
+			swdev_obj_query(&fake, in, inlen, out, outlen);
+			swdev_obj_modify(&fake, in, inlen, out, outlen);
+			break;
+		}
+		}
+	}
+	CHECK(fails == 0, "objects created from random mailboxes could be destroyed: %d", fails);
+	check_bystander("600 random mailboxes");
+	swdev_close(ctx);
+}
+
+static void
+test_ctl_garbage(void)
+{
+	char path[128];
+	uint8_t buf[300];
+	unsigned int seed = 3;
+	int fd;
+
+	printf("== garbage on the control socket\n");
+	snprintf(path, sizeof(path), "%s.ctl", mp_sock);
+	fd = raw_connect(path);
+	CHECK(fd >= 0, "connect control");
+	fill_random(buf, sizeof(buf), &seed);
+	send(fd, buf, sizeof(buf), MSG_NOSIGNAL);
+	CHECK(peer_closed(fd), "control garbage: disconnected");
+	close(fd);
+	CHECK(swdev_ctl_ping(ctl) == 0, "the test's control connection still works");
+	check_bystander("control garbage");
+}
+
+int
+main(int argc, char **argv)
+{
+	pid_t daemon;
+	int err, st;
+
+	mp_init(argc, argv, "robust");
+	daemon = mp_daemon_start(mp_sock, NULL);
+	if (daemon < 0) {
+		CHECK(0, "daemon start");
+		return mp_finish();
+	}
+	ctl = swdev_ctl_open(mp_sock);
+	bystander = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctl != NULL && bystander != NULL, "bystander");
+	if (ctl == NULL || bystander == NULL)
+		return mp_finish();
+	bys_ctr = mp_counter_alloc(bystander, 0, &bys_base, &err);
+	CHECK(bys_ctr != NULL, "bystander counter");
+	if (bys_ctr == NULL)
+		return mp_finish();
+	test_main_socket_garbage();
+	test_channel_garbage();
+	test_no_reader();
+	test_killed_clients();
+	test_random_mailboxes();
+	test_ctl_garbage();
+	swdev_obj_destroy(bys_ctr);
+	swdev_close(bystander);
+	swdev_ctl_close(ctl);
+	st = mp_daemon_stop(daemon);
+	CHECK(mp_exited_ok(st), "daemon exits 0 on SIGTERM after all that: %#x", st);
+	return mp_finish();
+}
