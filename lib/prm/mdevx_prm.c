@@ -68,6 +68,8 @@ static const struct name_entry op_names[] = {
 	NAME(MDEVX_CMD_OP_, MODIFY_GENERAL_OBJECT),
 	NAME(MDEVX_CMD_OP_, QUERY_GENERAL_OBJECT),
 	NAME(MDEVX_CMD_OP_, DESTROY_GENERAL_OBJECT),
+	NAME(MDEVX_CMD_OP_, CREATE_UMEM),
+	NAME(MDEVX_CMD_OP_, DESTROY_UMEM),
 };
 
 static const struct name_entry status_names[] = {

@@ -173,6 +173,8 @@ enum {
 	MDEVX_CMD_OP_MODIFY_GENERAL_OBJECT = 0xa01,	/* (not in prm_facts) */
 	MDEVX_CMD_OP_QUERY_GENERAL_OBJECT = 0xa02,	/* (not in prm_facts) */
 	MDEVX_CMD_OP_DESTROY_GENERAL_OBJECT = 0xa03,	/* (not in prm_facts) */
+	MDEVX_CMD_OP_CREATE_UMEM = 0xa08,		/* (not in prm_facts) */
+	MDEVX_CMD_OP_DESTROY_UMEM = 0xa0a,		/* (not in prm_facts) */
 };
 
 /** QUERY_HCA_CAP op_mod = (capability type << 1) | mode. */

@@ -167,6 +167,17 @@ int swdev_ctl_fault(struct swdev_engine *eng, const char *devname, uint16_t opco
 /** Delay the last command asked to apply (set by a delay fault), microseconds. */
 uint32_t swdev_file_take_delay(struct swdev_file *f);
 
+/* ---- additions (engine logging) ---- */
+
+/** Receives one line (no newline) per refused or failed command. */
+typedef void swdev_engine_log_fn(void *arg, const char *line);
+/**
+ * Route the engine's log lines ("<dev> file <id> uid <uid> <CMD_NAME>:
+ * errno <e> status <name>(0x..) syndrome 0x..") to @p fn; NULL (the default)
+ * discards them.
+ */
+void swdev_engine_set_log(struct swdev_engine *eng, swdev_engine_log_fn *fn, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software mlx5 device engine: engine, devices, uverbs files, limits, the
+ * control path (counts, traffic and fault injection) and logging.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swdev_engine_priv.h"
+
+static const char *const kind_names[SWDEV_KIND_MAX] = {
+	[SWDEV_KIND_PD] = "pd",
+	[SWDEV_KIND_UAR] = "uar",
+	[SWDEV_KIND_UMEM] = "umem",
+	[SWDEV_KIND_TD] = "td",
+	[SWDEV_KIND_CQ] = "cq",
+	[SWDEV_KIND_RQ] = "rq",
+	[SWDEV_KIND_RQT] = "rqt",
+	[SWDEV_KIND_TIR] = "tir",
+	[SWDEV_KIND_FLOW_COUNTER] = "flow_counter",
+};
+
+/* Destruction order at file close: users before what they use. */
+static const enum swdev_kind close_order[SWDEV_KIND_MAX] = {
+	SWDEV_KIND_TIR, SWDEV_KIND_RQT, SWDEV_KIND_RQ, SWDEV_KIND_CQ, SWDEV_KIND_TD,
+	SWDEV_KIND_FLOW_COUNTER, SWDEV_KIND_UMEM, SWDEV_KIND_UAR, SWDEV_KIND_PD,
+};
+
+const char *
+swdev_kind_name(enum swdev_kind kind)
+{
+	if ((unsigned int)kind >= SWDEV_KIND_MAX)
+		return "unknown";
+	return kind_names[kind];
+}
+
+void
+swdev_limits_default(struct swdev_limits *lim)
+{
+	memset(lim, 0, sizeof(*lim));
+	lim->max_flow_counters = 1u << 20;
+	lim->flow_counter_bulk_alloc = 0xff;		/* 128 .. 16384 counters */
+	lim->flow_counter_bulk_log_max_alloc = 23;
+	lim->log_max_flow_counter_bulk = 16;		/* 65536 per query */
+	lim->log_max_tir = 16;
+	lim->log_max_rq = 16;
+	lim->log_max_rqt = 16;
+	lim->log_max_rqt_size = 11;			/* 2048 entries */
+	lim->log_max_cq = 16;
+	lim->log_max_cq_sz = 22;
+	lim->log_max_wq_sz = 16;
+	lim->log_max_transport_domain = 16;
+	lim->log_max_pd = 16;
+	lim->max_uars = 512;
+	lim->max_umems = 4096;
+	lim->max_handles_per_file = 1u << 16;
+	lim->num_eqs = 4;
+}
+
+static int
+limits_valid(const struct swdev_limits *lim)
+{
+	if (lim->max_flow_counters == 0 || lim->max_flow_counters > SWDEV_MAX_FLOW_COUNTERS)
+		return 0;
+	if (lim->flow_counter_bulk_log_max_alloc > 24 || lim->log_max_flow_counter_bulk > 24)
+		return 0;
+	/* ids are base + index inside a 24-bit space per kind */
+	if (lim->log_max_tir > 20 || lim->log_max_rq > 20 || lim->log_max_rqt > 20 ||
+	    lim->log_max_cq > 20 || lim->log_max_transport_domain > 20 ||
+	    lim->log_max_pd > 20 || lim->log_max_rqt_size > 16 ||
+	    lim->log_max_cq_sz > 31 || lim->log_max_wq_sz > 31)
+		return 0;
+	if (lim->max_uars == 0 || lim->max_uars > (1u << 20) ||
+	    lim->max_umems == 0 || lim->max_umems > (1u << 20))
+		return 0;
+	if (lim->max_handles_per_file == 0 || lim->max_handles_per_file > (1u << 24))
+		return 0;
+	if (lim->num_eqs == 0 || lim->num_eqs > 256 - SWDEV_EQN_BASE)
+		return 0;
+	return 1;
+}
+
+struct swdev_engine *
+swdev_engine_create(void)
+{
+	struct swdev_engine *eng = calloc(1, sizeof(*eng));
+
+	if (eng == NULL)
+		errno = ENOMEM;
+	return eng;
+}
+
+void
+swdev_engine_set_log(struct swdev_engine *eng, swdev_engine_log_fn *fn, void *arg)
+{
+	if (eng == NULL)
+		return;
+	eng->log_fn = fn;
+	eng->log_arg = arg;
+}
+
+void
+swdev_engine_logf(struct swdev_engine *eng, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	if (eng == NULL || eng->log_fn == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	eng->log_fn(eng->log_arg, line);
+}
+
+static void
+dev_free(struct swdev_dev *dev)
+{
+	unsigned int k;
+
+	while (dev->files != NULL)
+		swdev_file_close(dev->files);
+	for (k = 0; k < SWDEV_KIND_MAX; k++)
+		swdev_idmap_fini(&dev->ids[k]);
+	swdev_counters_fini(&dev->cnt);
+	free(dev->uid_used);
+	free(dev);
+}
+
+void
+swdev_engine_destroy(struct swdev_engine *eng)
+{
+	unsigned int i;
+
+	if (eng == NULL)
+		return;
+	for (i = 0; i < eng->ndevs; i++)
+		dev_free(eng->devs[i]);
+	free(eng);
+}
+
+static int
+name_valid(const char *name)
+{
+	size_t i, n;
+
+	if (name == NULL)
+		return 0;
+	n = strnlen(name, 32);
+	if (n == 0 || n > 31)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isprint((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
+static struct swdev_dev *
+dev_find(const struct swdev_engine *eng, const char *name)
+{
+	unsigned int i;
+
+	if (eng == NULL || name == NULL)
+		return NULL;
+	for (i = 0; i < eng->ndevs; i++)
+		if (strncmp(eng->devs[i]->name, name, sizeof(eng->devs[i]->name)) == 0)
+			return eng->devs[i];
+	return NULL;
+}
+
+int
+swdev_engine_add_device(struct swdev_engine *eng, const char *name,
+			const struct swdev_limits *lim)
+{
+	struct swdev_limits def;
+	struct swdev_dev *dev;
+
+	if (eng == NULL || !name_valid(name))
+		return -EINVAL;
+	if (lim == NULL) {
+		swdev_limits_default(&def);
+		lim = &def;
+	}
+	if (!limits_valid(lim))
+		return -EINVAL;
+	if (dev_find(eng, name) != NULL)
+		return -EEXIST;
+	if (eng->ndevs >= SWDEV_MAX_DEVICES)
+		return -ENOSPC;
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL)
+		return -ENOMEM;
+	dev->uid_used = calloc((SWDEV_MAX_UID + 1) / 64, sizeof(uint64_t));
+	if (dev->uid_used == NULL || swdev_counters_init(&dev->cnt, lim->max_flow_counters)) {
+		free(dev->uid_used);
+		free(dev);
+		return -ENOMEM;
+	}
+	dev->uid_used[0] = 1;	/* uid 0 is the kernel's own */
+	dev->eng = eng;
+	dev->index = eng->ndevs;
+	snprintf(dev->name, sizeof(dev->name), "%s", name);
+	dev->lim = *lim;
+	dev->next_file_id = 1;
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_PD], 1u << lim->log_max_pd);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_UAR], lim->max_uars);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_UMEM], lim->max_umems);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_TD], 1u << lim->log_max_transport_domain);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_CQ], 1u << lim->log_max_cq);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_RQ], 1u << lim->log_max_rq);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_RQT], 1u << lim->log_max_rqt);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_TIR], 1u << lim->log_max_tir);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_FLOW_COUNTER], 0);	/* unused */
+	eng->devs[eng->ndevs++] = dev;
+	return (int)dev->index;
+}
+
+unsigned int
+swdev_engine_num_devices(const struct swdev_engine *eng)
+{
+	return eng == NULL ? 0 : eng->ndevs;
+}
+
+const char *
+swdev_engine_device_name(const struct swdev_engine *eng, unsigned int idx)
+{
+	if (eng == NULL || idx >= eng->ndevs)
+		return NULL;
+	return eng->devs[idx]->name;
+}
+
+/* ---- uverbs files ---- */
+
+static int
+uid_alloc(struct swdev_dev *dev, uint16_t *uid)
+{
+	uint32_t w;
+
+	for (w = 0; w < (SWDEV_MAX_UID + 1) / 64; w++) {
+		if (dev->uid_used[w] != UINT64_MAX) {
+			uint32_t b = (uint32_t)__builtin_ctzll(~dev->uid_used[w]);
+
+			dev->uid_used[w] |= 1ull << b;
+			*uid = (uint16_t)(w * 64 + b);
+			return 0;
+		}
+	}
+	return EMFILE;
+}
+
+struct swdev_file *
+swdev_file_open(struct swdev_engine *eng, const char *devname)
+{
+	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_file *f;
+	uint16_t uid;
+
+	if (dev == NULL) {
+		errno = ENODEV;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (uid_alloc(dev, &uid) != 0) {
+		free(f);
+		errno = EMFILE;
+		return NULL;
+	}
+	f->dev = dev;
+	f->uid = uid;
+	f->id = dev->next_file_id++;
+	if (dev->next_file_id == 0)
+		dev->next_file_id = 1;
+	swdev_idmap_init(&f->handles, dev->lim.max_handles_per_file);
+	f->next = dev->files;
+	if (dev->files != NULL)
+		dev->files->prev = f;
+	dev->files = f;
+	dev->nfiles++;
+	return f;
+}
+
+void
+swdev_file_close(struct swdev_file *f)
+{
+	struct swdev_dev *dev;
+	unsigned int i;
+
+	if (f == NULL)
+		return;
+	dev = f->dev;
+	for (i = 0; i < SWDEV_KIND_MAX; i++) {
+		enum swdev_kind k = close_order[i];
+
+		while (f->objs[k] != NULL)
+			swdev_obj_force_destroy(dev, f->objs[k]);
+	}
+	swdev_idmap_fini(&f->handles);
+	dev->uid_used[f->uid / 64] &= ~(1ull << (f->uid % 64));
+	if (f->prev != NULL)
+		f->prev->next = f->next;
+	else
+		dev->files = f->next;
+	if (f->next != NULL)
+		f->next->prev = f->prev;
+	dev->nfiles--;
+	free(f);
+}
+
+uint32_t
+swdev_file_id(const struct swdev_file *f)
+{
+	return f == NULL ? 0 : f->id;
+}
+
+uint16_t
+swdev_file_uid(const struct swdev_file *f)
+{
+	return f == NULL ? 0 : f->uid;
+}
+
+const char *
+swdev_file_devname(const struct swdev_file *f)
+{
+	return f == NULL ? NULL : f->dev->name;
+}
+
+uint32_t
+swdev_file_take_delay(struct swdev_file *f)
+{
+	uint32_t d;
+
+	if (f == NULL)
+		return 0;
+	d = f->delay_us;
+	f->delay_us = 0;
+	return d;
+}
+
+/* ---- control path ---- */
+
+int
+swdev_ctl_counts(struct swdev_engine *eng, const char *devname, uint32_t file_id,
+		 struct swdev_counts *counts)
+{
+	struct swdev_dev *dev = dev_find(eng, devname);
+	const uint32_t *src = NULL;
+	struct swdev_file *f;
+	unsigned int k;
+
+	if (counts == NULL)
+		return EINVAL;
+	if (dev == NULL)
+		return ENODEV;
+	if (file_id == 0) {
+		src = dev->counts;
+	} else {
+		for (f = dev->files; f != NULL; f = f->next)
+			if (f->id == file_id)
+				break;
+		if (f == NULL)
+			return ENOENT;
+		src = f->counts;
+	}
+	counts->total = 0;
+	for (k = 0; k < SWDEV_KIND_MAX; k++) {
+		counts->by_kind[k] = src[k];
+		counts->total += src[k];
+	}
+	return 0;
+}
+
+int
+swdev_ctl_num_files(struct swdev_engine *eng, const char *devname, uint32_t *nfiles)
+{
+	struct swdev_dev *dev = dev_find(eng, devname);
+
+	if (nfiles == NULL)
+		return EINVAL;
+	if (dev == NULL)
+		return ENODEV;
+	*nfiles = dev->nfiles;
+	return 0;
+}
+
+int
+swdev_ctl_inject(struct swdev_engine *eng, const char *devname, uint32_t counter_id,
+		 uint64_t packets, uint64_t bytes)
+{
+	struct swdev_dev *dev = dev_find(eng, devname);
+
+	if (dev == NULL)
+		return ENODEV;
+	return swdev_counter_add(&dev->cnt, counter_id, packets, bytes);
+}
+
+int
+swdev_ctl_fault(struct swdev_engine *eng, const char *devname, uint16_t opcode,
+		uint32_t count, uint8_t status, uint32_t syndrome, uint32_t delay_us)
+{
+	struct swdev_dev *dev = dev_find(eng, devname);
+	unsigned int i;
+
+	if (dev == NULL)
+		return ENODEV;
+	for (i = 0; i < dev->nfaults; i++)
+		if (dev->faults[i].opcode == opcode)
+			break;
+	if (count == 0) {
+		if (i < dev->nfaults)
+			dev->faults[i] = dev->faults[--dev->nfaults];
+		return 0;
+	}
+	if (i == dev->nfaults) {
+		if (dev->nfaults >= SWDEV_MAX_FAULT_RULES)
+			return ENOSPC;
+		dev->nfaults++;
+	}
+	dev->faults[i].opcode = opcode;
+	dev->faults[i].count = count;
+	dev->faults[i].status = status;
+	dev->faults[i].syndrome = syndrome;
+	dev->faults[i].delay_us = delay_us;
+	return 0;
+}
+
+bool
+swdev_fault_check(struct swdev_dev *dev, struct swdev_file *file, uint16_t opcode,
+		  uint8_t *status, uint32_t *syndrome)
+{
+	struct swdev_fault *r;
+	unsigned int i;
+
+	for (i = 0; i < dev->nfaults; i++)
+		if (dev->faults[i].opcode == opcode)
+			break;
+	if (i == dev->nfaults)
+		return false;
+	r = &dev->faults[i];
+	*status = r->status;
+	*syndrome = r->syndrome;
+	if (r->status == MDEVX_CMD_STAT_OK && file != NULL) {
+		uint64_t d = (uint64_t)file->delay_us + r->delay_us;
+
+		file->delay_us = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+	}
+	if (--r->count == 0)
+		dev->faults[i] = dev->faults[--dev->nfaults];
+	return *status != MDEVX_CMD_STAT_OK;
+}

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software mlx5 device engine: private definitions shared by its modules.
+ *
+ *   swdev_idmap.c        index maps (handles, object ids), lowest free first
+ *   swdev_engine.c       engine, devices, files, limits, control path
+ *   swdev_obj.c          object life: alloc, ids, references, file lists
+ *   swdev_devx.c         the kernel's DEVX layer: classes, checks, dispatch
+ *   swdev_verbs.c        PD, UAR, EQN, umem (verbs side)
+ *   swdev_cmd_hca.c      QUERY_HCA_CAP, NOP
+ *   swdev_cmd_counter.c  flow counters and the counter store
+ *   swdev_cmd_td_pd.c    transport domain, DEVX ALLOC_PD
+ *   swdev_cmd_cq.c       CQ
+ *   swdev_cmd_rq.c       RQ
+ *   swdev_cmd_rqt.c      RQT
+ *   swdev_cmd_tir.c      TIR
+ *   swdev_syndrome.c     syndrome names
+ */
+#ifndef SWDEV_ENGINE_PRIV_H
+#define SWDEV_ENGINE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdevx_prm.h"
+#include "swdev_engine.h"
+#include "swdev_syndrome.h"
+
+#define SWDEV_MAX_DEVICES 16
+#define SWDEV_MAX_FAULT_RULES 32
+#define SWDEV_MAX_UID 0xffffu
+/** Largest mailbox (in or out) the engine accepts; larger is EINVAL. */
+#define SWDEV_MAX_MBOX_LEN (64u << 20)
+/** First EQN handed out by query_eqn (EQ numbers are small on real NICs). */
+#define SWDEV_EQN_BASE 8u
+/** Flow counter store granule (counters per lazily allocated chunk). */
+#define SWDEV_CNT_CHUNK_SHIFT 12
+#define SWDEV_CNT_CHUNK (1u << SWDEV_CNT_CHUNK_SHIFT)
+/** Upper bound for swdev_limits.max_flow_counters. */
+#define SWDEV_MAX_FLOW_COUNTERS (1u << 24)
+/** Synthetic RX ICM address of a TIR: 0x5d << 40 | dev << 32 | tirn << 8. */
+#define SWDEV_TIR_ICM_BASE (0x5dull << 40)
+
+/* ---- index map ---- */
+
+struct swdev_idmap {
+	void **slot;
+	uint64_t *used;
+	uint32_t cap;	/* slots allocated (multiple of 64) */
+	uint32_t max;	/* hard limit of entries */
+	uint32_t count;
+	uint32_t hint;	/* every index below hint is used */
+};
+
+void swdev_idmap_init(struct swdev_idmap *m, uint32_t max);
+void swdev_idmap_fini(struct swdev_idmap *m);
+/** Make room for one more entry: 0, ENOSPC (at max) or ENOMEM. */
+int swdev_idmap_reserve(struct swdev_idmap *m);
+/** Store @p p at the lowest free index; call swdev_idmap_reserve() first. */
+uint32_t swdev_idmap_alloc(struct swdev_idmap *m, void *p);
+void *swdev_idmap_get(const struct swdev_idmap *m, uint32_t idx);
+void swdev_idmap_free(struct swdev_idmap *m, uint32_t idx);
+
+/* ---- objects ---- */
+
+struct swdev_file;
+struct swdev_dev;
+
+struct swdev_obj {
+	enum swdev_kind kind;
+	bool devx;		/* created through DEVX (else verbs) */
+	struct swdev_file *file;
+	uint32_t handle;
+	uint16_t uid;
+	uint32_t id;		/* firmware id: pdn, cqn, ..., base counter id */
+	uint32_t refcnt;	/* references held by other objects */
+	struct swdev_obj *fnext, *fprev;	/* per-file, per-kind list */
+	uint8_t destroy_cmd[16];	/* prebuilt as the kernel does */
+	union {
+		struct {
+			uint32_t num;	/* counters in the bulk */
+			struct swdev_obj *pd;
+		} cnt;
+		struct {
+			uint64_t addr;
+			uint64_t size;
+			uint32_t access;
+		} umem;
+		struct {
+			uint8_t cqc[MDEVX_ST_SZ_BYTES(cqc)];
+			uint64_t umem_offset;
+			struct swdev_obj *uar, *umem, *dbr_umem;
+		} cq;
+		struct {
+			uint8_t rqc[MDEVX_ST_SZ_BYTES(rqc)];
+			struct swdev_obj *cq, *pd, *wq_umem, *dbr_umem;
+		} rq;
+		struct {
+			uint32_t max_size;
+			uint32_t actual_size;
+			uint8_t list_q_type;
+			struct swdev_obj **rqs;
+		} rqt;
+		struct {
+			uint8_t tirc[MDEVX_ST_SZ_BYTES(tirc)];
+			uint64_t icm_addr;
+			struct swdev_obj *td, *rq, *rqt;
+		} tir;
+	} u;
+};
+
+/* ---- counter store ---- */
+
+struct swdev_cnt_chunk {
+	uint64_t packets[SWDEV_CNT_CHUNK];
+	uint64_t octets[SWDEV_CNT_CHUNK];
+	struct swdev_obj *owner[SWDEV_CNT_CHUNK];	/* set at a bulk's base id */
+};
+
+struct swdev_counters {
+	uint32_t space;		/* id space [1, space), a power of two */
+	uint32_t hint;		/* every id below hint is allocated */
+	uint32_t allocated;	/* counters in use */
+	uint64_t *used;		/* bitmap, space bits; id 0 always set */
+	struct swdev_cnt_chunk **chunks;	/* space / SWDEV_CNT_CHUNK */
+};
+
+/* ---- fault injection ---- */
+
+struct swdev_fault {
+	uint16_t opcode;
+	uint8_t status;
+	uint32_t count;
+	uint32_t syndrome;
+	uint32_t delay_us;
+};
+
+/* ---- devices, files, engine ---- */
+
+struct swdev_dev {
+	struct swdev_engine *eng;
+	unsigned int index;
+	char name[32];
+	struct swdev_limits lim;
+	uint32_t next_file_id;
+	uint32_t nfiles;
+	struct swdev_file *files;	/* doubly linked through next/prev */
+	uint64_t *uid_used;		/* bitmap of uids of open files */
+	struct swdev_idmap ids[SWDEV_KIND_MAX];	/* id tables, not for counters */
+	struct swdev_counters cnt;
+	uint32_t counts[SWDEV_KIND_MAX];
+	unsigned int nfaults;
+	struct swdev_fault faults[SWDEV_MAX_FAULT_RULES];
+};
+
+struct swdev_file {
+	struct swdev_dev *dev;
+	uint32_t id;
+	uint16_t uid;
+	uint32_t delay_us;
+	struct swdev_idmap handles;
+	struct swdev_obj *objs[SWDEV_KIND_MAX];	/* per-kind lists */
+	uint32_t counts[SWDEV_KIND_MAX];
+	struct swdev_file *next, *prev;
+};
+
+struct swdev_engine {
+	unsigned int ndevs;
+	struct swdev_dev *devs[SWDEV_MAX_DEVICES];
+	swdev_engine_log_fn *log_fn;
+	void *log_arg;
+};
+
+/* ---- one firmware command being executed ---- */
+
+struct swdev_cmd {
+	struct swdev_dev *dev;
+	struct swdev_file *file;	/* NULL for the prebuilt destroy at close */
+	uint16_t uid;			/* what the kernel wrote into in.uid */
+	uint16_t opcode;
+	uint16_t op_mod;
+	const uint8_t *in;
+	size_t inlen;
+	uint8_t *out;
+	size_t outlen;
+	struct swdev_obj *obj;		/* query/modify: the handle's object;
+					 * create: set by the handler */
+	uint8_t status;
+	uint32_t syndrome;
+};
+
+/**
+ * Firmware handlers return 0 (status OK, outputs written), a PRM status
+ * (cmd->status / cmd->syndrome set through swdev_cmd_fail()), or -ENOMEM
+ * when the host is out of memory (nothing changed).
+ */
+typedef int swdev_cmd_handler(struct swdev_cmd *cmd);
+
+static inline int
+swdev_cmd_fail(struct swdev_cmd *cmd, uint8_t status, uint32_t syndrome)
+{
+	cmd->status = status;
+	cmd->syndrome = syndrome;
+	return status;
+}
+
+/* Input shorter than @p need: BAD_INP_LEN. */
+static inline bool
+swdev_cmd_short_in(struct swdev_cmd *cmd, size_t need)
+{
+	if (cmd->inlen >= need)
+		return false;
+	swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_INP_LEN_ERR, SWDEV_SYND_BAD_INLEN);
+	return true;
+}
+
+/* Output shorter than @p need: BAD_OUTP_LEN. */
+static inline bool
+swdev_cmd_short_out(struct swdev_cmd *cmd, size_t need)
+{
+	if (cmd->outlen >= need)
+		return false;
+	swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_OUTP_LEN_ERR, SWDEV_SYND_BAD_OUTLEN);
+	return true;
+}
+
+/* Copy the field at (@p off, @p width) bits from @p src to @p dst (same layout). */
+void swdev_copy_bits(uint8_t *dst, const uint8_t *src, size_t off, size_t width);
+#define SWDEV_COPY_FLD(typ, dst, src, fld) \
+	swdev_copy_bits((dst), (src), MDEVX_BIT_OFF(typ, fld), MDEVX_FLD_SZ_BITS(typ, fld))
+
+/* ---- logging ---- */
+
+void swdev_engine_logf(struct swdev_engine *eng, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- object helpers (swdev_obj.c) ---- */
+
+struct swdev_obj *swdev_obj_new(struct swdev_cmd *cmd, enum swdev_kind kind);
+/** Give @p obj a device id of its kind: 0, or ENOSPC when the table is full. */
+int swdev_obj_assign_id(struct swdev_dev *dev, struct swdev_obj *obj, uint32_t *id);
+/** Drop the id and free @p obj (references must already be released). */
+void swdev_obj_release(struct swdev_dev *dev, struct swdev_obj *obj);
+/** Id base of a kind (ids are base + index). */
+uint32_t swdev_kind_id_base(enum swdev_kind kind);
+
+/**
+ * Find an object of @p kind by firmware id for a command of @p uid.
+ * Returns the object, or NULL and sets the command's status with
+ * @p synd_missing (not found) or @p synd_uid (created by another uid).
+ */
+struct swdev_obj *swdev_obj_ref_lookup(struct swdev_cmd *cmd, enum swdev_kind kind,
+				       uint32_t id, uint32_t synd_missing,
+				       uint32_t synd_uid);
+struct swdev_obj *swdev_obj_by_id(struct swdev_dev *dev, enum swdev_kind kind, uint32_t id);
+
+static inline void
+swdev_obj_get(struct swdev_obj *o)
+{
+	if (o != NULL)
+		o->refcnt++;
+}
+
+static inline void
+swdev_obj_put(struct swdev_obj *o)
+{
+	if (o != NULL && o->refcnt > 0)
+		o->refcnt--;
+}
+
+/** Link into the file (handle, list, counts): the handle must be reserved. */
+void swdev_file_attach(struct swdev_file *f, struct swdev_obj *obj);
+/** Unlink from the file. */
+void swdev_file_detach(struct swdev_file *f, struct swdev_obj *obj);
+
+/* ---- fault injection (swdev_engine.c) ---- */
+
+/**
+ * Apply a fault rule for @p opcode, if any: returns true when the command
+ * must fail (status/syndrome set in @p cmd); a delay rule adds to
+ * file->delay_us and returns false.
+ */
+bool swdev_fault_check(struct swdev_dev *dev, struct swdev_file *file, uint16_t opcode,
+		       uint8_t *status, uint32_t *syndrome);
+
+/* ---- firmware handlers ---- */
+
+int swdev_cmd_bad_op(struct swdev_cmd *cmd);
+int swdev_cmd_query_hca_cap(struct swdev_cmd *cmd);
+int swdev_cmd_nop(struct swdev_cmd *cmd);
+int swdev_cmd_alloc_pd(struct swdev_cmd *cmd);
+int swdev_cmd_alloc_td(struct swdev_cmd *cmd);
+int swdev_cmd_alloc_counter(struct swdev_cmd *cmd);
+int swdev_cmd_query_counter(struct swdev_cmd *cmd);
+int swdev_cmd_create_cq(struct swdev_cmd *cmd);
+int swdev_cmd_query_cq(struct swdev_cmd *cmd);
+int swdev_cmd_create_rq(struct swdev_cmd *cmd);
+int swdev_cmd_modify_rq(struct swdev_cmd *cmd);
+int swdev_cmd_query_rq(struct swdev_cmd *cmd);
+int swdev_cmd_create_rqt(struct swdev_cmd *cmd);
+int swdev_cmd_modify_rqt(struct swdev_cmd *cmd);
+int swdev_cmd_query_rqt(struct swdev_cmd *cmd);
+int swdev_cmd_create_tir(struct swdev_cmd *cmd);
+int swdev_cmd_modify_tir(struct swdev_cmd *cmd);
+int swdev_cmd_query_tir(struct swdev_cmd *cmd);
+
+/**
+ * Run the destroy command prebuilt in @p obj->destroy_cmd (after the
+ * kernel-level check: EBUSY while referenced). Fault rules on the destroy
+ * opcode apply: 0, EBUSY, or the errno of the injected status.
+ */
+int swdev_obj_destroy_cmd(struct swdev_file *f, struct swdev_obj *obj);
+/** Prebuild the kernel's destroy command of a created object. */
+void swdev_obj_build_destroy(struct swdev_obj *obj);
+
+/* ---- counter store (swdev_cmd_counter.c) ---- */
+
+int swdev_counters_init(struct swdev_counters *c, uint32_t max_counters);
+void swdev_counters_fini(struct swdev_counters *c);
+bool swdev_counter_is_allocated(const struct swdev_counters *c, uint32_t id);
+/** Add traffic to an allocated counter: 0 or ENOENT. */
+int swdev_counter_add(struct swdev_counters *c, uint32_t id, uint64_t packets, uint64_t bytes);
+/** The bulk whose base id is @p id, or NULL. */
+struct swdev_obj *swdev_counter_owner(const struct swdev_counters *c, uint32_t id);
+void swdev_counters_free_range(struct swdev_counters *c, uint32_t base, uint32_t n);
+
+/* Destroy an object at file close, ignoring faults (kernel cleanup). */
+void swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj);
+
+#endif /* SWDEV_ENGINE_PRIV_H */

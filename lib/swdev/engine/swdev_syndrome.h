@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software mlx5 device: the syndromes the engine's "firmware" returns.
+ *
+ * Every refusal has its own 32-bit syndrome, so a test (or a log reader) can
+ * tell exactly which rule fired. Layout: 0x5d00FFRR, FF = command family,
+ * RR = reason. The PRM status that goes with each syndrome is given in the
+ * comment and in doc/swdev_commands.rst.
+ */
+#ifndef SWDEV_SYNDROME_H
+#define SWDEV_SYNDROME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWDEV_SYND(family, reason) (0x5d000000u | ((family) << 8) | (reason))
+
+enum swdev_syndrome {
+	/* 0x01: any command */
+	SWDEV_SYND_BAD_OPCODE = SWDEV_SYND(0x01, 0x01),	/* BAD_OP: not emulated */
+	SWDEV_SYND_BAD_INLEN = SWDEV_SYND(0x01, 0x02),	/* BAD_INP_LEN: < fixed size */
+	SWDEV_SYND_BAD_OUTLEN = SWDEV_SYND(0x01, 0x03),	/* BAD_OUTP_LEN: < fixed size */
+	/* 0x02: QUERY_HCA_CAP */
+	SWDEV_SYND_HCA_CAP_BAD_TYPE = SWDEV_SYND(0x02, 0x01),	/* BAD_PARAM: cap type */
+	SWDEV_SYND_HCA_CAP_OTHER_FUNC = SWDEV_SYND(0x02, 0x02),	/* BAD_PARAM */
+	/* 0x03: ALLOC_PD / DEALLOC_PD */
+	SWDEV_SYND_PD_LIMIT = SWDEV_SYND(0x03, 0x01),		/* LIM_ERR */
+	SWDEV_SYND_PD_NOT_FOUND = SWDEV_SYND(0x03, 0x02),	/* BAD_RES (destroy) */
+	/* 0x04: transport domain */
+	SWDEV_SYND_TD_LIMIT = SWDEV_SYND(0x04, 0x01),		/* LIM_ERR */
+	SWDEV_SYND_TD_NOT_FOUND = SWDEV_SYND(0x04, 0x02),	/* BAD_RES (dealloc) */
+	/* 0x05: flow counters */
+	SWDEV_SYND_CNT_BAD_BULK = SWDEV_SYND(0x05, 0x01),	/* BAD_PARAM: not one bit */
+	SWDEV_SYND_CNT_BULK_NOT_ADVERTISED = SWDEV_SYND(0x05, 0x02),	/* BAD_PARAM */
+	SWDEV_SYND_CNT_LOG_SIZE_UNSUPPORTED = SWDEV_SYND(0x05, 0x03),	/* BAD_PARAM */
+	SWDEV_SYND_CNT_LOG_SIZE_TOO_BIG = SWDEV_SYND(0x05, 0x04),	/* BAD_PARAM */
+	SWDEV_SYND_CNT_LIMIT = SWDEV_SYND(0x05, 0x05),		/* LIM_ERR: max_flow_counters */
+	SWDEV_SYND_CNT_NO_RANGE = SWDEV_SYND(0x05, 0x06),	/* NO_RES: no aligned free range */
+	SWDEV_SYND_CNT_BAD_PD = SWDEV_SYND(0x05, 0x07),		/* BAD_RES: pd not found */
+	SWDEV_SYND_CNT_PD_OTHER_UID = SWDEV_SYND(0x05, 0x08),	/* BAD_RES: pd of another uid */
+	SWDEV_SYND_CNT_NOT_FOUND = SWDEV_SYND(0x05, 0x09),	/* BAD_RES: no such counter */
+	SWDEV_SYND_CNT_OTHER_UID = SWDEV_SYND(0x05, 0x0a),	/* BAD_RES: another uid's */
+	SWDEV_SYND_CNT_QUERY_TOO_MANY = SWDEV_SYND(0x05, 0x0b),	/* BAD_PARAM: > log bulk */
+	SWDEV_SYND_CNT_QUERY_UNALIGNED = SWDEV_SYND(0x05, 0x0c),	/* BAD_PARAM: id % 4 */
+	SWDEV_SYND_CNT_QUERY_DUMP = SWDEV_SYND(0x05, 0x0d),	/* BAD_PARAM: dump_to_memory */
+	SWDEV_SYND_CNT_QUERY_OUTLEN = SWDEV_SYND(0x05, 0x0e),	/* BAD_OUTP_LEN: 16+16n */
+	SWDEV_SYND_CNT_QUERY_RANGE = SWDEV_SYND(0x05, 0x0f),	/* BAD_PARAM: past the bulk */
+	/* 0x06: CQ */
+	SWDEV_SYND_CQ_LIMIT = SWDEV_SYND(0x06, 0x01),		/* LIM_ERR */
+	SWDEV_SYND_CQ_BAD_CQE_SZ = SWDEV_SYND(0x06, 0x02),	/* BAD_PARAM */
+	SWDEV_SYND_CQ_BAD_LOG_SIZE = SWDEV_SYND(0x06, 0x03),	/* BAD_PARAM: > log_max_cq_sz */
+	SWDEV_SYND_CQ_BAD_UAR = SWDEV_SYND(0x06, 0x04),		/* BAD_RES: uar_page unknown */
+	SWDEV_SYND_CQ_UAR_OTHER_UID = SWDEV_SYND(0x06, 0x05),	/* BAD_RES */
+	SWDEV_SYND_CQ_BAD_EQN = SWDEV_SYND(0x06, 0x06),		/* BAD_RES: c_eqn unknown */
+	SWDEV_SYND_CQ_BAD_UMEM = SWDEV_SYND(0x06, 0x07),	/* BAD_RES: cq_umem_id unknown */
+	SWDEV_SYND_CQ_UMEM_OTHER_UID = SWDEV_SYND(0x06, 0x08),	/* BAD_RES */
+	SWDEV_SYND_CQ_UMEM_TOO_SMALL = SWDEV_SYND(0x06, 0x09),	/* BAD_PARAM */
+	SWDEV_SYND_CQ_BAD_DBR_UMEM = SWDEV_SYND(0x06, 0x0a),	/* BAD_RES: dbr_umem_id unknown */
+	SWDEV_SYND_CQ_DBR_UMEM_OTHER_UID = SWDEV_SYND(0x06, 0x0b),	/* BAD_RES */
+	SWDEV_SYND_CQ_DBR_OUT_OF_UMEM = SWDEV_SYND(0x06, 0x0c),	/* BAD_PARAM */
+	SWDEV_SYND_CQ_NOT_FOUND = SWDEV_SYND(0x06, 0x0d),	/* BAD_RES (destroy/query) */
+	/* 0x07: RQ */
+	SWDEV_SYND_RQ_LIMIT = SWDEV_SYND(0x07, 0x01),		/* LIM_ERR */
+	SWDEV_SYND_RQ_BAD_INIT_STATE = SWDEV_SYND(0x07, 0x02),	/* BAD_PARAM: state != RST */
+	SWDEV_SYND_RQ_BAD_MEM_TYPE = SWDEV_SYND(0x07, 0x03),	/* BAD_PARAM: RMP */
+	SWDEV_SYND_RQ_HAIRPIN = SWDEV_SYND(0x07, 0x04),		/* BAD_PARAM: not emulated */
+	SWDEV_SYND_RQ_BAD_WQ_TYPE = SWDEV_SYND(0x07, 0x05),	/* BAD_PARAM */
+	SWDEV_SYND_RQ_BAD_LOG_WQ_SZ = SWDEV_SYND(0x07, 0x06),	/* BAD_PARAM: > log_max_wq_sz */
+	SWDEV_SYND_RQ_BAD_CQ = SWDEV_SYND(0x07, 0x07),		/* BAD_RES: cqn unknown */
+	SWDEV_SYND_RQ_CQ_OTHER_UID = SWDEV_SYND(0x07, 0x08),	/* BAD_RES */
+	SWDEV_SYND_RQ_BAD_PD = SWDEV_SYND(0x07, 0x09),		/* BAD_RES: pd unknown */
+	SWDEV_SYND_RQ_PD_OTHER_UID = SWDEV_SYND(0x07, 0x0a),	/* BAD_RES */
+	SWDEV_SYND_RQ_BAD_WQ_UMEM = SWDEV_SYND(0x07, 0x0b),	/* BAD_RES: wq_umem_id unknown */
+	SWDEV_SYND_RQ_WQ_UMEM_OTHER_UID = SWDEV_SYND(0x07, 0x0c),	/* BAD_RES */
+	SWDEV_SYND_RQ_WQ_UMEM_TOO_SMALL = SWDEV_SYND(0x07, 0x0d),	/* BAD_PARAM */
+	SWDEV_SYND_RQ_BAD_DBR_UMEM = SWDEV_SYND(0x07, 0x0e),	/* BAD_RES */
+	SWDEV_SYND_RQ_DBR_UMEM_OTHER_UID = SWDEV_SYND(0x07, 0x0f),	/* BAD_RES */
+	SWDEV_SYND_RQ_DBR_OUT_OF_UMEM = SWDEV_SYND(0x07, 0x10),	/* BAD_PARAM */
+	SWDEV_SYND_RQ_BAD_CUR_STATE = SWDEV_SYND(0x07, 0x11),	/* BAD_RES_STATE: rq_state */
+	SWDEV_SYND_RQ_BAD_NEW_STATE = SWDEV_SYND(0x07, 0x12),	/* BAD_PARAM: state value */
+	SWDEV_SYND_RQ_BAD_TRANSITION = SWDEV_SYND(0x07, 0x13),	/* BAD_RES_STATE */
+	SWDEV_SYND_RQ_BAD_BITMASK = SWDEV_SYND(0x07, 0x14),	/* BAD_PARAM */
+	SWDEV_SYND_RQ_NOT_FOUND = SWDEV_SYND(0x07, 0x15),	/* BAD_RES (destroy/query) */
+	/* 0x08: RQT */
+	SWDEV_SYND_RQT_LIMIT = SWDEV_SYND(0x08, 0x01),		/* LIM_ERR */
+	SWDEV_SYND_RQT_BAD_LIST_TYPE = SWDEV_SYND(0x08, 0x02),	/* BAD_PARAM */
+	SWDEV_SYND_RQT_ZERO_MAX_SIZE = SWDEV_SYND(0x08, 0x03),	/* BAD_PARAM */
+	SWDEV_SYND_RQT_MAX_SIZE_TOO_BIG = SWDEV_SYND(0x08, 0x04),	/* BAD_PARAM */
+	SWDEV_SYND_RQT_ZERO_ACTUAL_SIZE = SWDEV_SYND(0x08, 0x05),	/* BAD_PARAM */
+	SWDEV_SYND_RQT_ACTUAL_OVER_MAX = SWDEV_SYND(0x08, 0x06),	/* BAD_PARAM */
+	SWDEV_SYND_RQT_INLEN_ENTRIES = SWDEV_SYND(0x08, 0x07),	/* BAD_INP_LEN: list cut */
+	SWDEV_SYND_RQT_BAD_RQ = SWDEV_SYND(0x08, 0x08),		/* BAD_RES: entry unknown */
+	SWDEV_SYND_RQT_RQ_OTHER_UID = SWDEV_SYND(0x08, 0x09),	/* BAD_RES */
+	SWDEV_SYND_RQT_BAD_BITMASK = SWDEV_SYND(0x08, 0x0a),	/* BAD_PARAM */
+	SWDEV_SYND_RQT_QUERY_OUTLEN = SWDEV_SYND(0x08, 0x0b),	/* BAD_OUTP_LEN: list */
+	SWDEV_SYND_RQT_NOT_FOUND = SWDEV_SYND(0x08, 0x0c),	/* BAD_RES (destroy/query) */
+	/* 0x09: TIR */
+	SWDEV_SYND_TIR_LIMIT = SWDEV_SYND(0x09, 0x01),		/* LIM_ERR */
+	SWDEV_SYND_TIR_BAD_DISP_TYPE = SWDEV_SYND(0x09, 0x02),	/* BAD_PARAM */
+	SWDEV_SYND_TIR_BAD_HASH_FN = SWDEV_SYND(0x09, 0x03),	/* BAD_PARAM */
+	SWDEV_SYND_TIR_BAD_LRO_MASK = SWDEV_SYND(0x09, 0x04),	/* BAD_PARAM */
+	SWDEV_SYND_TIR_TLS = SWDEV_SYND(0x09, 0x05),		/* BAD_PARAM: not emulated */
+	SWDEV_SYND_TIR_BAD_HASH_FIELDS = SWDEV_SYND(0x09, 0x06),	/* BAD_PARAM */
+	SWDEV_SYND_TIR_BAD_RQ = SWDEV_SYND(0x09, 0x07),		/* BAD_RES: inline_rqn */
+	SWDEV_SYND_TIR_RQ_OTHER_UID = SWDEV_SYND(0x09, 0x08),	/* BAD_RES */
+	SWDEV_SYND_TIR_BAD_RQT = SWDEV_SYND(0x09, 0x09),	/* BAD_RES: indirect_table */
+	SWDEV_SYND_TIR_RQT_OTHER_UID = SWDEV_SYND(0x09, 0x0a),	/* BAD_RES */
+	SWDEV_SYND_TIR_BAD_TD = SWDEV_SYND(0x09, 0x0b),		/* BAD_RES: transport_domain */
+	SWDEV_SYND_TIR_TD_OTHER_UID = SWDEV_SYND(0x09, 0x0c),	/* BAD_RES */
+	SWDEV_SYND_TIR_BAD_BITMASK = SWDEV_SYND(0x09, 0x0d),	/* BAD_PARAM: unknown bit */
+	SWDEV_SYND_TIR_MODIFY_TUNNELED = SWDEV_SYND(0x09, 0x0e),	/* BAD_PARAM: bit 3 */
+	SWDEV_SYND_TIR_MODIFY_DIRECT_TABLE = SWDEV_SYND(0x09, 0x0f),	/* BAD_PARAM */
+	SWDEV_SYND_TIR_NOT_FOUND = SWDEV_SYND(0x09, 0x10),	/* BAD_RES (destroy/query) */
+	/* 0x0a: objects looked up by id with the wrong uid (destroy/query) */
+	SWDEV_SYND_OBJ_OTHER_UID = SWDEV_SYND(0x0a, 0x01),	/* BAD_RES */
+	SWDEV_SYND_OBJ_NOT_FOUND = SWDEV_SYND(0x0a, 0x02),	/* BAD_RES: UAR/umem id */
+};
+
+/** "CNT_BAD_BULK", ...; NULL for a value that is not an engine syndrome. */
+const char *swdev_syndrome_name(uint32_t syndrome);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWDEV_SYNDROME_H */
