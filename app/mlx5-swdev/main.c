@@ -74,9 +74,26 @@ enum {
 	OPT_LIMIT0,
 };
 
+static unsigned long
+limit_value(const struct swdev_limits *lim, const struct limit_opt *o)
+{
+	if (o->size == 1) {
+		uint8_t b;
+
+		memcpy(&b, (const char *)lim + o->off, 1);
+		return b;
+	} else {
+		uint32_t w;
+
+		memcpy(&w, (const char *)lim + o->off, 4);
+		return w;
+	}
+}
+
 static void
 usage(FILE *f, const char *prog)
 {
+	struct swdev_limits def;
 	unsigned int i;
 
 	fprintf(f,
@@ -93,12 +110,22 @@ usage(FILE *f, const char *prog)
 		"  --ping              exit 0 if a live daemon answers on --socket, else 1\n"
 		"  --version           print the version\n"
 		"  --help              this text\n\n"
-		"Limits (every device; defaults in doc/swdev.rst):\n",
+		"Limits (every device; see doc/swdev_commands.rst):\n",
 		prog, MDEVX_SWDEV_DEFAULT_SOCKET);
+	swdev_limits_default(&def);
 	for (i = 0; i < NUM_LIMITS; i++)
-		fprintf(f, "  --%-20s N  %s\n", limit_opts[i].name, limit_opts[i].help);
+		fprintf(f, "  --%-20s N  %s (default %lu)\n", limit_opts[i].name,
+			limit_opts[i].help, limit_value(&def, &limit_opts[i]));
 	fprintf(f, "\nSIGTERM / SIGINT: close every uverbs file (all objects destroyed),\n"
 		   "remove the sockets and exit 0.\n");
+}
+
+/* The engine's lines about refused or failed commands. */
+static void
+engine_log(void *arg, const char *line)
+{
+	(void)arg;
+	swdev_log(SWDEV_LOG_INFO, "%s", line);
 }
 
 static void
@@ -248,6 +275,7 @@ main(int argc, char **argv)
 		swdev_log(SWDEV_LOG_ERR, "cannot create the engine: %s", strerror(errno));
 		return 1;
 	}
+	swdev_engine_set_log(eng, engine_log, NULL);
 	for (i = 0; i < ndev; i++) {
 		ret = swdev_engine_add_device(eng, devices[i], &lim);
 		if (ret < 0) {

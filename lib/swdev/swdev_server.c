@@ -446,14 +446,16 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 		rep->outlen = (uint32_t)outlen;
 	else
 		rep->outlen = 0;
+	/* The engine logs refused and failed commands itself (at info level
+	 * through swdev_engine_set_log); the transport view is debug. */
 	if (err == EREMOTEIO && outlen >= 8)
-		swdev_log(SWDEV_LOG_INFO,
+		swdev_log(SWDEV_LOG_DEBUG,
 			  "file %u: %s opcode %#x handle %u failed: errno %d status %#x syndrome %#x",
 			  swdev_file_id(f), swdev_proto_op_name(req->op),
 			  mbox_opcode(ch->in, req->inlen), req->handle, err, out[0],
 			  be32_at(out + 4));
 	else if (err != 0)
-		swdev_log(SWDEV_LOG_INFO, "file %u: %s opcode %#x handle %u failed: errno %d (%s)",
+		swdev_log(SWDEV_LOG_DEBUG, "file %u: %s opcode %#x handle %u failed: errno %d (%s)",
 			  swdev_file_id(f), swdev_proto_op_name(req->op),
 			  mbox_opcode(ch->in, req->inlen), req->handle, err, strerror(err));
 	else

@@ -98,8 +98,21 @@ mp_init(int argc, char **argv, const char *name)
 int
 mp_finish(void)
 {
-	unsigned int p = atomic_load(&stats->passed), f = atomic_load(&stats->failed);
+	unsigned int p, f, i;
 
+	/* Daemons still running stop the clean way: exit 0 on SIGTERM (under
+	 * ASan this also checks the daemon for leaks). */
+	for (i = 0; i < MAX_DAEMONS; i++) {
+		if (daemons[i] > 0 && getpid() == parent_pid) {
+			pid_t pid = daemons[i];
+			int st = mp_daemon_stop(pid);
+
+			CHECK(mp_exited_ok(st), "daemon %d exits 0 on SIGTERM: status %#x", (int)pid,
+			      st);
+		}
+	}
+	p = atomic_load(&stats->passed);
+	f = atomic_load(&stats->failed);
 	kill_daemons();
 	printf("%u passed, %u failed\n", p, f);
 	return f == 0 && p > 0 ? 0 : 1;

@@ -203,6 +203,10 @@ test_devices_and_limits(void)
 		      strerror(err));
 		c2 = mp_counter_alloc(b, 1, &base, &err);
 		CHECK(c2 != NULL, "the limit is per device: %s", strerror(err));
+		if (c1 != NULL)
+			CHECK(swdev_obj_destroy(c1) == 0, "destroy on device a");
+		if (c2 != NULL)
+			CHECK(swdev_obj_destroy(c2) == 0, "destroy on device b");
 	}
 	if (a != NULL)
 		swdev_close(a);
