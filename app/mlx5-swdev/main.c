@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -270,6 +271,15 @@ main(int argc, char **argv)
 	if (ndev == 0)
 		devices[ndev++] = "mlx5_0";
 
+	{
+		/* Every context is two descriptors here: take what we may. */
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	eng = swdev_engine_create();
 	if (eng == NULL) {
 		swdev_log(SWDEV_LOG_ERR, "cannot create the engine: %s", strerror(errno));

@@ -151,6 +151,7 @@ struct swdev_server {
 	struct ent ctl_listen;
 	struct ent wake;
 	int lock_fd;
+	int spare_fd;			/* released to shed a connection at EMFILE */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char lock_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
@@ -450,7 +451,7 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	 * through swdev_engine_set_log); the transport view is debug. */
 	if (err == EREMOTEIO && outlen >= 8)
 		swdev_log(SWDEV_LOG_DEBUG,
-			  "file %u: %s opcode %#x handle %u failed: errno %d status %#x syndrome %#x",
+			  "file %u: %s opcode %#x handle %u failed: errno %d status %#x synd %#x",
 			  swdev_file_id(f), swdev_proto_op_name(req->op),
 			  mbox_opcode(ch->in, req->inlen), req->handle, err, out[0],
 			  be32_at(out + 4));
@@ -467,6 +468,27 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	ch->in_got = 0;
 	ch->hdr_got = 0;
 	return chan_reply(srv, ch, buf, sizeof(*rep) + rep->outlen, delay);
+}
+
+/* A frame header is complete: never trust its lengths. false if closed. */
+static bool
+chan_header_done(struct swdev_server *srv, struct chan *ch)
+{
+	if (swdev_proto_check_req(&ch->hdr) != 0) {
+		swdev_log(SWDEV_LOG_WARN,
+			  "file %u: channel %u: malformed frame header (op %u inlen %u outlen %u)",
+			  swdev_file_id(ch->conn->file), ch->id, ch->hdr.op, ch->hdr.inlen,
+			  ch->hdr.outlen);
+		chan_close(srv, ch, "malformed frame");
+		return false;
+	}
+	ch->in = malloc(ch->hdr.inlen > 0 ? ch->hdr.inlen : 1);
+	if (ch->in == NULL) {
+		chan_close(srv, ch, "out of memory for the request");
+		return false;
+	}
+	ch->in_got = 0;
+	return true;
 }
 
 /* Read what is available of the current frame; execute it when complete. */
@@ -504,21 +526,8 @@ chan_readable(struct swdev_server *srv, struct chan *ch)
 				ch->hdr_got += (size_t)n;
 				if (ch->hdr_got < sizeof(ch->hdr))
 					continue;
-				/* Header complete: never trust its lengths. */
-				if (swdev_proto_check_req(&ch->hdr) != 0) {
-					swdev_log(SWDEV_LOG_WARN,
-						  "file %u: channel %u: malformed frame header (op %u inlen %u outlen %u)",
-						  swdev_file_id(ch->conn->file), ch->id, ch->hdr.op,
-						  ch->hdr.inlen, ch->hdr.outlen);
-					chan_close(srv, ch, "malformed frame");
+				if (!chan_header_done(srv, ch))
 					return;
-				}
-				ch->in = malloc(ch->hdr.inlen > 0 ? ch->hdr.inlen : 1);
-				if (ch->in == NULL) {
-					chan_close(srv, ch, "out of memory for the request");
-					return;
-				}
-				ch->in_got = 0;
 			} else {
 				ch->in_got += (size_t)n;
 			}
@@ -670,7 +679,7 @@ conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize
 			close(fd);
 		if (c->file == NULL) {
 			/* Not a uverbs file yet: nobody else is affected. */
-			swdev_log(SWDEV_LOG_WARN, "connection: malformed first message, disconnecting");
+			swdev_log(SWDEV_LOG_WARN, "connection: bad first message, disconnecting");
 			conn_close(srv, c, "malformed first message");
 			return false;
 		}
@@ -776,18 +785,40 @@ conn_event(struct swdev_server *srv, struct conn *c, uint32_t events)
 	}
 }
 
+/*
+ * Accept one connection. Out of descriptors, the pending connection is
+ * accepted on the spare descriptor's slot and closed at once, so a level-
+ * triggered listener does not spin. -1 when there is nothing to serve.
+ */
+static int
+accept_one(struct swdev_server *srv, int lfd)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if ((errno == EMFILE || errno == ENFILE) && srv->spare_fd >= 0) {
+		close(srv->spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		swdev_log(SWDEV_LOG_WARN, "out of file descriptors: connection refused");
+	} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+		swdev_log(SWDEV_LOG_WARN, "accept: %s", strerror(errno));
+	}
+	return -1;
+}
+
 static void
 listen_event(struct swdev_server *srv)
 {
 	struct conn *c;
 	int fd;
 
-	fd = accept4(srv->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			swdev_log(SWDEV_LOG_WARN, "accept: %s", strerror(errno));
+	fd = accept_one(srv, srv->listen.fd);
+	if (fd < 0)
 		return;
-	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		close(fd);
@@ -894,7 +925,7 @@ ctl_listen_event(struct swdev_server *srv)
 	struct ctl *k;
 	int fd;
 
-	fd = accept4(srv->ctl_listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	fd = accept_one(srv, srv->ctl_listen.fd);
 	if (fd < 0)
 		return;
 	k = calloc(1, sizeof(*k));
@@ -1048,6 +1079,7 @@ swdev_server_create(struct swdev_engine *eng, const char *sock_path)
 	srv->ctl_listen.fd = -1;
 	srv->wake.fd = -1;
 	srv->lock_fd = -1;
+	srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (strlen(sock_path) >= sizeof(srv->path) ||
 	    swdev_proto_ctl_path(sock_path, srv->ctl_path, sizeof(srv->ctl_path)) != 0) {
 		err = ENAMETOOLONG;
@@ -1114,6 +1146,8 @@ fail:
 		close(srv->epfd);
 	if (srv->lock_fd >= 0)
 		close(srv->lock_fd);
+	if (srv->spare_fd >= 0)
+		close(srv->spare_fd);
 	free(srv);
 	errno = err;
 	return NULL;
@@ -1221,6 +1255,8 @@ swdev_server_destroy(struct swdev_server *srv)
 	unlink(srv->ctl_path);
 	unlink(srv->lock_path);
 	close(srv->lock_fd);
+	if (srv->spare_fd >= 0)
+		close(srv->spare_fd);
 	grave_flush(srv);
 	swdev_log(SWDEV_LOG_INFO, "stopped, %s removed", srv->path);
 	free(srv);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "mp_common.h"
 
 const char *mp_daemon_bin;
+unsigned int mp_daemon_nofile;
 char mp_sock[108];
 
 struct mp_stats {
@@ -107,8 +109,8 @@ mp_finish(void)
 			pid_t pid = daemons[i];
 			int st = mp_daemon_stop(pid);
 
-			CHECK(mp_exited_ok(st), "daemon %d exits 0 on SIGTERM: status %#x", (int)pid,
-			      st);
+			CHECK(mp_exited_ok(st), "daemon %d exits 0 on SIGTERM: status %#x",
+			      (int)pid, st);
 		}
 	}
 	p = atomic_load(&stats->passed);
@@ -136,7 +138,7 @@ mp_check(bool ok, const char *file, int line, const char *expr, const char *fmt,
 }
 
 static pid_t
-spawn(const char *const *argv, bool track)
+spawn(const char *const *argv, bool track, unsigned int nofile)
 {
 	pid_t pid = fork();
 
@@ -145,6 +147,11 @@ spawn(const char *const *argv, bool track)
 	if (pid == 0) {
 		if (track)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (nofile != 0) {
+			struct rlimit rl = { .rlim_cur = nofile, .rlim_max = nofile };
+
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		execv(argv[0], (char *const *)(uintptr_t)argv);
 		perror(argv[0]);
 		_exit(127);
@@ -169,7 +176,7 @@ mp_daemon_start(const char *sock, const char *const *extra)
 	for (i = 0; extra != NULL && extra[i] != NULL && n < 47; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	pid = spawn(argv, true);
+	pid = spawn(argv, true, mp_daemon_nofile);
 	if (pid < 0)
 		return -1;
 	for (i = 0; i < MAX_DAEMONS; i++) {
@@ -245,7 +252,7 @@ mp_daemon_stop(pid_t pid)
 int
 mp_run(const char *const *argv, int timeout_s)
 {
-	pid_t pid = spawn(argv, true);
+	pid_t pid = spawn(argv, true, 0);
 
 	if (pid < 0)
 		return -1;

@@ -39,6 +39,8 @@ void mp_check(bool ok, const char *file, int line, const char *expr, const char 
  * (PR_SET_PDEATHSIG) and is killed at exit. pid, or -1.
  */
 pid_t mp_daemon_start(const char *sock, const char *const *extra);
+/** RLIMIT_NOFILE (soft and hard) of daemons started from now on; 0 = inherit. */
+extern unsigned int mp_daemon_nofile;
 /** SIGTERM, wait (5 s, then SIGKILL). Returns the wait status, -1 on error. */
 int mp_daemon_stop(pid_t pid);
 /** Run @p argv (argv[0] = path) and wait; stdout/stderr kept. Wait status. */

@@ -7,6 +7,7 @@
  * reply (delay fault) must not hold back other clients.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -59,7 +60,8 @@ worker(void *arg)
 	if (read(sh->go[0], &c, 1) != 1)
 		return 1;
 	for (i = 1; i <= ITERS; i++) {
-		uint64_t p = (uint64_t)(worker_idx + 1), b = (uint64_t)(worker_idx + 1) * 1000 + (uint64_t)i;
+		uint64_t p = (uint64_t)(worker_idx + 1);
+		uint64_t b = p * 1000 + (uint64_t)i;
 
 		err = swdev_ctl_inject_traffic(ctl, MP_DEV, id, p, b);
 		exp_pk += p;
@@ -155,7 +157,8 @@ delay_worker(void *arg)
 		t0 = mp_now_ns();
 		err = mp_counter_query(obj, sh->base, false, &pk, NULL, NULL, NULL);
 		atomic_store(&sh->done_ns[0], mp_now_ns());
-		CHECK(err == 0 && pk == 3, "delayed query: %s %lu", strerror(err), (unsigned long)pk);
+		CHECK(err == 0 && pk == 3, "delayed query: %s %lu", strerror(err),
+		      (unsigned long)pk);
 		CHECK(mp_now_ns() - t0 >= 800ull * 1000000ull, "reply held for the delay: %lu ms",
 		      (unsigned long)((mp_now_ns() - t0) / 1000000));
 		swdev_obj_unimport(obj);
@@ -213,6 +216,67 @@ test_delay(void)
 	close(sv[1]);
 }
 
+struct thr {
+	struct swdev_obj *obj;
+	struct swdev_ctl *ctl;
+	uint32_t id;
+	int idx;
+	int bad;
+};
+
+static void *
+thread_worker(void *arg)
+{
+	struct thr *t = arg;
+	uint64_t pk = 0, by = 0, exp_pk = 0;
+	int i, err;
+
+	for (i = 1; i <= ITERS; i++) {
+		err = swdev_ctl_inject_traffic(t->ctl, MP_DEV, t->id, (uint64_t)t->idx + 1, 1);
+		exp_pk += (uint64_t)t->idx + 1;
+		err = err != 0 ? err : mp_counter_query(t->obj, t->id, false, &pk, &by, NULL, NULL);
+		if (err != 0 || pk != exp_pk || by != (uint64_t)i)
+			t->bad++;
+	}
+	return NULL;
+}
+
+/* Threads of one process share one context (and one control connection). */
+static void
+test_threads(void)
+{
+	struct thr t[NWORKERS];
+	pthread_t tid[NWORKERS];
+	struct swdev_ctx *ctx;
+	struct swdev_ctl *ctl;
+	struct swdev_obj *ctr;
+	uint32_t base;
+	int i, err;
+
+	printf("== %d threads on one context\n", NWORKERS);
+	ctl = swdev_ctl_open(mp_sock);
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctl != NULL && ctx != NULL, "open");
+	if (ctl == NULL || ctx == NULL)
+		return;
+	ctr = mp_counter_alloc(ctx, 1, &base, &err);
+	CHECK(ctr != NULL, "bulk: %s", strerror(err));
+	if (ctr == NULL)
+		return;
+	for (i = 0; i < NWORKERS; i++) {
+		t[i] = (struct thr){ .obj = ctr, .ctl = ctl, .idx = i };
+		t[i].id = base + 10 + (uint32_t)i;
+		CHECK(pthread_create(&tid[i], NULL, thread_worker, &t[i]) == 0, "thread");
+	}
+	for (i = 0; i < NWORKERS; i++) {
+		pthread_join(tid[i], NULL);
+		CHECK(t[i].bad == 0, "thread %d: %d mismatches", i, t[i].bad);
+	}
+	swdev_obj_destroy(ctr);
+	swdev_close(ctx);
+	swdev_ctl_close(ctl);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -225,6 +289,7 @@ main(int argc, char **argv)
 		return mp_finish();
 	}
 	test_shared_file();
+	test_threads();
 	test_delay();
 	return mp_finish();
 }

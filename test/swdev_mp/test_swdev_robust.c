@@ -393,7 +393,9 @@ test_random_mailboxes(void)
 				fails++;
 			break;
 		default: {
-			struct swdev_obj fake = { .ctx = ctx, .handle = (uint32_t)(rand_r(&seed) % 8) };
+			struct swdev_obj fake = { .ctx = ctx };
+
+			fake.handle = (uint32_t)(rand_r(&seed) % 8);
 
 			swdev_obj_query(&fake, in, inlen, out, outlen);
 			swdev_obj_modify(&fake, in, inlen, out, outlen);
@@ -426,6 +428,55 @@ test_ctl_garbage(void)
 	check_bystander("control garbage");
 }
 
+/* A daemon out of descriptors refuses new clients and serves the others. */
+static void
+test_out_of_fds(void)
+{
+	struct swdev_ctx *ctxs[64];
+	struct swdev_ctl *ctl2;
+	char sock2[128];
+	int n = 0, i, refused_errno = 0;
+	pid_t d;
+
+	printf("== daemon out of file descriptors\n");
+	snprintf(sock2, sizeof(sock2), "%s.fd", mp_sock);
+	mp_daemon_nofile = 40;
+	d = mp_daemon_start(sock2, NULL);
+	mp_daemon_nofile = 0;
+	CHECK(d > 0, "daemon with 40 descriptors");
+	if (d <= 0)
+		return;
+	for (n = 0; n < 64; n++) {
+		ctxs[n] = swdev_open(sock2, MP_DEV);
+		if (ctxs[n] == NULL) {
+			refused_errno = errno;
+			break;
+		}
+	}
+	CHECK(n > 0 && n < 64, "some contexts, then refused: %d (%s)", n,
+	      strerror(refused_errno));
+	for (i = 0; i < n; i++) {
+		struct swdev_obj *td;
+		int err;
+
+		td = mp_td_alloc(ctxs[i], NULL, &err);
+		if (td == NULL || swdev_obj_destroy(td) != 0)
+			break;
+	}
+	CHECK(i == n, "every admitted context is served: %d of %d", i, n);
+	for (i = 0; i < n; i++)
+		swdev_close(ctxs[i]);
+	usleep(100000);
+	ctxs[0] = swdev_open(sock2, MP_DEV);
+	CHECK(ctxs[0] != NULL, "a new client after the others left: %s", strerror(errno));
+	if (ctxs[0] != NULL)
+		swdev_close(ctxs[0]);
+	ctl2 = swdev_ctl_open(sock2);
+	CHECK(ctl2 != NULL && swdev_ctl_ping(ctl2) == 0, "control still answers");
+	swdev_ctl_close(ctl2);
+	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops cleanly");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -453,6 +504,7 @@ main(int argc, char **argv)
 	test_killed_clients();
 	test_random_mailboxes();
 	test_ctl_garbage();
+	test_out_of_fds();
 	swdev_obj_destroy(bys_ctr);
 	swdev_close(bystander);
 	swdev_ctl_close(ctl);
