@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,8 @@ test_file_prefix(void)
 	return slash != NULL ? slash + 1 : dir;
 }
 
-pid_t
-test_mp_spawn(const char *role, const char *prefix, int argc, const char *const argv[])
+static pid_t
+spawn(const char *role, const char *prefix, bool primary, int argc, const char *const argv[])
 {
 	char prefix_arg[PATH_MAX], role_env[256], lcores_arg[64];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -69,7 +70,7 @@ test_mp_spawn(const char *role, const char *prefix, int argc, const char *const 
 		return -ENOMEM;
 	}
 	cargv[n++] = self_exe;
-	cargv[n++] = "--proc-type=secondary";
+	cargv[n++] = primary ? "--proc-type=primary" : "--proc-type=secondary";
 	cargv[n++] = prefix_arg;
 	cargv[n++] = "--no-pci";
 	cargv[n++] = "--no-telemetry";
@@ -104,6 +105,20 @@ test_mp_spawn(const char *role, const char *prefix, int argc, const char *const 
 	if (pid < 0)
 		return -errno;
 	return pid;
+}
+
+pid_t
+test_mp_spawn(const char *role, const char *prefix, int argc, const char *const argv[])
+{
+	return spawn(role, prefix, false, argc, argv);
+}
+
+pid_t
+test_mp_spawn_primary(const char *role, const char *prefix, int argc, const char *const argv[])
+{
+	if (prefix == NULL || strcmp(prefix, test_file_prefix()) == 0)
+		return -EINVAL;	/* a second primary needs a prefix of its own */
+	return spawn(role, prefix, true, argc, argv);
 }
 
 int
@@ -144,6 +159,17 @@ test_mp_wait(pid_t pid, unsigned int timeout_ms)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return -EIO;
+}
+
+int
+test_mp_run_primary(const char *role, const char *prefix, int argc, const char *const argv[],
+		    unsigned int timeout_ms)
+{
+	pid_t pid = test_mp_spawn_primary(role, prefix, argc, argv);
+
+	if (pid < 0)
+		return pid;
+	return test_mp_wait(pid, timeout_ms);
 }
 
 int

@@ -32,6 +32,14 @@ const char *test_file_prefix(void);
 pid_t test_mp_spawn(const char *role, const char *prefix, int argc, const char *const argv[]);
 
 /**
+ * Start another *primary* process (another DPDK instance) running @p role,
+ * with @p prefix, which must differ from ours (-EINVAL otherwise). Name it
+ * "<our prefix>_<something>" so the test wrapper's cleanup covers it.
+ */
+pid_t test_mp_spawn_primary(const char *role, const char *prefix, int argc,
+			    const char *const argv[]);
+
+/**
  * Wait for a child started by test_mp_spawn().
  *
  * @return its exit code (0..255), 128 + signal number if a signal killed
@@ -43,5 +51,9 @@ int test_mp_wait(pid_t pid, unsigned int timeout_ms);
 /** test_mp_spawn() then test_mp_wait(). */
 int test_mp_run(const char *role, const char *prefix, int argc, const char *const argv[],
 		unsigned int timeout_ms);
+
+/** test_mp_spawn_primary() then test_mp_wait(). */
+int test_mp_run_primary(const char *role, const char *prefix, int argc, const char *const argv[],
+			unsigned int timeout_ms);
 
 #endif /* MDEVX_TEST_PROCESS_H */

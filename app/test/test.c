@@ -280,7 +280,7 @@ main(int argc, char **argv)
 		eal_argv++;
 	}
 
-	if (role != NULL && rte_eal_process_type() == RTE_PROC_SECONDARY) {
+	if (role != NULL) {
 		ret = run_role(role, eal_argc, eal_argv);
 		rte_eal_cleanup();
 		free(argv_buf);

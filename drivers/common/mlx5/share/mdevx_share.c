@@ -4,9 +4,11 @@
  * secondaries (rte_mp + command fd), export registry in a memzone, import
  * by name, withdraw with acknowledgements. See mdevx_share.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +289,11 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		}
 	} else if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) &&
 		   rte_eal_process_type() == RTE_PROC_SECONDARY) {
+		if (test_drop_acks) {
+			/* test hook: a secondary whose handler never runs */
+			pthread_mutex_unlock(&share_devs_lock);
+			return 0;
+		}
 		dev = find_dev_locked(NULL, req->key);
 		if (dev != NULL) {
 			pthread_rwlock_wrlock(&dev->lock);
@@ -294,10 +301,6 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 							  req->rec_idx : UINT32_MAX,
 							  req->generation);
 			pthread_rwlock_unlock(&dev->lock);
-		}
-		if (test_drop_acks) {
-			pthread_mutex_unlock(&share_devs_lock);
-			return 0;	/* test hook: never acknowledge */
 		}
 	} else {
 		rep->status = -EINVAL;
@@ -334,6 +337,78 @@ mdevx_share_test_drop_acks(int drop)
 }
 
 /*
+ * Withdraw notifications go out with rte_mp_request_async(): EAL sends the
+ * request to every secondary at once and calls us back once all answered
+ * or the bound expired (rte_mp_request_sync() would wait for each
+ * secondary in turn, and give up on the others after a silent one). The
+ * callback has no user argument: a sequence number in the request finds
+ * the waiter.
+ */
+#define MAX_PENDING 16
+
+struct pending_notify {
+	uint64_t seq;			/* 0 = slot free */
+	bool done;
+	int nb_sent;
+	int nb_received;
+	unsigned int acked;
+};
+
+static struct pending_notify pending[MAX_PENDING];
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pending_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t pending_seq;
+
+static int
+notify_done(const struct rte_mp_msg *request, const struct rte_mp_reply *reply)
+{
+	const struct mp_param *req = (const struct mp_param *)request->param;
+	unsigned int acked = 0;
+
+	for (int i = 0; i < reply->nb_received; i++) {
+		const struct mp_param *r = (const struct mp_param *)reply->msgs[i].param;
+
+		if (reply->msgs[i].len_param == sizeof(*r) && r->status == 0)
+			acked++;
+	}
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < MAX_PENDING; i++) {
+		if (pending[i].seq == req->cookie) {
+			pending[i].nb_sent = reply->nb_sent;
+			pending[i].nb_received = reply->nb_received;
+			pending[i].acked = acked;
+			pending[i].done = true;
+		}
+	}
+	pthread_cond_broadcast(&pending_cond);
+	pthread_mutex_unlock(&pending_lock);
+	return 0;
+}
+
+/* Is any secondary's IPC socket in our runtime directory? */
+static bool
+have_secondaries(void)
+{
+	DIR *d = opendir(rte_eal_get_runtime_dir());
+	struct dirent *e;
+	bool found = false;
+
+	if (d == NULL)
+		return true;	/* cannot tell: ask */
+	/* mp_socket_<pid>_<n>: a killed secondary leaves its socket behind. */
+	while (!found && (e = readdir(d)) != NULL) {
+		long pid;
+
+		if (strncmp(e->d_name, "mp_socket_", 10) != 0)
+			continue;
+		pid = strtol(e->d_name + 10, NULL, 10);
+		found = pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
  * Primary: tell every secondary, wait for the acknowledgements (bounded).
  * Returns the number of secondaries that acknowledged.
  */
@@ -343,12 +418,35 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 {
 	struct rte_mp_msg req;
 	struct mp_param *p = (struct mp_param *)req.param;
-	struct rte_mp_reply reply;
 	struct timespec ts = {
 		.tv_sec = dev->withdraw_timeout_ms / 1000,
 		.tv_nsec = (long)(dev->withdraw_timeout_ms % 1000) * 1000000,
 	};
+	struct timespec deadline;
+	struct pending_notify *pn = NULL;
 	unsigned int acked = 0;
+
+	*nb_sent = 0;
+	/*
+	 * EAL (22.11) never calls back a request that reached nobody. With no
+	 * secondary socket in the runtime directory there is nobody to tell: a
+	 * secondary starting now imports nothing of this record, which is
+	 * already marked withdrawn.
+	 */
+	if (!have_secondaries())
+		return 0;
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < MAX_PENDING && pn == NULL; i++)
+		if (pending[i].seq == 0)
+			pn = &pending[i];
+	if (pn == NULL) {
+		pthread_mutex_unlock(&pending_lock);
+		SHARE_LOG(ERR, "too many withdrawals in flight");
+		return 0;
+	}
+	memset(pn, 0, sizeof(*pn));
+	pn->seq = ++pending_seq;
+	pthread_mutex_unlock(&pending_lock);
 
 	memset(&req, 0, sizeof(req));
 	snprintf(req.name, sizeof(req.name), "%s", MP_ACTION);
@@ -357,24 +455,36 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	p->key = dev->key;
 	p->rec_idx = rec_idx;
 	p->generation = gen;
-	memset(&reply, 0, sizeof(reply));
-	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
+	p->cookie = pn->seq;	/* the request's sequence number */
+	if (rte_mp_request_async(&req, &ts, notify_done) != 0) {
 		SHARE_LOG(WARNING, "withdraw notification failed: %s", rte_strerror(rte_errno));
-		*nb_sent = 0;
+		pthread_mutex_lock(&pending_lock);
+		pn->seq = 0;
+		pthread_mutex_unlock(&pending_lock);
 		return 0;
 	}
-	for (int i = 0; i < reply.nb_received; i++) {
-		const struct mp_param *r = (const struct mp_param *)reply.msgs[i].param;
-
-		if (reply.msgs[i].len_param == sizeof(*r) && r->status == 0)
-			acked++;
+	/* EAL calls back at the latest when the bound expires; a margin more. */
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += ts.tv_sec + 2;
+	pthread_mutex_lock(&pending_lock);
+	while (!pn->done) {
+		if (pthread_cond_timedwait(&pending_cond, &pending_lock, &deadline) == ETIMEDOUT)
+			break;
 	}
-	if (reply.nb_received < reply.nb_sent)
-		SHARE_LOG(WARNING, "withdraw of record %u: %d of %d secondaries answered "
-			  "within %u ms", rec_idx, reply.nb_received, reply.nb_sent,
-			  dev->withdraw_timeout_ms);
-	*nb_sent = reply.nb_sent;
-	free(reply.msgs);
+	if (pn->done) {
+		acked = pn->acked;
+		*nb_sent = pn->nb_sent;
+		if (pn->nb_received < pn->nb_sent)
+			SHARE_LOG(WARNING, "withdraw of record %u: %d of %d secondaries answered "
+				  "within %u ms", rec_idx, pn->nb_received, pn->nb_sent,
+				  dev->withdraw_timeout_ms);
+		pn->seq = 0;
+	} else {
+		/* A late callback finds no slot with its sequence number. */
+		SHARE_LOG(ERR, "withdraw of record %u: no answer from EAL", rec_idx);
+		pn->seq = 0;
+	}
+	pthread_mutex_unlock(&pending_lock);
 	return acked;
 }
 
@@ -386,6 +496,7 @@ static struct mdevx_share_dev *
 dev_new(const char *devstr)
 {
 	struct mdevx_share_dev *dev = calloc(1, sizeof(*dev));
+	pthread_rwlockattr_t rwa;
 
 	if (dev == NULL)
 		return NULL;
@@ -393,7 +504,11 @@ dev_new(const char *devstr)
 	dev->key = devstr_key(devstr);
 	dev->refcnt = 1;
 	pthread_mutex_init(&dev->wlock, NULL);
-	pthread_rwlock_init(&dev->lock, NULL);
+	/* Writers first: a notification must not starve behind busy readers. */
+	pthread_rwlockattr_init(&rwa);
+	pthread_rwlockattr_setkind_np(&rwa, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&dev->lock, &rwa);
+	pthread_rwlockattr_destroy(&rwa);
 	return dev;
 }
 
@@ -852,6 +967,10 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 	}
 	/* From here on every use of an import fails with ESTALE. */
 	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, info.generation, &nb_sent);
+	/* The primary's own imports of the record go too. */
+	pthread_rwlock_wrlock(&dev->lock);
+	unimport_record(dev, idx, info.generation);
+	pthread_rwlock_unlock(&dev->lock);
 	ret = mdevx_obj_destroy(dev->owned[idx]);
 	if (ret == 0) {
 		dev->owned[idx] = NULL;

@@ -1,0 +1,1265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Multi-process sharing of DEVX objects (libmdevx_share) on the software
+ * device, with real secondary processes:
+ *
+ * mlx5_devx_share_mp_autotest
+ *	the primary publishes counter bulks and direct and indirect TIRs;
+ *	three secondaries attach, import by name, read the counter values the
+ *	primary reads after traffic is injected, query the TIRs and compare;
+ *	a withdrawal is acknowledged by every holder, whose later use gets
+ *	ESTALE; every count on the device returns to 0.
+ * mlx5_devx_share_badinput_autotest
+ *	every public call with bad input gets its documented errno, and the
+ *	registry, the imports and the device keep their state.
+ * mlx5_devx_share_fault_autotest
+ *	secondaries killed with SIGKILL in import/unimport loops while others
+ *	go on; a secondary that never acknowledges a withdrawal; the primary
+ *	killed while secondaries hold imports; concurrent publish/withdraw
+ *	against importing secondaries (no torn read, no success on a
+ *	withdrawn object); nothing leaked on the device.
+ *
+ * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_memzone.h>
+
+#include <mdevx.h>
+#include <mdevx_share.h>
+#include <mdevx_share_internal.h>
+#include <swdev_client.h>
+
+#include "process.h"
+#include "test.h"
+
+#define DEV "mlx5_0"
+#define DEVSTR "swdev:" DEV
+#define DEV2 "mlx5_1"
+#define DEVSTR2 "swdev:" DEV2
+#define SYNC_MZ "mdevx_t_share_sync"
+#define NB_COUNTERS 2
+#define NB_READERS 3
+#define CHILD_TIMEOUT_MS 60000
+#define WAIT_MS 20000
+
+/* Shared between the test primary and its secondaries. */
+struct share_sync {
+	volatile uint32_t ready;
+	volatile uint32_t go;
+	volatile uint32_t stop;
+	volatile uint32_t failures;
+	volatile uint64_t ops;
+	uint32_t nb_names;
+	char names[64][MDEVX_SHARE_NAME_MAX + 1];
+	uint64_t packets[NB_COUNTERS][4];
+	uint64_t bytes[NB_COUNTERS][4];
+	struct mdevx_tir_attr tir_direct;
+	struct mdevx_tir_attr tir_rss;
+};
+
+/* Objects a TIR needs. */
+struct tir_chain {
+	struct mdevx_obj *td, *pd, *cq, *rq[2], *rqt;
+};
+
+static struct swdev_ctl *ctl;
+static const struct rte_memzone *sync_mz;
+
+/* expr must return -e and set errno to e. */
+#define CHECK_RC(expr, e) do {						\
+	int _r;								\
+	errno = 0;							\
+	_r = (expr);							\
+	TEST_ASSERT_EQUAL(_r, -(e), "%s returned %d (%s), want -%s",	\
+			  #expr, _r, strerror(_r < 0 ? -_r : 0), #e);	\
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d", #expr, errno);	\
+} while (0)
+
+#define CHECK_NULL(expr, e) do {					\
+	const void *_p;							\
+	errno = 0;							\
+	_p = (expr);							\
+	TEST_ASSERT_NULL(_p, "%s succeeded, want %s", #expr, #e);	\
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
+			  #expr, errno, strerror(errno), #e);		\
+} while (0)
+
+static struct share_sync *
+sync_area(void)
+{
+	const struct rte_memzone *mz = rte_memzone_lookup(SYNC_MZ);
+
+	return mz != NULL ? mz->addr : NULL;
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait until *v >= want, up to ms milliseconds. */
+static bool
+wait_at_least(volatile uint32_t *v, uint32_t want, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want) {
+		if (now_ms() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+static int
+device_total(const char *dev, uint32_t *total)
+{
+	struct swdev_counts c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = swdev_ctl_get_counts(ctl, dev, 0, &c);
+	*total = c.total;
+	return rc;
+}
+
+/* Objects may take a moment to go once the last holder exits. */
+static int
+wait_device_empty(const char *dev, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+	uint32_t total = UINT32_MAX;
+
+	do {
+		if (device_total(dev, &total) != 0)
+			return -1;
+		if (total == 0)
+			return 0;
+		usleep(2000);
+	} while (now_ms() < end);
+	printf("%u objects left on %s\n", total, dev);
+	return -1;
+}
+
+static int
+test_nothing_left(void)
+{
+	TEST_ASSERT_SUCCESS(wait_device_empty(DEV, 5000), "objects left on " DEV);
+	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 5000), "objects left on " DEV2);
+	return TEST_SUCCESS;
+}
+
+static void
+fill_key(uint8_t *key, uint8_t seed)
+{
+	for (int i = 0; i < MDEVX_TOEPLITZ_KEY_LEN; i++)
+		key[i] = (uint8_t)(seed + i * 7);
+}
+
+static void
+chain_destroy(struct tir_chain *c)
+{
+	struct mdevx_obj **objs[] = { &c->rqt, &c->rq[1], &c->rq[0], &c->cq, &c->td, &c->pd };
+
+	for (size_t i = 0; i < RTE_DIM(objs); i++) {
+		if (*objs[i] != NULL && mdevx_obj_destroy(*objs[i]) != 0)
+			printf("destroy %zu failed: %s\n", i, strerror(errno));
+		*objs[i] = NULL;
+	}
+}
+
+static int
+chain_create(struct mdevx_ctx *ctx, struct tir_chain *c)
+{
+	struct mdevx_cq_attr cqa = { .log_cq_size = 6, .eq_vector = 0 };
+	struct mdevx_rq_attr rqa;
+
+	memset(c, 0, sizeof(*c));
+	c->td = mdevx_td_alloc(ctx);
+	c->pd = mdevx_pd_alloc(ctx);
+	c->cq = mdevx_cq_create(ctx, &cqa);
+	if (c->td == NULL || c->pd == NULL || c->cq == NULL)
+		goto err;
+	memset(&rqa, 0, sizeof(rqa));
+	rqa.cq = c->cq;
+	rqa.pd = c->pd;
+	rqa.log_wq_size = 6;
+	rqa.log_wq_stride = 6;
+	for (int i = 0; i < 2; i++) {
+		rqa.user_index = (uint32_t)i + 1;
+		c->rq[i] = mdevx_rq_create(ctx, &rqa);
+		if (c->rq[i] == NULL)
+			goto err;
+	}
+	c->rqt = mdevx_rqt_create(ctx, c->rq, 2);
+	if (c->rqt == NULL)
+		goto err;
+	return 0;
+err:
+	printf("TIR chain creation failed: %s\n", strerror(errno));
+	chain_destroy(c);
+	return -1;
+}
+
+static uint32_t
+obj_id(struct mdevx_obj *o)
+{
+	struct mdevx_obj_info oi;
+
+	return mdevx_obj_info(o, &oi) == 0 ? oi.id : UINT32_MAX;
+}
+
+static void
+tir_attrs(const struct tir_chain *c, struct mdevx_tir_attr *direct, struct mdevx_tir_attr *rss)
+{
+	memset(direct, 0, sizeof(*direct));
+	direct->disp_type = MDEVX_TIR_DISP_DIRECT;
+	direct->inline_rqn = obj_id(c->rq[0]);
+	direct->transport_domain = obj_id(c->td);
+	memset(rss, 0, sizeof(*rss));
+	rss->disp_type = MDEVX_TIR_DISP_INDIRECT;
+	rss->indirect_table = obj_id(c->rqt);
+	rss->transport_domain = obj_id(c->td);
+	rss->rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
+	rss->outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
+	rss->outer_l4_prot_type = MDEVX_L4_PROT_UDP;
+	rss->outer_selected_fields = MDEVX_HASH_FIELD_SRC_IP | MDEVX_HASH_FIELD_DST_IP |
+				     MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT;
+	fill_key(rss->toeplitz_key, 0x5a);
+}
+
+static bool
+tir_attr_equal(const struct mdevx_tir_attr *a, const struct mdevx_tir_attr *b)
+{
+	return a->disp_type == b->disp_type && a->inline_rqn == b->inline_rqn &&
+	       a->indirect_table == b->indirect_table &&
+	       a->transport_domain == b->transport_domain && a->rx_hash_fn == b->rx_hash_fn &&
+	       a->outer_l3_prot_type == b->outer_l3_prot_type &&
+	       a->outer_l4_prot_type == b->outer_l4_prot_type &&
+	       a->outer_selected_fields == b->outer_selected_fields &&
+	       memcmp(a->toeplitz_key, b->toeplitz_key, MDEVX_TOEPLITZ_KEY_LEN) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fixture: primary share device, TIR chain, sync memzone              */
+/* ------------------------------------------------------------------ */
+
+static struct mdevx_share_dev *pdev;
+static struct tir_chain chain;
+
+static int
+share_suite_setup(void)
+{
+	const char *sock = getenv("SWDEV_SOCKET");
+	char ctl_path[512];
+
+	if (sock == NULL) {
+		printf("SWDEV_SOCKET is not set: no software device to test on\n");
+		return TEST_SKIPPED;
+	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return TEST_SKIPPED;
+	snprintf(ctl_path, sizeof(ctl_path), "%s", sock);
+	ctl = swdev_ctl_open(ctl_path);
+	TEST_ASSERT_NOT_NULL(ctl, "control channel: %s", strerror(errno));
+	sync_mz = rte_memzone_reserve(SYNC_MZ, sizeof(struct share_sync), SOCKET_ID_ANY, 0);
+	TEST_ASSERT_NOT_NULL(sync_mz, "sync memzone: %s", rte_strerror(rte_errno));
+	memset(sync_mz->addr, 0, sizeof(struct share_sync));
+	return TEST_SUCCESS;
+}
+
+static void
+share_suite_teardown(void)
+{
+	if (sync_mz != NULL)
+		rte_memzone_free(sync_mz);
+	sync_mz = NULL;
+	if (ctl != NULL)
+		swdev_ctl_close(ctl);
+	ctl = NULL;
+}
+
+static int
+case_setup(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 256, .withdraw_timeout_ms = 3000 };
+	uint32_t total;
+
+	memset(sync_mz->addr, 0, sizeof(struct share_sync));
+	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_EQUAL(total, 0, "device not empty before the case");
+	pdev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev, "share open: %s", strerror(errno));
+	if (chain_create(mdevx_share_dev_ctx(pdev), &chain) != 0)
+		return TEST_FAILED;
+	return TEST_SUCCESS;
+}
+
+static void
+case_teardown(void)
+{
+	if (pdev != NULL) {
+		/* Published objects go with the close; the chain after them. */
+		struct mdevx_share_record rec;
+
+		while (mdevx_share_next(pdev, 0, &rec) >= 0)
+			if (mdevx_share_withdraw(pdev, rec.name, NULL) != 0)
+				break;
+		chain_destroy(&chain);
+		if (mdevx_share_dev_close(pdev) != 0)
+			printf("share close: %s\n", strerror(errno));
+	}
+	pdev = NULL;
+}
+
+/* Publish NB_COUNTERS bulks with traffic, and the two TIRs. */
+static int
+publish_objects(struct share_sync *s)
+{
+	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(pdev);
+	struct mdevx_obj *tir;
+
+	tir_attrs(&chain, &s->tir_direct, &s->tir_rss);
+	for (int c = 0; c < NB_COUNTERS; c++) {
+		struct mdevx_obj *cnt = mdevx_counter_alloc(ctx, 128);
+		uint32_t base;
+
+		TEST_ASSERT_NOT_NULL(cnt, "counter alloc: %s", strerror(errno));
+		base = obj_id(cnt);
+		for (int i = 0; i < 4; i++) {
+			s->packets[c][i] = 1000u * (uint64_t)(c + 1) + (uint64_t)i * 3;
+			s->bytes[c][i] = s->packets[c][i] * 64 + (uint64_t)c;
+			/* counters 0, 5, 10, 127 of the bulk */
+			TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV,
+					    base + (i == 3 ? 127 : (uint32_t)i * 5),
+					    s->packets[c][i], s->bytes[c][i]), "inject");
+		}
+		snprintf(s->names[s->nb_names], sizeof(s->names[0]), "ctr%d", c);
+		TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, s->names[s->nb_names], cnt),
+				    "publish counter: %s", strerror(errno));
+		s->nb_names++;
+	}
+	tir = mdevx_tir_create(ctx, &s->tir_direct);
+	TEST_ASSERT_NOT_NULL(tir, "direct TIR: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "tir_direct", tir), "publish tir");
+	tir = mdevx_tir_create(ctx, &s->tir_rss);
+	TEST_ASSERT_NOT_NULL(tir, "RSS TIR: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "tir_rss", tir), "publish tir");
+	return TEST_SUCCESS;
+}
+
+static const uint32_t ctr_offsets[4] = { 0, 5, 10, 127 };
+
+/* ------------------------------------------------------------------ */
+/* Secondary roles                                                     */
+/* ------------------------------------------------------------------ */
+
+#define ROLE_CHECK(cond, ...) do {					\
+	if (!(cond)) {							\
+		printf("[%d] %s:%d: ", (int)getpid(), __func__, __LINE__);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		goto out;						\
+	}								\
+} while (0)
+
+/* Attach, import everything by name, compare with the primary's values. */
+static int
+role_reader(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	mdevx_share_imp_t imp[NB_COUNTERS + 2];
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st[128];
+	struct mdevx_tir_attr attr;
+	int ret = 1, n = 0;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_dev_attach(DEVSTR) == dev, "attach is not cached");
+	mdevx_share_dev_close(dev);	/* drop the second reference */
+	for (int c = 0; c < NB_COUNTERS; c++, n++) {
+		ROLE_CHECK(mdevx_share_import(dev, s->names[c], MDEVX_SHARE_COUNTER, &imp[n]) == 0,
+			   "import %s: %s", s->names[c], strerror(errno));
+		/* The whole bulk in one call, then compare the injected ones. */
+		ROLE_CHECK(mdevx_share_counter_query(dev, imp[n], 0, 128, 0, st) == 0,
+			   "query: %s", strerror(errno));
+		for (int i = 0; i < 4; i++)
+			ROLE_CHECK(st[ctr_offsets[i]].packets == s->packets[c][i] &&
+				   st[ctr_offsets[i]].bytes == s->bytes[c][i],
+				   "counter %u of %s: %" PRIu64 "/%" PRIu64 " want %" PRIu64,
+				   ctr_offsets[i], s->names[c], st[ctr_offsets[i]].packets,
+				   st[ctr_offsets[i]].bytes, s->packets[c][i]);
+		ROLE_CHECK(st[1].packets == 0 && st[126].bytes == 0, "untouched counters");
+	}
+	ROLE_CHECK(mdevx_share_import(dev, "tir_direct", MDEVX_SHARE_TIR, &imp[n]) == 0,
+		   "import tir_direct: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_tir_query(dev, imp[n], &attr) == 0, "query: %s", strerror(errno));
+	ROLE_CHECK(tir_attr_equal(&attr, &s->tir_direct), "direct TIR attributes differ");
+	n++;
+	ROLE_CHECK(mdevx_share_import(dev, "tir_rss", MDEVX_SHARE_TIR, &imp[n]) == 0,
+		   "import tir_rss: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_tir_query(dev, imp[n], &attr) == 0, "query: %s", strerror(errno));
+	ROLE_CHECK(tir_attr_equal(&attr, &s->tir_rss), "RSS TIR attributes differ");
+	n++;
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == (uint32_t)n, "import count");
+	for (int i = 0; i < n; i++)
+		ROLE_CHECK(mdevx_share_unimport(dev, imp[i]) == 0, "unimport");
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_reader, role_reader);
+
+/*
+ * Import "ctr0", say ready, wait for the primary's withdrawal, then check
+ * that the import is stale. argv[0] == "mute": never acknowledge.
+ */
+static int
+role_holder(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	bool mute = argc > 0 && strcmp(argv[0], "mute") == 0;
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	struct mdevx_share_record rec;
+	mdevx_share_imp_t imp;
+	int ret = 1;
+
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	if (mute)
+		mdevx_share_test_drop_acks(1);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0,
+		   "import: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
+		   st.packets == s->packets[0][0], "query before withdrawal");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	/* Withdrawn: a mute holder was not notified, but the use is refused. */
+	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == -ESTALE,
+		   "query after withdrawal is not ESTALE");
+	ROLE_CHECK(mdevx_share_import_obj(dev, imp) == NULL && errno == ESTALE, "import_obj");
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == (mute ? 1u : 0u),
+		   "live imports %u", mdevx_share_dev_imports(dev));
+	ROLE_CHECK(mdevx_share_lookup(dev, "ctr0", &rec) == -ENOENT, "record still there");
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == -ENOENT, "double unimport");
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_holder, role_holder);
+
+/*
+ * Loop: import a random record, check it, unimport; until stop. A success
+ * on a withdrawn object, a torn record or a wrong counter value counts as
+ * a failure. The counter at offset 0 of each bulk holds object id * 3 + 1.
+ */
+static int
+role_looper(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	uint64_t seed = (uint64_t)getpid() * 2654435761u, ops = 0;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	while (!s->stop) {
+		struct mdevx_counter_stats st;
+		mdevx_share_imp_t imp;
+		struct mdevx_obj *obj;
+		uint32_t id;
+		int rc;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		rc = mdevx_share_import(dev, s->names[seed % s->nb_names], MDEVX_SHARE_COUNTER,
+					&imp);
+		if (rc == -ENOENT || rc == -ESTALE || rc == -EAGAIN)
+			continue;
+		ROLE_CHECK(rc == 0, "import: %s", strerror(-rc));
+		obj = mdevx_share_import_obj(dev, imp);
+		id = obj != NULL ? obj_id(obj) : 0;
+		rc = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+		if (rc == 0)
+			ROLE_CHECK(st.packets == (uint64_t)id * 3 + 1,
+				   "counter of id %u reads %" PRIu64, id, st.packets);
+		else
+			ROLE_CHECK(rc == -ESTALE, "query: %s", strerror(-rc));
+		ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+		ops++;
+		__atomic_add_fetch(&s->ops, 1, __ATOMIC_RELAXED);
+	}
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
+	ret = 0;
+out:
+	if (ret != 0 && s != NULL)
+		__atomic_add_fetch(&s->failures, 1, __ATOMIC_RELAXED);
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_looper, role_looper);
+
+/* ------------------------------------------------------------------ */
+/* mlx5_devx_share_mp_autotest                                         */
+/* ------------------------------------------------------------------ */
+
+static int
+test_share_readers(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_record rec;
+	pid_t pids[NB_READERS];
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), NB_COUNTERS + 2, "records");
+	TEST_ASSERT_SUCCESS(mdevx_share_lookup(pdev, "tir_rss", &rec), "lookup");
+	TEST_ASSERT(rec.kind == MDEVX_SHARE_TIR && rec.rx_icm_addr != 0 && rec.tirn != 0 &&
+		    rec.owner_pid == getpid() && !rec.withdrawn, "tir_rss record");
+	for (int i = 0; i < NB_READERS; i++) {
+		pids[i] = test_mp_spawn("share_reader", NULL, 0, NULL);
+		TEST_ASSERT(pids[i] > 0, "spawn");
+	}
+	for (int i = 0; i < NB_READERS; i++) {
+		int st = test_mp_wait(pids[i], CHILD_TIMEOUT_MS);
+
+		TEST_ASSERT_EQUAL(st, 0, "reader %d exited with %d", i, st);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+test_share_withdraw_acked(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_counter_stats st;
+	pid_t pids[NB_READERS];
+	mdevx_share_imp_t own;
+	unsigned int acked = 0;
+	uint32_t before, after;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	/* The primary imports too: its own import goes stale as well. */
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_COUNTER, &own), "own");
+	for (int i = 0; i < NB_READERS; i++) {
+		pids[i] = test_mp_spawn("share_holder", NULL, 0, NULL);
+		TEST_ASSERT(pids[i] > 0, "spawn");
+	}
+	TEST_ASSERT(wait_at_least(&s->ready, NB_READERS, WAIT_MS), "holders not ready");
+	TEST_ASSERT_SUCCESS(device_total(DEV, &before), "counts");
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr0", &acked), "withdraw: %s",
+			    strerror(errno));
+	TEST_ASSERT_EQUAL(acked, NB_READERS, "acknowledgements");
+	TEST_ASSERT_SUCCESS(device_total(DEV, &after), "counts");
+	TEST_ASSERT_EQUAL(after, before - 1, "the counter bulk was not destroyed");
+	CHECK_RC(mdevx_share_counter_query(pdev, own, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, own), "own unimport");
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < NB_READERS; i++) {
+		int rc = test_mp_wait(pids[i], CHILD_TIMEOUT_MS);
+
+		TEST_ASSERT_EQUAL(rc, 0, "holder %d exited with %d", i, rc);
+	}
+	CHECK_RC(mdevx_share_withdraw(pdev, "ctr0", NULL), ENOENT);
+	return TEST_SUCCESS;
+}
+
+static int
+test_share_device_empty(void)
+{
+	struct share_sync *s = sync_mz->addr;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	case_teardown();	/* withdraw all, destroy the chain, close */
+	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static struct unit_test_suite share_mp_suite = {
+	.suite_name = "mlx5 devx share multi-process",
+	.setup = share_suite_setup,
+	.teardown = share_suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE_ST(case_setup, case_teardown, test_share_readers),
+		TEST_CASE_ST(case_setup, case_teardown, test_share_withdraw_acked),
+		TEST_CASE_ST(case_setup, case_teardown, test_share_device_empty),
+		TEST_CASE(test_nothing_left),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_share_mp(void)
+{
+	return unit_test_suite_runner(&share_mp_suite);
+}
+REGISTER_TEST_COMMAND(mlx5_devx_share_mp_autotest, test_share_mp);
+
+/* ------------------------------------------------------------------ */
+/* mlx5_devx_share_badinput_autotest                                   */
+/* ------------------------------------------------------------------ */
+
+/* State that a refused call must leave alone. */
+struct state_snap {
+	uint32_t records, imports, device;
+};
+
+static int
+snap(struct state_snap *st)
+{
+	st->records = mdevx_share_dev_count(pdev);
+	st->imports = mdevx_share_dev_imports(pdev);
+	return device_total(DEV, &st->device);
+}
+
+#define SAME_STATE(a) do {						\
+	struct state_snap _b;						\
+	TEST_ASSERT_SUCCESS(snap(&_b), "counts");			\
+	TEST_ASSERT(_b.records == (a).records && _b.imports == (a).imports && \
+		    _b.device == (a).device, "state changed: records %u->%u imports " \
+		    "%u->%u device objects %u->%u", (a).records, _b.records,	\
+		    (a).imports, _b.imports, (a).device, _b.device);	\
+} while (0)
+
+static int
+test_bad_null_and_names(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	char longname[MDEVX_SHARE_NAME_MAX + 2];
+	struct mdevx_counter_stats st;
+	struct mdevx_share_record rec;
+	struct mdevx_tir_attr attr;
+	mdevx_share_imp_t imp = { 0 }, bogus = { .id = 0x12345678ULL << 32 | 3 };
+	struct mdevx_obj *cnt;
+	struct state_snap a;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	TEST_ASSERT_SUCCESS(snap(&a), "counts");
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+
+	CHECK_NULL(mdevx_share_dev_open(NULL, NULL), EINVAL);
+	CHECK_NULL(mdevx_share_dev_open(DEVSTR, NULL), EEXIST);
+	CHECK_NULL(mdevx_share_dev_attach(DEVSTR), EPERM);	/* we are the primary */
+	CHECK_RC(mdevx_share_dev_close(NULL), EINVAL);
+	CHECK_RC(mdevx_share_publish(NULL, "x", NULL), EINVAL);
+	CHECK_RC(mdevx_share_publish(pdev, NULL, NULL), EINVAL);
+	CHECK_RC(mdevx_share_withdraw(NULL, "ctr0", NULL), EINVAL);
+	CHECK_RC(mdevx_share_withdraw(pdev, NULL, NULL), EINVAL);
+	CHECK_RC(mdevx_share_lookup(NULL, "ctr0", &rec), EINVAL);
+	CHECK_RC(mdevx_share_lookup(pdev, "ctr0", NULL), EINVAL);
+	CHECK_RC(mdevx_share_lookup(pdev, NULL, &rec), EINVAL);
+	CHECK_RC(mdevx_share_import(NULL, "ctr0", MDEVX_SHARE_ANY, &imp), EINVAL);
+	CHECK_RC(mdevx_share_import(pdev, NULL, MDEVX_SHARE_ANY, &imp), EINVAL);
+	CHECK_RC(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_ANY, NULL), EINVAL);
+	CHECK_RC(mdevx_share_import(pdev, "ctr0", (enum mdevx_share_kind)7, &imp), EINVAL);
+	CHECK_RC(mdevx_share_unimport(NULL, imp), EINVAL);
+	CHECK_RC(mdevx_share_counter_query(NULL, imp, 0, 1, 0, &st), EINVAL);
+	CHECK_RC(mdevx_share_tir_query(NULL, imp, &attr), EINVAL);
+	CHECK_NULL(mdevx_share_import_obj(NULL, imp), EINVAL);
+	SAME_STATE(a);
+
+	/* Unknown and too long names. */
+	CHECK_RC(mdevx_share_lookup(pdev, "nope", &rec), ENOENT);
+	CHECK_RC(mdevx_share_import(pdev, "nope", MDEVX_SHARE_ANY, &imp), ENOENT);
+	CHECK_RC(mdevx_share_withdraw(pdev, "nope", NULL), ENOENT);
+	CHECK_RC(mdevx_share_lookup(pdev, longname, &rec), ENAMETOOLONG);
+	CHECK_RC(mdevx_share_import(pdev, longname, MDEVX_SHARE_ANY, &imp), ENAMETOOLONG);
+	CHECK_RC(mdevx_share_withdraw(pdev, longname, NULL), ENAMETOOLONG);
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 1);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc");
+	TEST_ASSERT_SUCCESS(snap(&a), "counts");
+	CHECK_RC(mdevx_share_publish(pdev, longname, cnt), ENAMETOOLONG);
+	CHECK_RC(mdevx_share_publish(pdev, "", cnt), EINVAL);
+	CHECK_RC(mdevx_share_publish(pdev, "ctr0", cnt), EEXIST);
+	/* Wrong kinds: a transport domain is not shareable. */
+	CHECK_RC(mdevx_share_publish(pdev, "td", chain.td), EPROTOTYPE);
+	CHECK_RC(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_TIR, &imp), EPROTOTYPE);
+	CHECK_RC(mdevx_share_import(pdev, "tir_rss", MDEVX_SHARE_COUNTER, &imp), EPROTOTYPE);
+	/* Handles that are not imports, or of another kind. */
+	CHECK_RC(mdevx_share_unimport(pdev, bogus), ENOENT);
+	CHECK_RC(mdevx_share_counter_query(pdev, bogus, 0, 1, 0, &st), ENOENT);
+	SAME_STATE(a);
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_rss", MDEVX_SHARE_TIR, &imp), "imp");
+	CHECK_RC(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), EPROTOTYPE);
+	/* Double unimport. */
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
+	CHECK_RC(mdevx_share_unimport(pdev, imp), ENOENT);
+	CHECK_RC(mdevx_share_tir_query(pdev, imp, &attr), ENOENT);
+	SAME_STATE(a);
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	return TEST_SUCCESS;
+}
+
+static int
+test_bad_corrupted_and_stale(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_reg *reg = mdevx_share_dev_reg(pdev);
+	struct mdevx_counter_stats st;
+	struct mdevx_share_record rec;
+	struct mdevx_share_rec_info info;
+	mdevx_share_imp_t imp, imp2;
+	struct mdevx_obj *cnt;
+	struct state_snap a;
+	uint32_t idx;
+	uint8_t *raw;
+	size_t rlen;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(reg, "ctr1", &info, &idx, NULL), "find");
+	raw = mdevx_share_reg_raw_record(reg, idx, &rlen);
+	TEST_ASSERT_NOT_NULL(raw, "raw record");
+	TEST_ASSERT_SUCCESS(snap(&a), "counts");
+	/* A flipped bit in the export buffer bytes of the record. */
+	raw[rlen - 40] ^= 0x04;
+	CHECK_RC(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EBADMSG);
+	CHECK_RC(mdevx_share_lookup(pdev, "ctr1", &rec), EBADMSG);
+	SAME_STATE(a);
+	raw[rlen - 40] ^= 0x04;
+	/* A record whose writer died mid-write (odd sequence): EAGAIN, no hang. */
+	raw[0] |= 1;
+	CHECK_RC(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EAGAIN);
+	raw[0] &= (uint8_t)~1;
+	SAME_STATE(a);
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), "import");
+
+	/* Stale generation: withdraw, publish again under the same name. */
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr1", NULL), "withdraw");
+	CHECK_RC(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
+	CHECK_NULL(mdevx_share_import_obj(pdev, imp), ESTALE);
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 128);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "ctr1", cnt), "republish");
+	CHECK_RC(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp2), "new");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev, imp2, 0, 1, 0, &st), "new query");
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "stale unimport");
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp2), "unimport");
+	return TEST_SUCCESS;
+}
+
+static int
+test_bad_full_registry(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 4, .withdraw_timeout_ms = 500 };
+	struct mdevx_obj *cnt[5];
+	struct mdevx_share_dev *small;
+	char name[16];
+	uint32_t before, after;
+
+	small = mdevx_share_dev_open(DEVSTR2, &conf);
+	TEST_ASSERT_NOT_NULL(small, "open %s: %s", DEVSTR2, strerror(errno));
+	for (int i = 0; i < 5; i++) {
+		cnt[i] = mdevx_counter_alloc(mdevx_share_dev_ctx(small), 1);
+		TEST_ASSERT_NOT_NULL(cnt[i], "alloc");
+	}
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		TEST_ASSERT_SUCCESS(mdevx_share_publish(small, name, cnt[i]), "publish %d", i);
+	}
+	TEST_ASSERT_SUCCESS(device_total(DEV2, &before), "counts");
+	CHECK_RC(mdevx_share_publish(small, "c4", cnt[4]), ENOSPC);
+	TEST_ASSERT_EQUAL(mdevx_share_dev_count(small), 4, "records");
+	TEST_ASSERT_SUCCESS(device_total(DEV2, &after), "counts");
+	TEST_ASSERT_EQUAL(before, after, "device objects changed");
+	/* Withdrawing one makes room again. */
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(small, "c0", NULL), "withdraw");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(small, "c4", cnt[4]), "publish after room");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(small), "close");
+	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+/* Secondary: primary-only calls, and attach to a device nobody opened. */
+static int
+role_bad_secondary(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_share_conf conf = { 0 };
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(mdevx_share_dev_open(DEVSTR, &conf) == NULL && errno == EPERM, "open");
+	ROLE_CHECK(mdevx_share_dev_attach("swdev:mlx5_9") == NULL && errno == ENODEV,
+		   "attach to a device the primary did not open: %s", strerror(errno));
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_publish(dev, "x", NULL) == -EINVAL, "publish NULL");
+	ROLE_CHECK(mdevx_share_withdraw(dev, "ctr0", NULL) == -EPERM, "withdraw");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_bad_secondary, role_bad_secondary);
+
+static int
+test_bad_secondary_calls(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	struct state_snap a;
+	int rc;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	TEST_ASSERT_SUCCESS(snap(&a), "counts");
+	rc = test_mp_run("share_bad_secondary", NULL, 0, NULL, CHILD_TIMEOUT_MS);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	SAME_STATE(a);
+	return TEST_SUCCESS;
+}
+
+/*
+ * Another DPDK instance (its own primary, its own prefix and uverbs file)
+ * publishes "shared" on DEV2 and writes the raw record bytes to a file.
+ */
+static int
+role_foreign_primary(int argc, char **argv)
+{
+	struct mdevx_share_conf conf = { .capacity = 4 };
+	struct mdevx_share_rec_info info;
+	struct mdevx_share_dev *dev;
+	struct mdevx_obj *cnt;
+	uint32_t idx;
+	size_t rlen;
+	void *raw;
+	FILE *f;
+	int ret = 1;
+
+	if (argc < 1)
+		return 2;
+	dev = mdevx_share_dev_open(DEVSTR2, &conf);
+	if (dev == NULL)
+		return 3;
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
+	if (cnt != NULL && mdevx_share_publish(dev, "shared", cnt) == 0 &&
+	    mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "shared", &info, &idx, NULL) == 0 &&
+	    (raw = mdevx_share_reg_raw_record(mdevx_share_dev_reg(dev), idx, &rlen)) != NULL &&
+	    (f = fopen(argv[0], "w")) != NULL) {
+		if (fwrite(raw, 1, rlen, f) == rlen)
+			ret = 0;
+		fclose(f);
+	}
+	mdevx_share_dev_close(dev);
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_foreign_primary, role_foreign_primary);
+
+static int
+test_bad_foreign_record(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 4 };
+	struct mdevx_share_rec_info info;
+	struct mdevx_share_dev *dev;
+	char prefix[128], path[] = "/tmp/mdevx-foreign-XXXXXX";
+	const char *args[1] = { path };
+	uint8_t foreign[512], *raw;
+	struct mdevx_obj *cnt;
+	mdevx_share_imp_t imp;
+	struct state_snap a;
+	size_t rlen, got;
+	uint32_t idx, dev2_before, dev2_after;
+	FILE *f;
+	int fd, rc;
+
+	fd = mkstemp(path);
+	TEST_ASSERT(fd >= 0, "mkstemp");
+	close(fd);
+	snprintf(prefix, sizeof(prefix), "%s_foreign", test_file_prefix());
+	rc = test_mp_run_primary("share_foreign_primary", prefix, 1, args, CHILD_TIMEOUT_MS);
+	f = fopen(path, "r");
+	got = f != NULL ? fread(foreign, 1, sizeof(foreign), f) : 0;
+	if (f != NULL)
+		fclose(f);
+	unlink(path);
+	TEST_ASSERT_EQUAL(rc, 0, "foreign primary exited with %d", rc);
+
+	/* Our own record of the same name in the same slot, then the bytes. */
+	dev = mdevx_share_dev_open(DEVSTR2, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open");
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "shared", cnt), "publish");
+	TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "shared", &info,
+						   &idx, NULL), "find");
+	raw = mdevx_share_reg_raw_record(mdevx_share_dev_reg(dev), idx, &rlen);
+	TEST_ASSERT(raw != NULL && got == rlen, "record bytes: %zu of %zu", got, rlen);
+	TEST_ASSERT_SUCCESS(device_total(DEV2, &dev2_before), "counts");
+	/* Keep our sequence and link words, take everything else. */
+	memcpy(raw + 8, foreign + 8, rlen - 8);
+	CHECK_RC(mdevx_share_import(dev, "shared", MDEVX_SHARE_ANY, &imp), EXDEV);
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0, "import made");
+	TEST_ASSERT_SUCCESS(device_total(DEV2, &dev2_after), "counts");
+	TEST_ASSERT_EQUAL(dev2_before, dev2_after, "device objects changed");
+	RTE_SET_USED(a);
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
+	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static struct unit_test_suite share_bad_suite = {
+	.suite_name = "mlx5 devx share bad input",
+	.setup = share_suite_setup,
+	.teardown = share_suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_null_and_names),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_corrupted_and_stale),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_secondary_calls),
+		TEST_CASE(test_bad_full_registry),
+		TEST_CASE(test_bad_foreign_record),
+		TEST_CASE(test_nothing_left),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_share_badinput(void)
+{
+	return unit_test_suite_runner(&share_bad_suite);
+}
+REGISTER_TEST_COMMAND(mlx5_devx_share_badinput_autotest, test_share_badinput);
+
+/* ------------------------------------------------------------------ */
+/* mlx5_devx_share_fault_autotest                                      */
+/* ------------------------------------------------------------------ */
+
+/* Counter bulks whose counter 0 holds id * 3 + 1 packets. */
+static int
+publish_looper_counter(const char *name)
+{
+	struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 128);
+	uint32_t id;
+
+	TEST_ASSERT_NOT_NULL(cnt, "alloc: %s", strerror(errno));
+	id = obj_id(cnt);
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, id, (uint64_t)id * 3 + 1, 64),
+			    "inject");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, name, cnt), "publish %s: %s", name,
+			    strerror(errno));
+	return TEST_SUCCESS;
+}
+
+static int
+test_fault_kill_loopers(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	const int nb = 4, nb_kill = 2, rounds = 3;
+	pid_t pids[4];
+	uint64_t seed = (uint64_t)getpid();
+
+	s->nb_names = 8;
+	for (uint32_t i = 0; i < s->nb_names; i++) {
+		snprintf(s->names[i], sizeof(s->names[0]), "loop%u", i);
+		TEST_ASSERT_SUCCESS(publish_looper_counter(s->names[i]), "publish");
+	}
+	for (int r = 0; r < rounds; r++) {
+		s->ready = 0;
+		for (int i = 0; i < nb; i++) {
+			pids[i] = test_mp_spawn("share_looper", NULL, 0, NULL);
+			TEST_ASSERT(pids[i] > 0, "spawn");
+		}
+		TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "loopers not ready");
+		/* Kill some at random points of their loops; the others go on. */
+		for (int k = 0; k < nb_kill; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			usleep(10000 + (unsigned int)(seed >> 33) % 150000);
+			kill(pids[k], SIGKILL);
+			TEST_ASSERT_EQUAL(test_mp_wait(pids[k], 5000), 128 + SIGKILL, "kill");
+		}
+		usleep(100000);
+		s->stop = 1;
+		for (int i = nb_kill; i < nb; i++)
+			TEST_ASSERT_EQUAL(test_mp_wait(pids[i], CHILD_TIMEOUT_MS), 0, "looper");
+		s->stop = 0;
+	}
+	printf("loopers did %" PRIu64 " import/query/unimport rounds\n", (uint64_t)s->ops);
+	TEST_ASSERT(s->ops > 0, "no work done");
+	TEST_ASSERT_EQUAL(s->failures, 0, "looper failures");
+	/* Registry consistent: every record reads back whole and published. */
+	for (uint32_t i = 0; i < s->nb_names; i++) {
+		struct mdevx_share_record rec;
+		unsigned int acked;
+
+		TEST_ASSERT_SUCCESS(mdevx_share_lookup(pdev, s->names[i], &rec), "lookup");
+		TEST_ASSERT(!rec.withdrawn, "withdrawn");
+		TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, s->names[i], &acked), "withdraw");
+	}
+	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), 0, "records left");
+	return TEST_SUCCESS;
+}
+
+static int
+test_fault_mute_secondary(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	const char *mute[1] = { "mute" };
+	unsigned int acked = 99;
+	pid_t p_ok, p_mute;
+	uint64_t t0, dt;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	p_ok = test_mp_spawn("share_holder", NULL, 0, NULL);
+	p_mute = test_mp_spawn("share_holder", NULL, 1, mute);
+	TEST_ASSERT(p_ok > 0 && p_mute > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "holders not ready");
+	t0 = now_ms();
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr0", &acked), "withdraw");
+	dt = now_ms() - t0;
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	/* Bounded: the timeout of the fixture is 3 s. */
+	TEST_ASSERT(dt >= 2500 && dt < 10000, "withdraw took %" PRIu64 " ms", dt);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	TEST_ASSERT_EQUAL(test_mp_wait(p_ok, CHILD_TIMEOUT_MS), 0, "holder");
+	TEST_ASSERT_EQUAL(test_mp_wait(p_mute, CHILD_TIMEOUT_MS), 0, "mute holder");
+	return TEST_SUCCESS;
+}
+
+/*
+ * Another instance: a primary that publishes a counter on DEV2 and starts
+ * two secondaries that import it; it writes "<dir>/ready" with the counter
+ * id and waits to be killed. The secondaries wait for "<dir>/dead", then
+ * read the counter through their import and write "<dir>/result.N".
+ */
+static int
+write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512], tmp[520];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return rename(tmp, path);
+}
+
+static int
+read_file(const char *dir, const char *name, char *buf, size_t len, unsigned int wait_ms)
+{
+	uint64_t end = now_ms() + wait_ms;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	do {
+		FILE *f = fopen(path, "r");
+
+		if (f != NULL) {
+			size_t n = fread(buf, 1, len - 1, f);
+
+			fclose(f);
+			buf[n] = '\0';
+			return 0;
+		}
+		usleep(2000);
+	} while (now_ms() < end);
+	return -1;
+}
+
+static int
+role_victim_secondary(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp;
+	char buf[128], name[32];
+	uint64_t want = 0;
+
+	if (argc < 2)
+		return 2;
+	dev = mdevx_share_dev_attach(DEVSTR2);
+	if (dev == NULL || mdevx_share_import(dev, "victim_ctr", MDEVX_SHARE_COUNTER, &imp) != 0)
+		return 3;
+	snprintf(name, sizeof(name), "ready.%s", argv[1]);
+	write_file(argv[0], name, "1");
+	if (read_file(argv[0], "dead", buf, sizeof(buf), WAIT_MS) != 0)
+		return 4;
+	want = strtoull(buf, NULL, 10);
+	snprintf(name, sizeof(name), "result.%s", argv[1]);
+	/* The primary is gone; the uverbs file lives on with our fd. */
+	if (mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 && st.packets == want)
+		write_file(argv[0], name, "ok");
+	else
+		write_file(argv[0], name, "bad");
+	mdevx_share_unimport(dev, imp);
+	mdevx_share_dev_close(dev);
+	return 0;
+}
+REGISTER_TEST_SECONDARY(share_victim_secondary, role_victim_secondary);
+
+static int
+role_victim_primary(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev;
+	struct mdevx_obj *cnt;
+	char buf[64];
+
+	if (argc < 1)
+		return 2;
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	if (dev == NULL)
+		return 3;
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
+	if (cnt == NULL)
+		return 4;
+	snprintf(buf, sizeof(buf), "%u", obj_id(cnt));
+	if (mdevx_share_publish(dev, "victim_ctr", cnt) != 0)
+		return 5;
+	for (int i = 0; i < 2; i++) {
+		const char *args[2] = { argv[0], i == 0 ? "0" : "1" };
+
+		if (test_mp_spawn("share_victim_secondary", NULL, 2, args) <= 0)
+			return 6;
+	}
+	for (int i = 0; i < 2; i++) {
+		char name[16], tmp[8];
+
+		snprintf(name, sizeof(name), "ready.%d", i);
+		if (read_file(argv[0], name, tmp, sizeof(tmp), WAIT_MS) != 0)
+			return 7;
+	}
+	write_file(argv[0], "ready", buf);
+	for (;;)
+		pause();
+	return 0;
+}
+REGISTER_TEST_SECONDARY(share_victim_primary, role_victim_primary);
+
+static int
+test_fault_primary_killed(void)
+{
+	char dir[] = "/tmp/mdevx-victim-XXXXXX", prefix[128], buf[64], val[32];
+	const char *args[1] = { dir };
+	uint32_t counter_id;
+	int ok = 0, rc;
+	pid_t victim;
+
+	TEST_ASSERT_NOT_NULL(mkdtemp(dir), "mkdtemp");
+	snprintf(prefix, sizeof(prefix), "%s_victim", test_file_prefix());
+	victim = test_mp_spawn_primary("share_victim_primary", prefix, 1, args);
+	TEST_ASSERT(victim > 0, "spawn");
+	rc = read_file(dir, "ready", buf, sizeof(buf), WAIT_MS);
+	if (rc != 0) {
+		kill(victim, SIGKILL);
+		printf("victim primary exited with %d\n", test_mp_wait(victim, 1000));
+		return TEST_FAILED;
+	}
+	counter_id = (uint32_t)strtoul(buf, NULL, 10);
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV2, counter_id, 4242, 4242 * 60),
+			    "inject");
+	kill(victim, SIGKILL);
+	TEST_ASSERT_EQUAL(test_mp_wait(victim, 5000), 128 + SIGKILL, "victim");
+	snprintf(val, sizeof(val), "%d", 4242);
+	TEST_ASSERT_SUCCESS(write_file(dir, "dead", val), "dead file");
+	for (int i = 0; i < 2; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "result.%d", i);
+		if (read_file(dir, name, buf, sizeof(buf), WAIT_MS) == 0 && strcmp(buf, "ok") == 0)
+			ok++;
+		else
+			printf("secondary %d of the killed primary: '%s'\n", i, buf);
+	}
+	rc = system("true");
+	RTE_SET_USED(rc);
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
+	if (system(buf) != 0)
+		printf("cannot remove %s\n", dir);
+	TEST_ASSERT_EQUAL(ok, 2, "secondaries lost their imports with the primary");
+	/* Once they are gone too, the uverbs file and its objects go. */
+	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
+	return TEST_SUCCESS;
+}
+
+/* The primary publishes and withdraws continuously while loopers import. */
+static int
+test_fault_concurrent_churn(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	const int nb = 3;
+	uint64_t end, rounds = 0;
+	pid_t pids[3];
+
+	s->nb_names = 6;
+	for (uint32_t i = 0; i < s->nb_names; i++) {
+		snprintf(s->names[i], sizeof(s->names[0]), "churn%u", i);
+		TEST_ASSERT_SUCCESS(publish_looper_counter(s->names[i]), "publish");
+	}
+	for (int i = 0; i < nb; i++) {
+		pids[i] = test_mp_spawn("share_looper", NULL, 0, NULL);
+		TEST_ASSERT(pids[i] > 0, "spawn");
+	}
+	TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "loopers not ready");
+	end = now_ms() + 2000;
+	while (now_ms() < end) {
+		const char *name = s->names[rounds % s->nb_names];
+
+		TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, name, NULL), "withdraw %s", name);
+		TEST_ASSERT_SUCCESS(publish_looper_counter(name), "republish");
+		rounds++;
+	}
+	s->stop = 1;
+	for (int i = 0; i < nb; i++)
+		TEST_ASSERT_EQUAL(test_mp_wait(pids[i], CHILD_TIMEOUT_MS), 0, "looper %d", i);
+	printf("%" PRIu64 " withdraw/publish rounds against %" PRIu64 " imports\n", rounds,
+	       (uint64_t)s->ops);
+	TEST_ASSERT_EQUAL(s->failures, 0, "torn read or success on a withdrawn object");
+	TEST_ASSERT(rounds > 10 && s->ops > 10, "too little work to mean anything");
+	return TEST_SUCCESS;
+}
+
+static struct unit_test_suite share_fault_suite = {
+	.suite_name = "mlx5 devx share faults",
+	.setup = share_suite_setup,
+	.teardown = share_suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_kill_loopers),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_mute_secondary),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_concurrent_churn),
+		TEST_CASE(test_fault_primary_killed),
+		TEST_CASE(test_nothing_left),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_share_fault(void)
+{
+	return unit_test_suite_runner(&share_fault_suite);
+}
+REGISTER_TEST_COMMAND(mlx5_devx_share_fault_autotest, test_share_fault);
