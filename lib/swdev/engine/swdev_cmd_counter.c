@@ -56,7 +56,7 @@ bit_is_set(const uint64_t *bm, uint32_t i)
 bool
 swdev_counter_is_allocated(const struct swdev_counters *c, uint32_t id)
 {
-	return id < c->space && bit_is_set(c->used, id);
+	return id != 0 && id < c->space && bit_is_set(c->used, id);
 }
 
 int

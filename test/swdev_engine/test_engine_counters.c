@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Flow counters: ALLOC (single, flow_counter_bulk, flow_counter_bulk_log_size),
+ * QUERY (one, a range, clear, lengths, alignment, bulk limit, handle range),
+ * DEALLOC through destroy, traffic injection, limits, uids, fault injection.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swdev_engine_priv.h"
+#include "swdev_test.h"
+#include "swdev_test_util.h"
+
+#define QOUT(n) (16 + 16 * (n))
+
+static uint64_t
+pkts(const uint8_t *out, unsigned int i)
+{
+	return MDEVX_GET64(traffic_counter, out + 16 + 16 * i, packets);
+}
+
+static uint64_t
+octs(const uint8_t *out, unsigned int i)
+{
+	return MDEVX_GET64(traffic_counter, out + 16 + 16 * i, octets);
+}
+
+static void
+test_alloc(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	struct swdev_limits lim;
+	struct swdev_obj_info info, info2;
+	struct swdev_counts cnt;
+	struct swdev_file *f;
+	uint8_t out[16];
+	uint32_t base;
+
+	swdev_limits_default(&lim);
+	lim.flow_counter_bulk_alloc = 0x05;	/* 128 and 512 counters */
+	lim.flow_counter_bulk_log_max_alloc = 10;
+	lim.max_flow_counters = 4096;
+	swdev_engine_add_device(eng, T_DEV, &lim);
+	f = swdev_file_open(eng, T_DEV);
+
+	/* single counter: rdma-core style info */
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &info), 0);
+	base = MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id);
+	CHECK(base != 0);
+	CHECK_EQ(info.type, MDEVX_DEVX_TYPE_FLOW_COUNTER);
+	CHECK_EQ(info.object_id, base);
+	CHECK_EQ(info.rx_icm_addr, 0);
+	/* bulk of 512 (bit 2): base aligned to 512 */
+	CHECK_EQ(t_alloc_counter(f, 4, 0, out, &info), 0);
+	base = MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id);
+	CHECK(base != 0 && base % 512 == 0);
+	CHECK_EQ(info.object_id, base);
+	/* log size 2^10 */
+	CHECK_EQ(t_alloc_counter(f, 0, 10, out, &info2), 0);
+	CHECK_EQ(info2.object_id % 1024, 0);
+	CHECK(info2.object_id != info.object_id);
+	/* bad values */
+	CHECK_EQ(t_alloc_counter(f, 3, 0, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_BAD_BULK);
+	CHECK_EQ(t_alloc_counter(f, 2, 0, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_BULK_NOT_ADVERTISED);
+	CHECK_EQ(t_alloc_counter(f, 0, 11, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LOG_SIZE_TOO_BIG);
+	/* 1 + 512 + 3 x 1024 used out of 4096: 1024 more is over the limit */
+	CHECK_EQ(t_alloc_counter(f, 0, 10, out, NULL), 0);
+	CHECK_EQ(t_alloc_counter(f, 0, 10, out, NULL), 0);
+	CHECK_EQ(t_alloc_counter(f, 0, 10, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_LIM_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LIMIT);
+	CHECK_EQ(swdev_ctl_counts(eng, T_DEV, 0, &cnt), 0);
+	CHECK_EQ(cnt.by_kind[SWDEV_KIND_FLOW_COUNTER], 5);	/* failures created nothing */
+	/* singles still fit under the limit */
+	{
+		uint8_t in[16] = {0};
+
+		MDEVX_SET(alloc_flow_counter_in, in, opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER);
+		CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), 0);
+		CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), 0);
+	}
+	swdev_engine_destroy(eng);
+
+	/* log-size allocation not advertised */
+	eng = swdev_engine_create();
+	swdev_limits_default(&lim);
+	lim.flow_counter_bulk_log_max_alloc = 0;
+	swdev_engine_add_device(eng, T_DEV, &lim);
+	f = swdev_file_open(eng, T_DEV);
+	CHECK_EQ(t_alloc_counter(f, 0, 3, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LOG_SIZE_UNSUPPORTED);
+	swdev_engine_destroy(eng);
+}
+
+static void
+test_pd_and_uid(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	uint8_t in[16] = {0}, out[16];
+	struct swdev_file *f, *g;
+	uint32_t pd_h, pdn, gpd_h, gpdn;
+	struct swdev_obj_info info;
+
+	swdev_engine_add_device(eng, T_DEV, NULL);
+	f = swdev_file_open(eng, T_DEV);
+	g = swdev_file_open(eng, T_DEV);
+	CHECK_EQ(swdev_pd_alloc(f, &pd_h, &pdn), 0);
+	CHECK_EQ(swdev_pd_alloc(g, &gpd_h, &gpdn), 0);
+	MDEVX_SET(alloc_flow_counter_in, in, opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER);
+	MDEVX_SET(alloc_flow_counter_in, in, pd, pdn);
+	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, &info), 0);
+	/* the PD is held by the counter */
+	CHECK_EQ(swdev_verbs_obj_destroy(f, pd_h), EBUSY);
+	MDEVX_SET(alloc_flow_counter_in, in, pd, gpdn);
+	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_PD_OTHER_UID);
+	MDEVX_SET(alloc_flow_counter_in, in, pd, 0xabcdef);
+	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_BAD_PD);
+	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
+	CHECK_EQ(swdev_verbs_obj_destroy(f, pd_h), 0);
+	swdev_engine_destroy(eng);
+}
+
+static void
+test_query(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	static uint8_t out[QOUT(600)];
+	struct swdev_obj_info single, bulk, other;
+	struct swdev_file *f, *g;
+	uint8_t aout[16];
+	uint32_t b, i;
+
+	swdev_engine_add_device(eng, T_DEV, NULL);
+	f = swdev_file_open(eng, T_DEV);
+	g = swdev_file_open(eng, T_DEV);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, aout, &single), 0);
+	CHECK_EQ(t_alloc_counter(f, 4, 0, aout, &bulk), 0);	/* 512 counters */
+	CHECK_EQ(t_alloc_counter(g, 0, 0, aout, &other), 0);
+	b = bulk.object_id;
+
+	/* fresh counters read 0 */
+	CHECK_EQ(t_query_counter(f, single.handle, single.object_id, 0, 0, out, QOUT(1)), 0);
+	CHECK_EQ(t_status(out), 0);
+	CHECK_EQ(pkts(out, 0), 0);
+	/* traffic injection, single query (num 0 and num 1) */
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, single.object_id, 10, 1500), 0);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, single.object_id, 1, 64), 0);
+	CHECK_EQ(t_query_counter(f, single.handle, single.object_id, 0, 0, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 11);
+	CHECK_EQ(octs(out, 0), 1564);
+	CHECK_EQ(t_query_counter(f, single.handle, single.object_id, 1, 0, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 11);
+	/* clear: returns the values, then zero */
+	CHECK_EQ(t_query_counter(f, single.handle, single.object_id, 0, 1, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 11);
+	CHECK_EQ(t_query_counter(f, single.handle, single.object_id, 0, 0, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 0);
+	CHECK_EQ(octs(out, 0), 0);
+	/* injection into a non-allocated id / unknown device */
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, b + 512, 1, 1), ENOENT);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, 0, 1, 1), ENOENT);
+	CHECK_EQ(swdev_ctl_inject(eng, "nope", b, 1, 1), ENODEV);
+	/* range: every counter of the bulk distinct */
+	for (i = 0; i < 512; i++)
+		CHECK_EQ(swdev_ctl_inject(eng, T_DEV, b + i, i, 1000 + i), 0);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b, 512, 0, out, QOUT(512)), 0);
+	for (i = 0; i < 512; i += 97) {
+		CHECK_EQ(pkts(out, i), i);
+		CHECK_EQ(octs(out, i), 1000 + i);
+	}
+	CHECK_EQ(pkts(out, 511), 511);
+	/* sub-range at an aligned offset */
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 100, 8, 1, out, QOUT(8)), 0);
+	CHECK_EQ(pkts(out, 0), 100);
+	CHECK_EQ(pkts(out, 7), 107);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 100, 8, 0, out, QOUT(8)), 0);
+	CHECK_EQ(pkts(out, 0), 0);
+	CHECK_EQ(pkts(out, 7), 0);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 99, 1, 0, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 99);	/* outside the cleared range: kept */
+	/* one counter in the middle of a bulk, unaligned id: fine */
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 3, 0, 0, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 3);
+	/* firmware refusals */
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 2, 4, 0, out, QOUT(4)), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_UNALIGNED);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b, 4, 0, out, QOUT(4) - 1), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_OUTP_LEN_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_OUTLEN);
+	CHECK_EQ(t_query_counter(f, single.handle, single.object_id, 0, 0, out, 16),
+		 EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_OUTLEN);
+	{
+		uint8_t in[32] = {0};
+
+		MDEVX_SET(query_flow_counter_in, in, opcode, MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
+		MDEVX_SET(query_flow_counter_in, in, flow_counter_id, b);
+		MDEVX_SET(query_flow_counter_in, in, dump_to_memory, 1);
+		CHECK_EQ(swdev_devx_obj_query(f, bulk.handle, in, 32, out, QOUT(1)),
+			 EREMOTEIO);
+		CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_DUMP);
+		/* the kernel cannot read the id from a 16-byte command: EINVAL */
+		CHECK_EQ(swdev_devx_obj_query(f, bulk.handle, in, 16, out, QOUT(1)), EINVAL);
+	}
+	/* kernel: the range must be inside this handle's bulk */
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 508, 8, 0, out, QOUT(8)), EINVAL);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b - 1, 0, 0, out, QOUT(1)), EINVAL);
+	CHECK_EQ(t_query_counter(f, bulk.handle, single.object_id, 0, 0, out, QOUT(1)), EINVAL);
+	CHECK_EQ(t_query_counter(f, single.handle, b, 0, 0, out, QOUT(1)), EINVAL);
+	/* another file's counter id through our handle, and its handle number here */
+	CHECK_EQ(t_query_counter(f, single.handle, other.object_id, 0, 0, out, QOUT(1)),
+		 EINVAL);
+	CHECK_EQ(t_query_counter(g, other.handle, other.object_id, 0, 0, out, QOUT(1)), 0);
+	/* modify is not a counter operation */
+	{
+		uint8_t in[32] = {0};
+
+		MDEVX_SET(query_flow_counter_in, in, opcode, MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
+		MDEVX_SET(query_flow_counter_in, in, flow_counter_id, b);
+		CHECK_EQ(swdev_devx_obj_modify(f, bulk.handle, in, 32, out, QOUT(1)), EINVAL);
+	}
+	/* dealloc through destroy; the ids and values are gone */
+	CHECK_EQ(swdev_devx_obj_destroy(f, bulk.handle), 0);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, b, 1, 1), ENOENT);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b, 0, 0, out, QOUT(1)), ENOENT);
+	/* a new bulk in the same place starts from 0 */
+	CHECK_EQ(t_alloc_counter(f, 4, 0, aout, &bulk), 0);
+	CHECK_EQ(bulk.object_id, b);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 99, 0, 0, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 0);
+	swdev_engine_destroy(eng);
+}
+
+static void
+test_query_limit(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	struct swdev_limits lim;
+	struct swdev_obj_info bulk;
+	struct swdev_file *f;
+	static uint8_t out[QOUT(1024)];
+	uint8_t aout[16];
+
+	swdev_limits_default(&lim);
+	lim.log_max_flow_counter_bulk = 8;	/* 256 per query */
+	swdev_engine_add_device(eng, T_DEV, &lim);
+	f = swdev_file_open(eng, T_DEV);
+	CHECK_EQ(t_alloc_counter(f, 0, 10, aout, &bulk), 0);
+	CHECK_EQ(t_query_counter(f, bulk.handle, bulk.object_id, 256, 0, out, sizeof(out)), 0);
+	CHECK_EQ(t_query_counter(f, bulk.handle, bulk.object_id, 257, 0, out, sizeof(out)),
+		 EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_TOO_MANY);
+	swdev_engine_destroy(eng);
+}
+
+static void
+test_fragmentation(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	struct swdev_limits lim;
+	struct swdev_obj_info a[8];
+	struct swdev_counts cnt;
+	struct swdev_file *f;
+	uint8_t out[16];
+	unsigned int i;
+
+	swdev_limits_default(&lim);
+	lim.max_flow_counters = 2048;	/* id space 4096, id 0 reserved */
+	swdev_engine_add_device(eng, T_DEV, &lim);
+	f = swdev_file_open(eng, T_DEV);
+	/* a single counter at id 1, then 2048-counter bulks need an aligned range */
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &a[0]), 0);
+	CHECK_EQ(a[0].object_id, 1);
+	CHECK_EQ(t_alloc_counter(f, 0, 10, out, &a[1]), 0);
+	CHECK_EQ(a[1].object_id, 1024);
+	CHECK_EQ(t_alloc_counter(f, 0, 9, out, &a[2]), 0);
+	CHECK_EQ(a[2].object_id, 512);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &a[3]), 0);
+	CHECK_EQ(a[3].object_id, 2);
+	CHECK_EQ(swdev_devx_obj_destroy(f, a[0].handle), 0);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &a[4]), 0);
+	CHECK_EQ(a[4].object_id, 1);	/* lowest free id reused */
+	/* 1538 in use: 512 more is over the limit of 2048 */
+	CHECK_EQ(t_alloc_counter(f, 0, 9, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LIMIT);
+	/* 256 fits, in the lowest aligned free range */
+	CHECK_EQ(t_alloc_counter(f, 0, 8, out, &a[5]), 0);
+	CHECK_EQ(a[5].object_id, 256);
+	for (i = 1; i <= 5; i++)
+		CHECK_EQ(swdev_devx_obj_destroy(f, a[i].handle), 0);
+	CHECK_EQ(swdev_ctl_counts(eng, T_DEV, 0, &cnt), 0);
+	CHECK_EQ(cnt.total, 0);
+	/* everything free again: a bulk of the device's maximum works */
+	CHECK_EQ(t_alloc_counter(f, 0, 11, out, &a[6]), 0);
+	CHECK_EQ(a[6].object_id, 2048);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LIMIT);
+	swdev_engine_destroy(eng);
+}
+
+static void
+test_faults(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	struct swdev_obj_info c;
+	struct swdev_counts cnt;
+	struct swdev_file *f;
+	uint8_t out[QOUT(1)];
+
+	swdev_engine_add_device(eng, T_DEV, NULL);
+	f = swdev_file_open(eng, T_DEV);
+	/* fail the next 2 allocations, then succeed */
+	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER, 2,
+				 MDEVX_CMD_STAT_NO_RES_ERR, 0xabc, 0), 0);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_NO_RES_ERR);
+	CHECK_EQ(t_syndrome(out), 0xabc);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, NULL), EREMOTEIO);
+	CHECK_EQ(swdev_ctl_counts(eng, T_DEV, 0, &cnt), 0);
+	CHECK_EQ(cnt.total, 0);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &c), 0);
+	CHECK_EQ(swdev_file_take_delay(f), 0);
+	/* delay rule: succeeds, delay reported once */
+	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 1, 0, 0, 2500),
+		 0);
+	CHECK_EQ(t_query_counter(f, c.handle, c.object_id, 0, 0, out, sizeof(out)), 0);
+	CHECK_EQ(swdev_file_take_delay(f), 2500);
+	CHECK_EQ(swdev_file_take_delay(f), 0);
+	CHECK_EQ(t_query_counter(f, c.handle, c.object_id, 0, 0, out, sizeof(out)), 0);
+	CHECK_EQ(swdev_file_take_delay(f), 0);
+	/* clearing a rule */
+	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 5,
+				 MDEVX_CMD_STAT_INT_ERR, 1, 0), 0);
+	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0), 0);
+	CHECK_EQ(t_query_counter(f, c.handle, c.object_id, 0, 0, out, sizeof(out)), 0);
+	/* destroy can fail too (mlx5_cmd_exec errno), the object stays */
+	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER, 1,
+				 MDEVX_CMD_STAT_RES_BUSY, 1, 0), 0);
+	CHECK_EQ(swdev_devx_obj_destroy(f, c.handle), EBUSY);
+	CHECK_EQ(t_query_counter(f, c.handle, c.object_id, 0, 0, out, sizeof(out)), 0);
+	CHECK_EQ(swdev_devx_obj_destroy(f, c.handle), 0);
+	CHECK_EQ(swdev_ctl_fault(eng, "nope", 1, 1, 1, 1, 0), ENODEV);
+	swdev_engine_destroy(eng);
+}
+
+int
+main(void)
+{
+	test_alloc();
+	test_pd_and_uid();
+	test_query();
+	test_query_limit();
+	test_fragmentation();
+	test_faults();
+	return swdev_test_summary();
+}
