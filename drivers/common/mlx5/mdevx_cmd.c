@@ -44,7 +44,7 @@ void
 mdevx_cmd_fail(uint16_t opcode, const char *what, int err)
 {
 	record(opcode, 0, 0, err);
-	MDEVX_LOG(ERR, "%s failed: errno=%d (%s)", what, err, strerror(err));
+	MDEVX_LOG_PLAIN(ERR, "%s failed: errno=%d (%s)", what, err, strerror(err));
 }
 
 /* Turn a backend return code and output mailbox into the API errno. */
@@ -73,7 +73,7 @@ finish_opt(const void *in, size_t inlen, int rc, const void *out, size_t outlen,
 	if (quiet)
 		return err;
 	record(opcode, status, syndrome, err);
-	MDEVX_LOG(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s",
+	MDEVX_LOG_PLAIN(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s",
 		  mdevx_cmd_op_name(opcode), opcode, err, strerror(err), status,
 		  mdevx_cmd_status_name(status), syndrome,
 		  rc == 0 || rc == EREMOTEIO ? "" : " (not executed by the device)");

@@ -187,7 +187,7 @@ attrs_consistent(const struct export_hdr *hdr, const uint8_t *attrs)
 static struct mdevx_obj *
 import_fail(int err, const char *why)
 {
-	MDEVX_LOG(ERR, "import refused: %s", why);
+	MDEVX_LOG_FN(ERR, "mdevx_obj_import", "import refused: %s", why);
 	errno = err;
 	return NULL;
 }

@@ -21,6 +21,13 @@ extern int mdevx_logtype;
 #define MDEVX_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, mdevx_logtype, "mdevx: %s(): " fmt "\n", \
 		__func__, ##__VA_ARGS__)
+/** Same, naming function @p fn (helpers logging for their public caller). */
+#define MDEVX_LOG_FN(level, fn, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, mdevx_logtype, "mdevx: %s(): " fmt "\n", \
+		fn, ##__VA_ARGS__)
+/** Same, without a function name (device command lines). */
+#define MDEVX_LOG_PLAIN(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, mdevx_logtype, "mdevx: " fmt "\n", ##__VA_ARGS__)
 
 /* ---- context and objects ---- */
 
