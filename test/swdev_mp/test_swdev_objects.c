@@ -325,6 +325,57 @@ out:
 	swdev_close(ctx);
 }
 
+/* Client-side argument checks: no request reaches the daemon. */
+static void
+test_arguments(struct swdev_ctl *ctl)
+{
+	uint8_t in[64] = { 0 }, out[64];
+	struct swdev_ctx *ctx;
+	struct swdev_obj *pd, *o;
+	uint32_t pdn, eqn, f;
+	uint8_t *huge;
+
+	printf("== argument checks\n");
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "open");
+	if (ctx == NULL)
+		return;
+	f = swdev_ctx_file_id(ctx);
+	CHECK(swdev_obj_query(NULL, in, 16, out, 16) == EINVAL, "query NULL object");
+	CHECK(swdev_obj_modify(NULL, in, 16, out, 16) == EINVAL, "modify NULL object");
+	CHECK(swdev_obj_destroy(NULL) == EINVAL, "destroy NULL object");
+	o = swdev_obj_create(ctx, NULL, 16, out, sizeof(out));
+	CHECK(o == NULL && errno == EINVAL, "create without input: %s", strerror(errno));
+	o = swdev_obj_create(ctx, in, 16, NULL, 16);
+	CHECK(o == NULL && errno == EINVAL, "create without output: %s", strerror(errno));
+	o = swdev_obj_create(NULL, in, 16, out, 16);
+	CHECK(o == NULL && errno == EINVAL, "create without context: %s", strerror(errno));
+	huge = calloc(1, 3u << 20);
+	if (huge != NULL) {
+		CHECK(swdev_general_cmd(ctx, huge, 3u << 20, out, 16) == EINVAL,
+		      "3 MiB input refused by the library");
+		CHECK(swdev_general_cmd(ctx, in, 16, huge, 3u << 20) == EINVAL,
+		      "3 MiB output refused by the library");
+		free(huge);
+	}
+	CHECK(swdev_query_eqn(ctx, 0, NULL) == EINVAL, "query_eqn without result");
+	CHECK(swdev_query_eqn(ctx, 0, &eqn) == 0, "query_eqn");
+	pd = swdev_pd_alloc(ctx, &pdn);
+	CHECK(pd != NULL, "pd");
+	if (pd != NULL) {
+		CHECK(swdev_obj_query(pd, in, 16, out, 16) == EINVAL,
+		      "DEVX query on a PD object refused locally");
+		CHECK(total_of(ctl, f) == 1, "one object: %u", total_of(ctl, f));
+		CHECK(swdev_obj_destroy(pd) == 0, "destroy pd");
+	}
+	CHECK(swdev_cmd_fd(NULL) == -1 && errno == EINVAL, "cmd fd of NULL");
+	CHECK(swdev_close(NULL) == EINVAL, "close NULL");
+	CHECK(swdev_obj_import(NULL, in) == NULL && errno == EINVAL, "import on NULL context");
+	swdev_obj_unimport(NULL);
+	CHECK(total_of(ctl, f) == 0, "nothing left: %u", total_of(ctl, f));
+	CHECK(swdev_close(ctx) == 0, "close");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -347,6 +398,7 @@ main(int argc, char **argv)
 	test_export_semantics(ctl);
 	test_faults(ctl);
 	test_large(ctl);
+	test_arguments(ctl);
 	swdev_ctl_close(ctl);
 	return mp_finish();
 }
