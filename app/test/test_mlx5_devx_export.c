@@ -695,6 +695,49 @@ out:
 	return rc;
 }
 
+/*
+ * Many live objects: the per-process table grows, and entries deleted in
+ * an interleaved order leave every other entry findable (its probing
+ * clusters stay intact) while deleted ones give ENOENT.
+ */
+#define MANY 300
+
+static int
+test_many_objects(void)
+{
+	static struct mdevx_obj *objs[MANY];
+	static uint32_t ids[MANY];
+	struct mdevx_obj_info info;
+	int i, pass;
+
+	for (i = 0; i < MANY; i++) {
+		objs[i] = mdevx_counter_alloc(ctx1, 1);
+		TEST_ASSERT_NOT_NULL(objs[i], "counter %d: %s", i, strerror(errno));
+		TEST_ASSERT_SUCCESS(mdevx_obj_info(objs[i], &info), "info %d", i);
+		ids[i] = info.id;
+	}
+	for (pass = 3; pass >= 1; pass--) {
+		/* Destroy every pass-th remaining object, then check all. */
+		for (i = 0; i < MANY; i++) {
+			if (objs[i] == NULL || (i % pass) != 0)
+				continue;
+			TEST_ASSERT_SUCCESS(mdevx_obj_destroy(objs[i]), "destroy %d", i);
+			CHECK_RC(mdevx_obj_info(objs[i], &info), ENOENT);
+			objs[i] = NULL;
+		}
+		for (i = 0; i < MANY; i++) {
+			if (objs[i] == NULL)
+				continue;
+			TEST_ASSERT_SUCCESS(mdevx_obj_info(objs[i], &info),
+					    "object %d lost after deletions", i);
+			TEST_ASSERT_EQUAL(info.id, ids[i], "object %d id", i);
+		}
+	}
+	for (i = 0; i < MANY; i++)
+		TEST_ASSERT_NULL(objs[i], "object %d not destroyed", i);
+	return TEST_SUCCESS;
+}
+
 /* Must run last: nothing may be left on the device. */
 static int
 test_zero_objects_left(void)
@@ -717,6 +760,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_tir_direct_export),
 		TEST_CASE(test_tir_indirect_export),
 		TEST_CASE(test_errno_cases),
+		TEST_CASE(test_many_objects),
 		TEST_CASE(test_zero_objects_left),
 		TEST_CASES_END()
 	},
