@@ -7,6 +7,7 @@
 #
 # usage: run-autotest.sh [--swdev DAEMON] DPDK_TEST_BINARY TEST_NAME [EAL args...]
 # exit:  the test's code; 77 (skip) when hugepages are not usable.
+# env:   SWDEV_ARGS: extra options for the software device daemon.
 set -u
 
 daemon=""
@@ -65,7 +66,7 @@ fi
 if [ -n "$daemon" ]; then
 	sockdir=$(mktemp -d /tmp/mdevx-swdev.XXXXXX)
 	"$daemon" --socket "$sockdir/swdev.sock" --device mlx5_0 --device mlx5_1 \
-		--foreground --log-level warn &
+		--foreground --log-level warn ${SWDEV_ARGS:-} &
 	daemon_pid=$!
 	for _ in $(seq 100); do
 		[ -S "$sockdir/swdev.sock" ] && break

@@ -341,6 +341,8 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 			state = rec->state;
 			match = rhash == hash && state != MDEVX_SHARE_REC_FREE &&
 				memcmp(rec->name, name, nlen) == 0 && rec->name[nlen] == '\0';
+			if (match)
+				memcpy(copy, rec, sizeof(*copy));	/* one copy, checked below */
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
 			if (s1 != s2 || state == MDEVX_SHARE_REC_FREE || (rhash & mask) != bucket) {
@@ -348,18 +350,14 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 				break;
 			}
 			if (match) {
-				int ret = rec_snapshot(reg, idx, copy);
-
-				if (ret == 0 && (copy->hash != hash || copy->state ==
-						 MDEVX_SHARE_REC_FREE)) {
-					restart = true;	/* replaced in between */
-					break;
-				}
 				if (idx_out != NULL)
 					*idx_out = idx;
 				if (probes_out != NULL)
 					*probes_out = probes;
-				return ret;
+				if (copy->checksum != rec_checksum((const uint8_t *)copy + CSUM_START,
+								   CSUM_LEN, idx))
+					return EBADMSG;
+				return 0;
 			}
 			cur = next;
 		}
