@@ -214,6 +214,26 @@ test_channel_garbage(void)
 
 	ch = raw_attach(ctx);
 	h.outlen = 16;
+	h.op = 0;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	CHECK(peer_closed(ch), "op 0: channel closed");
+	close(ch);
+
+	ch = raw_attach(ctx);
+	h.op = 0xffff;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	CHECK(peer_closed(ch), "unknown op: channel closed");
+	close(ch);
+
+	ch = raw_attach(ctx);
+	h.op = SWDEV_OP_DEVX_GENERAL;
+	h.reserved = 1;
+	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
+	CHECK(peer_closed(ch), "reserved field set: channel closed");
+	close(ch);
+	h.reserved = 0;
+
+	ch = raw_attach(ctx);
 	h.version = 99;
 	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
 	CHECK(peer_closed(ch), "wrong version: channel closed");
