@@ -11,6 +11,7 @@
  * only the layout-check suite runs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -696,6 +697,35 @@ out:
 }
 
 /*
+ * rdma-core backend without a NIC: opening a device that does not exist and
+ * importing a file descriptor that is not a uverbs file fail cleanly, and a
+ * failed import leaves the caller's fd open (the backend imports a dup).
+ */
+static int
+test_rdma_backend_no_nic(void)
+{
+	struct mdevx_ctx *c;
+	int fd;
+
+	errno = 0;
+	c = mdevx_open("rdma:mdevx_no_such_ibdev");
+	TEST_ASSERT_NULL(c, "opened a device that does not exist");
+	TEST_ASSERT_NOT_EQUAL(errno, 0, "no errno");
+	fd = dup(mdevx_cmd_fd(ctx1));
+	TEST_ASSERT(fd >= 0, "dup: %s", strerror(errno));
+	errno = 0;
+	c = mdevx_import_device("rdma:mlx5_0", fd);
+	if (c != NULL) {
+		mdevx_close(c);
+		TEST_ASSERT(0, "a software device socket was imported as a uverbs file");
+	}
+	TEST_ASSERT_NOT_EQUAL(errno, 0, "no errno");
+	TEST_ASSERT(fcntl(fd, F_GETFD) != -1, "failed import closed the caller's fd");
+	close(fd);
+	return TEST_SUCCESS;
+}
+
+/*
  * Many live objects: the per-process table grows, and entries deleted in
  * an interleaved order leave every other entry findable (its probing
  * clusters stay intact) while deleted ones give ENOENT.
@@ -761,6 +791,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_tir_indirect_export),
 		TEST_CASE(test_errno_cases),
 		TEST_CASE(test_many_objects),
+		TEST_CASE(test_rdma_backend_no_nic),
 		TEST_CASE(test_zero_objects_left),
 		TEST_CASES_END()
 	},
