@@ -445,6 +445,10 @@ tir_case(struct tir_env *e, const struct mdevx_tir_attr *attr)
 		return TEST_FAILED;
 	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
 	TEST_ASSERT_SUCCESS(mdevx_tir_query(tir, &got), "original after unimport");
+	/* What the TIR uses cannot go first; the refusal keeps the object. */
+	CHECK_RC(mdevx_obj_destroy(e->rqt != NULL ? e->rqt : e->rq[0]), EBUSY);
+	CHECK_RC(mdevx_obj_destroy(e->td), EBUSY);
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(e->td, &info), "TD lost after a refused destroy");
 	/* Destroy with an import alive. */
 	imp = export_import(tir, MDEVX_OBJ_TIR);
 	TEST_ASSERT_NOT_NULL(imp, "second import: %s", strerror(errno));

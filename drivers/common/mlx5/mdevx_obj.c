@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Wrapper objects in general: names, info, destroy. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "mdevx_prm.h"
 
 #include "mdevx_internal.h"
 
@@ -102,9 +105,33 @@ mdevx_obj_release_internal(struct mdevx_obj *obj)
 	return 0;
 }
 
+/* The command the kernel sends for a destroy (0 for verbs objects). */
+static uint16_t
+destroy_opcode(enum mdevx_obj_kind kind)
+{
+	switch (kind) {
+	case MDEVX_OBJ_FLOW_COUNTER:
+		return MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER;
+	case MDEVX_OBJ_TIR:
+		return MDEVX_CMD_OP_DESTROY_TIR;
+	case MDEVX_OBJ_TD:
+		return MDEVX_CMD_OP_DEALLOC_TRANSPORT_DOMAIN;
+	case MDEVX_OBJ_CQ:
+		return MDEVX_CMD_OP_DESTROY_CQ;
+	case MDEVX_OBJ_RQ:
+		return MDEVX_CMD_OP_DESTROY_RQ;
+	case MDEVX_OBJ_RQT:
+		return MDEVX_CMD_OP_DESTROY_RQT;
+	default:
+		return 0;
+	}
+}
+
 MDEVX_API int
 mdevx_obj_destroy(struct mdevx_obj *obj)
 {
+	char what[64];
+
 	int rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
 
 	if (rc != 0)
@@ -116,7 +143,9 @@ mdevx_obj_destroy(struct mdevx_obj *obj)
 	}
 	rc = backend_release(obj);
 	if (rc != 0) {
-		mdevx_cmd_fail(0, "destroying an object", rc);
+		snprintf(what, sizeof(what), "destroying %s %#x", mdevx_obj_kind_name(obj->kind),
+			 obj->id);
+		mdevx_cmd_fail(destroy_opcode(obj->kind), what, rc);
 		return mdevx_ret(rc);
 	}
 	mdevx_obj_unregister(obj);
