@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Run mlx5-share-demo on a software device of its own: start the daemon on a
+# private socket, run the demo with --no-pci and a unique --file-prefix,
+# then stop the daemon and remove every runtime file of the prefix.
+#
+# usage: run-demo.sh BUILD_DIR [demo options, see mlx5-share-demo --help]
+set -u
+
+if [ $# -lt 1 ] || [ "$1" = "--help" ]; then
+	sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+fi
+build=$1
+shift
+demo="$build/app/mlx5-share-demo/mlx5-share-demo"
+daemon="$build/app/mlx5-swdev/mlx5-swdev"
+prefix="mdevx_demo_$$"
+sockdir=$(mktemp -d /tmp/mdevx-demo.XXXXXX)
+daemon_pid=""
+
+cleanup() {
+	pkill -KILL -f -- "--file-prefix=${prefix}" 2>/dev/null
+	if [ -n "$daemon_pid" ]; then
+		kill -TERM "$daemon_pid" 2>/dev/null
+		wait "$daemon_pid" 2>/dev/null
+	fi
+	rm -rf "$sockdir" /var/run/dpdk/"${prefix}"
+	for m in $(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts); do
+		rm -f "$m/${prefix}"map_* 2>/dev/null
+	done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+"$daemon" --socket "$sockdir/swdev.sock" --device mlx5_0 --foreground --log-level warn &
+daemon_pid=$!
+for _ in $(seq 100); do
+	[ -S "$sockdir/swdev.sock" ] && break
+	sleep 0.05
+done
+[ -S "$sockdir/swdev.sock" ] || { echo "software device did not start"; exit 1; }
+echo "software device: pid $daemon_pid, socket $sockdir/swdev.sock"
+SWDEV_SOCKET="$sockdir/swdev.sock" "$demo" --no-pci --file-prefix="$prefix" \
+	"--lcores=0@(0-$(($(nproc) - 1)))" --log-level=lib.eal:error -- "$@"
