@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The main job, on the software device: set up and build, then run the
-# multi-process demo. Until the sharing demo lands this is the EAL
-# multi-process plumbing demo (memzone + fd passing to two secondaries).
+# The main job, on the software device: set up (packages, hugepages), build,
+# then run mlx5-share-demo: a primary publishes flow counter bulks and TIRs,
+# secondaries attach, import them by name and read the counters while
+# traffic is injected, a summary table is printed, and everything is
+# withdrawn with the secondaries' acknowledgements.
 #
-# usage: demo.sh
+# usage: demo.sh [demo options, see build/app/mlx5-share-demo/mlx5-share-demo --help]
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-[ "${1:-}" = "--help" ] && { sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[ "${1:-}" = "--help" ] && { sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 "$top/devtools/setup.sh" --build-dir "$top/build"
-
-demo="$top/build/app/mlx5-share-demo/mlx5-share-demo"
-if [ -x "$demo" ]; then
-	exec "$top/devtools/run-demo.sh" "$top/build"
-fi
-exec "$top/devtools/run-autotest.sh" "$top/build/app/test/dpdk-test" eal_mp_share_autotest
+exec "$top/devtools/run-demo.sh" "$top/build" "$@"
