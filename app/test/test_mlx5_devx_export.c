@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -772,6 +773,76 @@ test_many_objects(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Threads sharing both contexts: each one allocates, exports, imports,
+ * reads through both, unimports and destroys counters in a loop. The
+ * per-process table and the contexts' object counts must stay consistent.
+ */
+#define NTHREADS 4
+#define NLOOPS 100
+
+struct thread_arg {
+	int failures;
+	int first_err;
+};
+
+static void *
+thread_loop(void *p)
+{
+	struct thread_arg *a = p;
+	struct mdevx_counter_stats s1, s2;
+	struct mdevx_obj *cnt, *imp;
+	int i, rc;
+
+	for (i = 0; i < NLOOPS; i++) {
+		cnt = mdevx_counter_alloc(ctx1, 1);
+		if (cnt == NULL)
+			goto fail;
+		imp = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER);
+		rc = imp == NULL ? -1 : 0;
+		if (rc == 0)
+			rc = mdevx_counter_query(cnt, 0, 1, 0, &s1);
+		if (rc == 0)
+			rc = mdevx_counter_query(imp, 0, 1, 0, &s2);
+		if (rc == 0 && (s1.packets != s2.packets || s1.bytes != s2.bytes))
+			rc = -1;
+		if (imp != NULL && mdevx_obj_unimport(imp) != 0)
+			rc = -1;
+		if (mdevx_obj_destroy(cnt) != 0)
+			rc = -1;
+		if (rc != 0)
+			goto fail;
+		continue;
+fail:
+		if (a->failures++ == 0)
+			a->first_err = errno;
+	}
+	return NULL;
+}
+
+static int
+test_threads(void)
+{
+	struct thread_arg args[NTHREADS];
+	pthread_t th[NTHREADS];
+	uint32_t total = UINT32_MAX;
+	int i, n;
+
+	memset(args, 0, sizeof(args));
+	for (n = 0; n < NTHREADS; n++)
+		if (pthread_create(&th[n], NULL, thread_loop, &args[n]) != 0)
+			break;
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	TEST_ASSERT_EQUAL(n, NTHREADS, "only %d threads started", n);
+	for (i = 0; i < n; i++)
+		TEST_ASSERT_EQUAL(args[i].failures, 0, "thread %d: %d failures, first errno %d",
+				  i, args[i].failures, args[i].first_err);
+	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT_EQUAL(total, 0u, "%u objects left after the threads", total);
+	return TEST_SUCCESS;
+}
+
 /* Must run last: nothing may be left on the device. */
 static int
 test_zero_objects_left(void)
@@ -796,6 +867,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_errno_cases),
 		TEST_CASE(test_many_objects),
 		TEST_CASE(test_rdma_backend_no_nic),
+		TEST_CASE(test_threads),
 		TEST_CASE(test_zero_objects_left),
 		TEST_CASES_END()
 	},
