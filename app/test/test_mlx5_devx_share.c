@@ -28,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -608,6 +610,56 @@ test_share_device_empty(void)
 	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/* Ask the primary's telemetry socket (what dpdk-telemetry.py does). */
+static int
+telemetry_query(const char *cmd, char *out, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char greeting[1024];
+	ssize_t n;
+	int fd;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    read(fd, greeting, sizeof(greeting)) <= 0 ||
+	    write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+		close(fd);
+		return -1;
+	}
+	n = read(fd, out, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+static int
+test_share_telemetry(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	char buf[16384];
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/devs", buf, sizeof(buf)), "devs");
+	TEST_ASSERT(strstr(buf, "\"" DEVSTR "\"") != NULL, "devs: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/list", buf, sizeof(buf)), "list");
+	TEST_ASSERT(strstr(buf, "\"ctr0\"") && strstr(buf, "\"ctr1\"") &&
+		    strstr(buf, "\"tir_direct\"") && strstr(buf, "\"tir_rss\""), "list: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/info,tir_rss", buf, sizeof(buf)),
+			    "info");
+	TEST_ASSERT(strstr(buf, "\"kind\":\"tir\"") && strstr(buf, "\"state\":\"published\"") &&
+		    strstr(buf, "rx_icm_addr"), "info: %s", buf);
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr1", NULL), "withdraw");
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/list", buf, sizeof(buf)), "list");
+	TEST_ASSERT(strstr(buf, "\"ctr1\"") == NULL, "withdrawn record listed: %s", buf);
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite share_mp_suite = {
 	.suite_name = "mlx5 devx share multi-process",
 	.setup = share_suite_setup,
@@ -615,6 +667,7 @@ static struct unit_test_suite share_mp_suite = {
 	.unit_test_cases = {
 		TEST_CASE_ST(case_setup, case_teardown, test_share_readers),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_withdraw_acked),
+		TEST_CASE_ST(case_setup, case_teardown, test_share_telemetry),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_device_empty),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
