@@ -100,15 +100,22 @@ mdevx_prm_get64(const void *p, size_t bit_off)
 	return be64toh(be);
 }
 
-#define MDEVX_SET(typ, p, fld, v) \
+/* Compile-time check usable inside an expression (0 when @p cond holds). */
+#define MDEVX_BUILD_CHECK(cond) ((void)sizeof(char[1 - 2 * !(cond)]))
+
+#define MDEVX_SET(typ, p, fld, v) ( \
+	MDEVX_BUILD_CHECK(MDEVX_FLD_SZ_BITS(typ, fld) <= 32), \
 	mdevx_prm_set((p), MDEVX_BIT_OFF(typ, fld), MDEVX_FLD_SZ_BITS(typ, fld), \
-		      (uint32_t)(v))
-#define MDEVX_GET(typ, p, fld) \
-	mdevx_prm_get((p), MDEVX_BIT_OFF(typ, fld), MDEVX_FLD_SZ_BITS(typ, fld))
-#define MDEVX_SET64(typ, p, fld, v) \
-	mdevx_prm_set64((p), MDEVX_BIT_OFF(typ, fld), (uint64_t)(v))
-#define MDEVX_GET64(typ, p, fld) \
-	mdevx_prm_get64((p), MDEVX_BIT_OFF(typ, fld))
+		      (uint32_t)(v)))
+#define MDEVX_GET(typ, p, fld) ( \
+	MDEVX_BUILD_CHECK(MDEVX_FLD_SZ_BITS(typ, fld) <= 32), \
+	mdevx_prm_get((p), MDEVX_BIT_OFF(typ, fld), MDEVX_FLD_SZ_BITS(typ, fld)))
+#define MDEVX_SET64(typ, p, fld, v) ( \
+	MDEVX_BUILD_CHECK(MDEVX_FLD_SZ_BITS(typ, fld) == 64), \
+	mdevx_prm_set64((p), MDEVX_BIT_OFF(typ, fld), (uint64_t)(v)))
+#define MDEVX_GET64(typ, p, fld) ( \
+	MDEVX_BUILD_CHECK(MDEVX_FLD_SZ_BITS(typ, fld) == 64), \
+	mdevx_prm_get64((p), MDEVX_BIT_OFF(typ, fld)))
 
 /* ------------------------------------------------------------------------ */
 /* Opcodes                                                                  */

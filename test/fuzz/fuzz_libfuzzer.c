@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libFuzzer entry point of the software device harness. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fuzz_swdev_cmd.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_swdev_one(data, size);
+	return 0;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Standalone driver of the software device fuzz harness (no libFuzzer):
+ *   fuzz_swdev_cmd_standalone FILE...            replay inputs (crash repro)
+ *   fuzz_swdev_cmd_standalone [--seed S] [--iterations N]
+ *                                                N structured pseudo-random inputs
+ *   fuzz_swdev_cmd_standalone --emit DIR N [--seed S]
+ *                                                write N generated inputs (a seed corpus)
+ * Exit status 0 when every input ran (a bug aborts or trips a sanitizer).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_swdev_cmd.h"
+#include "mdevx_prm.h"
+
+#define MAX_INPUT 10000
+
+static uint64_t rng_state;
+
+static uint32_t
+rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 16);
+}
+
+#define SETF(typ, p, fld, v) MDEVX_SET(typ, (p), fld, (v))
+
+static const uint16_t create_ops[] = {
+	MDEVX_CMD_OP_ALLOC_PD, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN,
+	MDEVX_CMD_OP_ALLOC_FLOW_COUNTER, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER,
+	MDEVX_CMD_OP_CREATE_CQ, MDEVX_CMD_OP_CREATE_RQ, MDEVX_CMD_OP_CREATE_RQ,
+	MDEVX_CMD_OP_CREATE_RQT, MDEVX_CMD_OP_CREATE_TIR, MDEVX_CMD_OP_CREATE_FLOW_TABLE,
+};
+static const uint16_t query_ops[] = {
+	MDEVX_CMD_OP_QUERY_FLOW_COUNTER, MDEVX_CMD_OP_QUERY_CQ, MDEVX_CMD_OP_QUERY_RQ,
+	MDEVX_CMD_OP_QUERY_RQT, MDEVX_CMD_OP_QUERY_TIR,
+};
+static const uint16_t modify_ops[] = {
+	MDEVX_CMD_OP_MODIFY_RQ, MDEVX_CMD_OP_MODIFY_RQT, MDEVX_CMD_OP_MODIFY_TIR,
+	MDEVX_CMD_OP_MODIFY_CQ,
+};
+static const uint16_t general_ops[] = {
+	MDEVX_CMD_OP_QUERY_HCA_CAP, MDEVX_CMD_OP_NOP, MDEVX_CMD_OP_QUERY_ADAPTER,
+	MDEVX_CMD_OP_CREATE_TIR,
+};
+#define PICK(a) ((a)[rnd() % (sizeof(a) / sizeof((a)[0]))])
+
+/* Shape the mailbox of @p op so that it often passes the first checks. */
+static size_t
+shape(uint8_t *m, uint16_t op, uint32_t *outlen)
+{
+	uint32_t n;
+
+	switch (op) {
+	case MDEVX_CMD_OP_ALLOC_FLOW_COUNTER:
+		if (rnd() % 2)
+			SETF(alloc_flow_counter_in, m, flow_counter_bulk, 1u << (rnd() % 8));
+		else
+			SETF(alloc_flow_counter_in, m, flow_counter_bulk_log_size, rnd() % 14);
+		return 16;
+	case MDEVX_CMD_OP_QUERY_FLOW_COUNTER:
+		n = rnd() % 3 ? rnd() % 5 : rnd() % 1100;
+		SETF(query_flow_counter_in, m, num_of_counters, n);
+		SETF(query_flow_counter_in, m, clear, rnd() % 2);
+		if (rnd() % 4)
+			*outlen = 16 + 16 * (n ? n : 1);
+		return 32;
+	case MDEVX_CMD_OP_CREATE_CQ:
+		SETF(create_cq_in, m, cq_context.log_cq_size, rnd() % 8);
+		SETF(create_cq_in, m, cq_context.cqe_sz, rnd() % 3);
+		return 272;
+	case MDEVX_CMD_OP_CREATE_RQ:
+		SETF(create_rq_in, m, ctx.wq.log_wq_sz, rnd() % 8);
+		SETF(create_rq_in, m, ctx.wq.log_wq_stride, rnd() % 7);
+		SETF(create_rq_in, m, ctx.wq.wq_type, rnd() % 5);
+		return 272;
+	case MDEVX_CMD_OP_MODIFY_RQ:
+		SETF(modify_rq_in, m, rq_state, rnd() % 4);
+		SETF(modify_rq_in, m, ctx.state, rnd() % 4);
+		MDEVX_SET64(modify_rq_in, m, modify_bitmask, rnd() % 3 ? 0 : rnd() % 32);
+		return 272;
+	case MDEVX_CMD_OP_CREATE_RQT:
+	case MDEVX_CMD_OP_MODIFY_RQT:
+		n = 1 + rnd() % 70;
+		SETF(create_rqt_in, m, rqt_context.rqt_max_size, n + rnd() % 4);
+		SETF(create_rqt_in, m, rqt_context.rqt_actual_size, n);
+		if (op == MDEVX_CMD_OP_MODIFY_RQT)
+			MDEVX_SET64(modify_rqt_in, m, modify_bitmask, rnd() % 8 ? 1 : rnd() % 4);
+		return 272 + 4 * n - (rnd() % 8 ? 0 : 1);
+	case MDEVX_CMD_OP_CREATE_TIR:
+	case MDEVX_CMD_OP_MODIFY_TIR:
+		SETF(create_tir_in, m, ctx.disp_type, rnd() % 3);
+		SETF(create_tir_in, m, ctx.rx_hash_fn, rnd() % 4);
+		SETF(create_tir_in, m, ctx.rx_hash_field_selector_outer.selected_fields,
+		     rnd() % 64);
+		if (op == MDEVX_CMD_OP_MODIFY_TIR)
+			MDEVX_SET64(modify_tir_in, m, modify_bitmask, rnd() % 32);
+		return 272;
+	case MDEVX_CMD_OP_QUERY_HCA_CAP:
+		SETF(query_hca_cap_in, m, op_mod, rnd() % 2 ? 1 : rnd() % 0x50);
+		if (rnd() % 3)
+			*outlen = 4112;
+		return 16;
+	default:
+		return rnd() % 2 ? 16 : 272;
+	}
+}
+
+/* Build one structured input into @p buf; returns its length. */
+static size_t
+generate(uint8_t *buf)
+{
+	static const uint8_t entry_weights[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 4, 4, 5, 5, 5, 5, 6,
+	};
+	static const uint16_t outlens[] = {
+		0, 8, 15, 16, 17, 32, 48, 271, 272, 300, 512, 4111, 4112, 4200, 16400,
+	};
+	static const uint16_t inlens[] = {
+		0, 8, 15, 16, 17, 31, 32, 64, 271, 272, 276, 280, 288, 400,
+	};
+	uint8_t *m = buf + FUZZ_HDR_LEN;
+	size_t len = 0, i, nmut;
+	uint32_t outlen;
+	uint16_t op = 0;
+
+	buf[0] = entry_weights[rnd() % sizeof(entry_weights)];
+	if (rnd() % 200 == 0)
+		buf[0] = 7;	/* close and reopen a file */
+	buf[1] = (uint8_t)(rnd() & 0xf9);
+	if (rnd() % 5)
+		buf[1] |= 4;	/* fix up ids */
+	buf[2] = 0;
+	buf[3] = (uint8_t)(rnd() % 16);
+	outlen = rnd() % 4 ? 272 : outlens[rnd() % (sizeof(outlens) / sizeof(outlens[0]))];
+	buf[6] = (uint8_t)rnd();
+	memset(m, 0, MAX_INPUT - FUZZ_HDR_LEN);
+	switch (buf[0]) {
+	case 0:
+		op = PICK(create_ops);
+		break;
+	case 1:
+		op = PICK(query_ops);
+		break;
+	case 2:
+		op = PICK(modify_ops);
+		break;
+	case 3:
+		op = PICK(general_ops);
+		break;
+	default:
+		break;
+	}
+	if (op != 0 && rnd() % 8) {
+		SETF(mbox_in, m, opcode, op);
+		len = shape(m, op, &outlen);
+	} else {
+		len = rnd() % 4 ? inlens[rnd() % (sizeof(inlens) / sizeof(inlens[0]))] :
+				  rnd() % 2000;
+		if (op != 0)
+			SETF(mbox_in, m, opcode, op);
+	}
+	if (buf[0] == 5 || buf[0] == 6) {
+		len = 16;
+		for (i = 0; i < len; i++)
+			m[i] = (uint8_t)rnd();
+		if (buf[0] == 5 && rnd() % 2)
+			m[0] = m[1] = 0;	/* small umem sizes */
+	}
+	if (FUZZ_HDR_LEN + len > MAX_INPUT)
+		len = MAX_INPUT - FUZZ_HDR_LEN;
+	if (outlen > 0xfeff)
+		outlen = 0xfeff;
+	buf[4] = (uint8_t)(outlen >> 8);
+	buf[5] = (uint8_t)outlen;
+	if (len > 2 && rnd() % 12 == 0) {
+		for (i = 2; i < len; i++)
+			m[i] = (uint8_t)rnd();
+	} else if (len > 2) {
+		nmut = rnd() % 3 ? 0 : rnd() % 4;
+		for (i = 0; i < nmut; i++)
+			m[2 + rnd() % (len - 2)] = (uint8_t)(rnd() % 3 ? rnd() % 4 : rnd());
+	}
+	return FUZZ_HDR_LEN + len;
+}
+
+static int
+replay(const char *path)
+{
+	static uint8_t buf[1 << 20];
+	FILE *fp = fopen(path, "rb");
+	size_t n;
+
+	if (fp == NULL) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	fuzz_swdev_one(buf, n);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static uint8_t buf[MAX_INPUT];
+	unsigned long iterations = 20000, seed = 1, i;
+	const char *emit_dir = NULL;
+	int a, nfiles = 0, stats = 0;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
+			seed = strtoul(argv[++a], NULL, 0);
+		} else if (strcmp(argv[a], "--iterations") == 0 && a + 1 < argc) {
+			iterations = strtoul(argv[++a], NULL, 0);
+		} else if (strcmp(argv[a], "--emit") == 0 && a + 2 < argc) {
+			emit_dir = argv[++a];
+			iterations = strtoul(argv[++a], NULL, 0);
+		} else if (strcmp(argv[a], "--stats") == 0) {
+			stats = 1;
+		} else if (strcmp(argv[a], "--help") == 0) {
+			printf("usage: %s [--seed S] [--iterations N] [--emit DIR N] [--stats] [FILE...]\n",
+			       argv[0]);
+			return 0;
+		} else {
+			if (replay(argv[a]) != 0)
+				return 1;
+			nfiles++;
+		}
+	}
+	if (nfiles > 0) {
+		fuzz_swdev_fini();
+		printf("%d inputs replayed\n", nfiles);
+		return 0;
+	}
+	rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+	for (i = 0; i < iterations; i++) {
+		size_t n = generate(buf);
+
+		if (emit_dir != NULL) {
+			char path[4096];
+			FILE *fp;
+
+			snprintf(path, sizeof(path), "%s/seed-%06lu", emit_dir, i);
+			fp = fopen(path, "wb");
+			if (fp == NULL || fwrite(buf, 1, n, fp) != n) {
+				fprintf(stderr, "%s: %s\n", path, strerror(errno));
+				if (fp != NULL)
+					fclose(fp);
+				return 1;
+			}
+			fclose(fp);
+			continue;
+		}
+		fuzz_swdev_one(buf, n);
+	}
+	fuzz_swdev_fini();
+	printf("%lu inputs %s (seed %lu)\n", iterations, emit_dir ? "written" : "run", seed);
+	for (a = 0; stats && a < 8; a++)
+		printf("entry %d: %lu ok, %lu EREMOTEIO, %lu other\n", a, fuzz_swdev_stats[a][0],
+		       fuzz_swdev_stats[a][1], fuzz_swdev_stats[a][2]);
+	return 0;
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fuzz harness over the software device engine's command decoder: every
+ * entry point (DEVX create / query / modify / general / destroy, verbs,
+ * control) with arbitrary mailboxes and lengths, on a persistent engine
+ * with two uverbs files, recreated every FUZZ_RECREATE inputs to bound
+ * memory. The "fix up" mode writes ids of live objects into the mailbox so
+ * the decoder is reached past its reference checks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_swdev_cmd.h"
+#include "swdev_engine_priv.h"
+
+#define FUZZ_RECREATE 4096
+#define FUZZ_MAX_OUT (1u << 20)
+#define FUZZ_DEV "fuzz0"
+
+/* results per entry point (index: rc 0, EREMOTEIO, other), for --stats */
+unsigned long fuzz_swdev_stats[8][3];
+
+static struct swdev_engine *eng;
+static struct swdev_file *files[2];
+static unsigned int runs;
+
+static const uint16_t known_ops[] = {
+	MDEVX_CMD_OP_QUERY_HCA_CAP, MDEVX_CMD_OP_NOP, MDEVX_CMD_OP_ALLOC_PD,
+	MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER,
+	MDEVX_CMD_OP_QUERY_FLOW_COUNTER, MDEVX_CMD_OP_CREATE_CQ, MDEVX_CMD_OP_QUERY_CQ,
+	MDEVX_CMD_OP_MODIFY_CQ, MDEVX_CMD_OP_CREATE_RQ, MDEVX_CMD_OP_MODIFY_RQ,
+	MDEVX_CMD_OP_QUERY_RQ, MDEVX_CMD_OP_CREATE_RQT, MDEVX_CMD_OP_MODIFY_RQT,
+	MDEVX_CMD_OP_QUERY_RQT, MDEVX_CMD_OP_CREATE_TIR, MDEVX_CMD_OP_MODIFY_TIR,
+	MDEVX_CMD_OP_QUERY_TIR, MDEVX_CMD_OP_DESTROY_TIR, MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER,
+	MDEVX_CMD_OP_CREATE_FLOW_TABLE, MDEVX_CMD_OP_QUERY_ADAPTER,
+	MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY, MDEVX_CMD_OP_CREATE_GENERAL_OBJECT,
+};
+#define NUM_KNOWN (sizeof(known_ops) / sizeof(known_ops[0]))
+
+static void
+engine_up(void)
+{
+	struct swdev_limits lim;
+
+	swdev_limits_default(&lim);
+	/* small limits, so exhaustion paths are reachable */
+	lim.max_flow_counters = 8192;
+	lim.flow_counter_bulk_log_max_alloc = 12;
+	lim.log_max_flow_counter_bulk = 10;
+	lim.log_max_tir = 4;
+	lim.log_max_rq = 5;
+	lim.log_max_rqt = 3;
+	lim.log_max_rqt_size = 6;
+	lim.log_max_cq = 3;
+	lim.log_max_transport_domain = 3;
+	lim.log_max_pd = 3;
+	lim.max_uars = 4;
+	lim.max_umems = 8;
+	lim.max_handles_per_file = 96;
+	eng = swdev_engine_create();
+	if (eng == NULL || swdev_engine_add_device(eng, FUZZ_DEV, &lim) != 0)
+		abort();
+	files[0] = swdev_file_open(eng, FUZZ_DEV);
+	files[1] = swdev_file_open(eng, FUZZ_DEV);
+	if (files[0] == NULL || files[1] == NULL)
+		abort();
+}
+
+void
+fuzz_swdev_fini(void)
+{
+	swdev_engine_destroy(eng);
+	eng = NULL;
+	files[0] = files[1] = NULL;
+}
+
+void
+fuzz_swdev_check(void)
+{
+	struct swdev_dev *dev;
+	uint32_t sum[SWDEV_KIND_MAX] = {0};
+	struct swdev_file *f;
+	unsigned int k;
+
+	if (eng == NULL)
+		return;
+	dev = eng->devs[0];
+	for (f = dev->files; f != NULL; f = f->next) {
+		for (k = 0; k < SWDEV_KIND_MAX; k++) {
+			const struct swdev_obj *o;
+			uint32_t n = 0;
+
+			for (o = f->objs[k]; o != NULL; o = o->fnext) {
+				if (o->file != f || o->kind != k || o->uid != f->uid ||
+				    swdev_idmap_get(&f->handles, o->handle) != o)
+					abort();
+				n++;
+			}
+			if (n != f->counts[k])
+				abort();
+			sum[k] += n;
+		}
+	}
+	for (k = 0; k < SWDEV_KIND_MAX; k++)
+		if (sum[k] != dev->counts[k])
+			abort();
+}
+
+/* The n-th live object of @p kind in @p f (wrapping), or NULL. */
+static struct swdev_obj *
+pick(struct swdev_file *f, enum swdev_kind kind, unsigned int n)
+{
+	struct swdev_obj *o;
+	unsigned int i, count = f->counts[kind];
+
+	if (count == 0)
+		return NULL;
+	o = f->objs[kind];
+	for (i = 0; i < n % count && o != NULL; i++)
+		o = o->fnext;
+	return o;
+}
+
+static uint32_t
+pick_id(struct swdev_file *f, enum swdev_kind kind, unsigned int n)
+{
+	struct swdev_obj *o = pick(f, kind, n);
+
+	return o == NULL ? 0 : o->id;
+}
+
+/* Write a field only when the mailbox holds the whole dword of the field. */
+#define FIX(typ, p, len, fld, v) do { \
+	if ((len) >= (MDEVX_BIT_OFF(typ, fld) / 32 + 1) * 4) \
+		MDEVX_SET(typ, p, fld, v); \
+} while (0)
+
+/* The query (@p modify false) or modify opcode for an object kind, or 0. */
+static uint16_t
+op_for_kind(enum swdev_kind kind, bool modify)
+{
+	switch (kind) {
+	case SWDEV_KIND_CQ:
+		return modify ? MDEVX_CMD_OP_MODIFY_CQ : MDEVX_CMD_OP_QUERY_CQ;
+	case SWDEV_KIND_RQ:
+		return modify ? MDEVX_CMD_OP_MODIFY_RQ : MDEVX_CMD_OP_QUERY_RQ;
+	case SWDEV_KIND_RQT:
+		return modify ? MDEVX_CMD_OP_MODIFY_RQT : MDEVX_CMD_OP_QUERY_RQT;
+	case SWDEV_KIND_TIR:
+		return modify ? MDEVX_CMD_OP_MODIFY_TIR : MDEVX_CMD_OP_QUERY_TIR;
+	case SWDEV_KIND_FLOW_COUNTER:
+		return modify ? 0 : MDEVX_CMD_OP_QUERY_FLOW_COUNTER;
+	default:
+		return 0;
+	}
+}
+
+static void
+fixup(struct swdev_file *f, uint8_t *in, size_t len, uint32_t handle, unsigned int sel,
+      unsigned int entry)
+{
+	struct swdev_obj *self = swdev_idmap_get(&f->handles, handle);
+	uint16_t op;
+	size_t i;
+
+	if (len < 16)
+		return;
+	/* query/modify: often use the opcode that matches the handle's object */
+	if ((entry == 1 || entry == 2) && self != NULL && (sel & 1)) {
+		op = op_for_kind(self->kind, entry == 2);
+		if (op != 0)
+			MDEVX_SET(mbox_in, in, opcode, op);
+	}
+	op = (uint16_t)MDEVX_GET(mbox_in, in, opcode);
+	switch (op) {
+	case MDEVX_CMD_OP_CREATE_CQ:
+		FIX(create_cq_in, in, len, cq_context.uar_page, pick_id(f, SWDEV_KIND_UAR, sel));
+		FIX(create_cq_in, in, len, cq_context.c_eqn_or_apu_element,
+		    SWDEV_EQN_BASE + sel % 5);
+		FIX(create_cq_in, in, len, cq_umem_id, pick_id(f, SWDEV_KIND_UMEM, sel));
+		FIX(create_cq_in, in, len, cq_context.dbr_umem_id,
+		    pick_id(f, SWDEV_KIND_UMEM, sel + 1));
+		break;
+	case MDEVX_CMD_OP_CREATE_RQ:
+		FIX(create_rq_in, in, len, ctx.cqn, pick_id(f, SWDEV_KIND_CQ, sel));
+		FIX(create_rq_in, in, len, ctx.wq.pd, pick_id(f, SWDEV_KIND_PD, sel));
+		FIX(create_rq_in, in, len, ctx.wq.wq_umem_id, pick_id(f, SWDEV_KIND_UMEM, sel));
+		FIX(create_rq_in, in, len, ctx.wq.dbr_umem_id, pick_id(f, SWDEV_KIND_UMEM, sel));
+		break;
+	case MDEVX_CMD_OP_CREATE_RQT:
+	case MDEVX_CMD_OP_MODIFY_RQT:
+		for (i = MDEVX_ST_SZ_BYTES(create_rqt_in); i + 4 <= len; i += 4)
+			MDEVX_SET(rq_num, in + i, rq_num,
+				  pick_id(f, SWDEV_KIND_RQ, sel + (unsigned int)i));
+		break;
+	case MDEVX_CMD_OP_CREATE_TIR:
+	case MDEVX_CMD_OP_MODIFY_TIR:
+		FIX(create_tir_in, in, len, ctx.inline_rqn, pick_id(f, SWDEV_KIND_RQ, sel));
+		FIX(create_tir_in, in, len, ctx.indirect_table, pick_id(f, SWDEV_KIND_RQT, sel));
+		FIX(create_tir_in, in, len, ctx.transport_domain, pick_id(f, SWDEV_KIND_TD, sel));
+		break;
+	case MDEVX_CMD_OP_ALLOC_FLOW_COUNTER:
+		FIX(alloc_flow_counter_in, in, len, pd, sel & 1 ? pick_id(f, SWDEV_KIND_PD, sel) : 0);
+		break;
+	case MDEVX_CMD_OP_QUERY_FLOW_COUNTER:
+		if (self != NULL && self->kind == SWDEV_KIND_FLOW_COUNTER) {
+			FIX(query_flow_counter_in, in, len, flow_counter_id,
+			    self->id + (sel % self->u.cnt.num));
+			FIX(query_flow_counter_in, in, len, dump_to_memory, 0);
+		}
+		break;
+	default:
+		break;
+	}
+	/* modify/query name the handle's object in the 24-bit slot at 0x48 */
+	if (self != NULL && self->kind != SWDEV_KIND_FLOW_COUNTER &&
+	    op != MDEVX_CMD_OP_CREATE_RQ && op != MDEVX_CMD_OP_CREATE_CQ &&
+	    op != MDEVX_CMD_OP_CREATE_TIR && op != MDEVX_CMD_OP_CREATE_RQT)
+		FIX(query_tir_in, in, len, tirn, self->id);
+}
+
+static void
+verbs_op(struct swdev_file *f, const uint8_t *p, size_t n, uint32_t handle)
+{
+	uint32_t h, id;
+	uint64_t size = 0;
+	size_t i;
+
+	for (i = 0; i < 4 && i < n; i++)
+		size = (size << 8) | p[i];
+	switch (n > 4 ? p[4] % 6 : 0) {
+	case 0:
+		swdev_pd_alloc(f, &h, &id);
+		break;
+	case 1:
+		swdev_uar_alloc(f, &h, &id);
+		break;
+	case 2:
+		swdev_umem_reg(f, 0x10000, size, 0, &h, &id);
+		break;
+	case 3:
+		swdev_query_eqn(f, (uint32_t)size & 7, &id);
+		break;
+	case 4:
+		swdev_verbs_obj_destroy(f, handle);
+		break;
+	default:
+		swdev_umem_reg(f, UINT64_MAX - size, size, 0, &h, &id);
+		break;
+	}
+}
+
+static void
+control_op(uint8_t arg, const uint8_t *p, size_t n)
+{
+	uint32_t v[4] = {0};
+	struct swdev_counts cnt;
+	size_t i;
+
+	for (i = 0; i < 16 && i < n; i++)
+		v[i / 4] = (v[i / 4] << 8) | p[i];
+	switch (arg % 4) {
+	case 0:
+		swdev_ctl_inject(eng, FUZZ_DEV, v[0] % 16384, v[1], v[2]);
+		break;
+	case 1:
+		/* fail or delay a known opcode a few times */
+		swdev_ctl_fault(eng, FUZZ_DEV, known_ops[v[0] % NUM_KNOWN], v[1] % 4,
+				(uint8_t)v[2], v[3], v[2] >> 8);
+		break;
+	case 2:
+		swdev_ctl_counts(eng, FUZZ_DEV, v[0] % 8, &cnt);
+		break;
+	default:
+		swdev_file_take_delay(files[v[0] & 1]);
+		break;
+	}
+}
+
+void
+fuzz_swdev_one(const uint8_t *data, size_t size)
+{
+	uint8_t hdr[FUZZ_HDR_LEN] = {0};
+	const uint8_t *mbox = data + (size < FUZZ_HDR_LEN ? size : FUZZ_HDR_LEN);
+	size_t inlen = size > FUZZ_HDR_LEN ? size - FUZZ_HDR_LEN : 0;
+	struct swdev_obj_info info;
+	struct swdev_file *f;
+	uint8_t *in, *out;
+	uint32_t handle;
+	size_t outlen;
+	int rc = 0;
+
+	if (eng == NULL || ++runs % FUZZ_RECREATE == 0) {
+		fuzz_swdev_fini();
+		engine_up();
+	}
+	memcpy(hdr, data, size < FUZZ_HDR_LEN ? size : FUZZ_HDR_LEN);
+	f = files[hdr[1] & 1];
+	handle = ((uint32_t)hdr[2] << 8 | hdr[3]) % 128;
+	outlen = ((size_t)hdr[4] << 8 | hdr[5]);
+	if (hdr[4] == 0xff)	/* now and then a large output (counter bulk queries) */
+		outlen = (outlen & 0xff) << 12;
+	if (outlen > FUZZ_MAX_OUT)
+		outlen = FUZZ_MAX_OUT;
+	/* exact-size heap copies so that ASan sees any overrun */
+	in = malloc(inlen ? inlen : 1);
+	out = malloc(outlen ? outlen : 1);
+	if (in == NULL || out == NULL)
+		abort();
+	if (inlen)
+		memcpy(in, mbox, inlen);
+	if ((hdr[1] & 2) && inlen >= 2) {
+		uint16_t op = known_ops[hdr[6] % NUM_KNOWN];
+
+		in[0] = (uint8_t)(op >> 8);
+		in[1] = (uint8_t)op;
+	}
+	if ((hdr[1] & 4) && (hdr[1] & 0x10) && (hdr[0] % 8 == 1 || hdr[0] % 8 == 2)) {
+		/* aim at a live object of a kind that has query/modify commands */
+		static const enum swdev_kind kinds[] = {
+			SWDEV_KIND_CQ, SWDEV_KIND_RQ, SWDEV_KIND_RQT, SWDEV_KIND_TIR,
+			SWDEV_KIND_FLOW_COUNTER,
+		};
+		struct swdev_obj *o = pick(f, kinds[hdr[6] % 5], hdr[3]);
+
+		if (o != NULL)
+			handle = o->handle;
+	}
+	if (hdr[1] & 4)
+		fixup(f, in, inlen, handle, hdr[1] >> 3, hdr[0] % 8);
+	switch (hdr[0] % 8) {
+	case 0:
+		rc = swdev_devx_obj_create(f, in, inlen, out, outlen, &info);
+		break;
+	case 1:
+		rc = swdev_devx_obj_query(f, handle, in, inlen, out, outlen);
+		break;
+	case 2:
+		rc = swdev_devx_obj_modify(f, handle, in, inlen, out, outlen);
+		break;
+	case 3:
+		rc = swdev_devx_general_cmd(f, in, inlen, out, outlen);
+		break;
+	case 4:
+		rc = swdev_devx_obj_destroy(f, handle);
+		break;
+	case 5:
+		verbs_op(f, in, inlen, handle);
+		break;
+	case 6:
+		control_op(hdr[6], in, inlen);
+		break;
+	default:
+		/* the last holder goes away: everything of the file is destroyed */
+		swdev_file_close(f);
+		files[hdr[1] & 1] = swdev_file_open(eng, FUZZ_DEV);
+		if (files[hdr[1] & 1] == NULL)
+			abort();
+		break;
+	}
+	fuzz_swdev_stats[hdr[0] % 8][rc == 0 ? 0 : rc == EREMOTEIO ? 1 : 2]++;
+	free(in);
+	free(out);
+	fuzz_swdev_check();
+}
