@@ -69,7 +69,7 @@ struct swdev_limits {
 	uint32_t num_eqs;		/**< EQNs served by query_eqn */
 };
 
-/** Fill @p lim with the defaults documented in doc/swdev.rst. */
+/** Fill @p lim with the defaults documented in doc/swdev_commands.rst. */
 void swdev_limits_default(struct swdev_limits *lim);
 
 struct swdev_engine;
