@@ -442,6 +442,11 @@ swdev_devx_obj_create(struct swdev_file *f, const void *in, size_t inlen,
 	if (rc != 0)
 		return rc;
 	obj = cmd.obj;
+	if (obj == NULL) {
+		/* a create handler that succeeded without an object: engine bug */
+		log_refusal(f, CLASS_CREATE, cmd.opcode, EIO, "no object created");
+		return EIO;
+	}
 	swdev_file_attach(f, obj);
 	swdev_obj_build_destroy(obj);
 	if (info != NULL) {
