@@ -79,7 +79,16 @@ if [ -n "$daemon" ]; then
 	export SWDEV_SOCKET="$sockdir/swdev.sock"
 fi
 
-DPDK_TEST="$name" "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \
+# Secondaries must map hugepage memory at the primary's addresses; with
+# address space randomisation (and ASan's shadow regions) that sometimes
+# fails with ENOMEM. DPDK's multi-process guide advises against ASLR: the
+# test and everything it starts run without it.
+norand=""
+if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
+	norand="setarch $(uname -m) -R"
+fi
+
+DPDK_TEST="$name" $norand "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \
 	--log-level=lib.eal:error "$@"
 rc=$?
 exit $rc

@@ -42,5 +42,10 @@ for _ in $(seq 100); do
 done
 [ -S "$sockdir/swdev.sock" ] || { echo "software device did not start"; exit 1; }
 echo "software device: pid $daemon_pid, socket $sockdir/swdev.sock"
-SWDEV_SOCKET="$sockdir/swdev.sock" "$demo" --no-pci --file-prefix="$prefix" \
+# Secondaries map memory at the primary's addresses: no address randomisation.
+norand=""
+if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
+	norand="setarch $(uname -m) -R"
+fi
+SWDEV_SOCKET="$sockdir/swdev.sock" $norand "$demo" --no-pci --file-prefix="$prefix" \
 	"--lcores=0@(0-$(($(nproc) - 1)))" --log-level=lib.eal:error -- "$@"

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -258,6 +259,36 @@ tir_attr_equal(const struct mdevx_tir_attr *a, const struct mdevx_tir_attr *b)
 	       memcmp(a->toeplitz_key, b->toeplitz_key, MDEVX_TOEPLITZ_KEY_LEN) == 0;
 }
 
+/*
+ * Children of the current case: a failing assertion returns early, so the
+ * teardown kills whatever is still running (only processes that are still
+ * our unreaped children: a recycled pid is never signalled).
+ */
+static pid_t children[64];
+static int nb_children;
+
+static pid_t
+spawn_tracked(const char *role, int argc, const char *const argv[])
+{
+	pid_t pid = test_mp_spawn(role, NULL, argc, argv);
+
+	if (pid > 0 && nb_children < (int)RTE_DIM(children))
+		children[nb_children++] = pid;
+	return pid;
+}
+
+static void
+reap_children(void)
+{
+	for (int i = 0; i < nb_children; i++) {
+		if (waitpid(children[i], NULL, WNOHANG) == 0) {
+			kill(children[i], SIGKILL);
+			waitpid(children[i], NULL, 0);
+		}
+	}
+	nb_children = 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Fixture: primary share device, TIR chain, sync memzone              */
 /* ------------------------------------------------------------------ */
@@ -289,6 +320,7 @@ share_suite_setup(void)
 static void
 share_suite_teardown(void)
 {
+	reap_children();
 	if (sync_mz != NULL)
 		rte_memzone_free(sync_mz);
 	sync_mz = NULL;
@@ -316,6 +348,7 @@ case_setup(void)
 static void
 case_teardown(void)
 {
+	reap_children();
 	if (pdev != NULL) {
 		/* Published objects go with the close; the chain after them. */
 		struct mdevx_share_record rec;
@@ -553,7 +586,7 @@ test_share_readers(void)
 	TEST_ASSERT(rec.kind == MDEVX_SHARE_TIR && rec.rx_icm_addr != 0 && rec.tirn != 0 &&
 		    rec.owner_pid == getpid() && !rec.withdrawn, "tir_rss record");
 	for (int i = 0; i < NB_READERS; i++) {
-		pids[i] = test_mp_spawn("share_reader", NULL, 0, NULL);
+		pids[i] = spawn_tracked("share_reader", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	for (int i = 0; i < NB_READERS; i++) {
@@ -578,7 +611,7 @@ test_share_withdraw_acked(void)
 	/* The primary imports too: its own import goes stale as well. */
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_COUNTER, &own), "own");
 	for (int i = 0; i < NB_READERS; i++) {
-		pids[i] = test_mp_spawn("share_holder", NULL, 0, NULL);
+		pids[i] = spawn_tracked("share_holder", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	TEST_ASSERT(wait_at_least(&s->ready, NB_READERS, WAIT_MS), "holders not ready");
@@ -1041,7 +1074,7 @@ test_fault_kill_loopers(void)
 	for (int r = 0; r < rounds; r++) {
 		s->ready = 0;
 		for (int i = 0; i < nb; i++) {
-			pids[i] = test_mp_spawn("share_looper", NULL, 0, NULL);
+			pids[i] = spawn_tracked("share_looper", 0, NULL);
 			TEST_ASSERT(pids[i] > 0, "spawn");
 		}
 		TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "loopers not ready");
@@ -1084,8 +1117,8 @@ test_fault_mute_secondary(void)
 	uint64_t t0, dt;
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
-	p_ok = test_mp_spawn("share_holder", NULL, 0, NULL);
-	p_mute = test_mp_spawn("share_holder", NULL, 1, mute);
+	p_ok = spawn_tracked("share_holder", 0, NULL);
+	p_mute = spawn_tracked("share_holder", 1, mute);
 	TEST_ASSERT(p_ok > 0 && p_mute > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "holders not ready");
 	t0 = now_ms();
@@ -1274,7 +1307,7 @@ test_fault_concurrent_churn(void)
 		TEST_ASSERT_SUCCESS(publish_looper_counter(s->names[i]), "publish");
 	}
 	for (int i = 0; i < nb; i++) {
-		pids[i] = test_mp_spawn("share_looper", NULL, 0, NULL);
+		pids[i] = spawn_tracked("share_looper", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "loopers not ready");

@@ -255,13 +255,17 @@ find_dev_locked(const char *devstr, uint32_t key)
 static int
 mp_handler(const struct rte_mp_msg *msg, const void *peer)
 {
-	const struct mp_param *req = (const struct mp_param *)msg->param;
+	/* rte_mp_msg.param is only 4-byte aligned: work on aligned copies. */
+	struct mp_param req_buf, rep_buf;
+	const struct mp_param *req = &req_buf;
+	struct mp_param *rep = &rep_buf;
 	struct rte_mp_msg reply;
-	struct mp_param *rep = (struct mp_param *)reply.param;
 	struct mdevx_share_dev *dev;
 
 	if (msg->len_param != sizeof(*req))
 		return -EINVAL;
+	memcpy(&req_buf, msg->param, sizeof(req_buf));
+	memset(&rep_buf, 0, sizeof(rep_buf));
 	memset(&reply, 0, sizeof(reply));
 	snprintf(reply.name, sizeof(reply.name), "%s", MP_ACTION);
 	reply.len_param = sizeof(*rep);
@@ -306,6 +310,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -EINVAL;
 	}
 	pthread_mutex_unlock(&share_devs_lock);
+	memcpy(reply.param, rep, sizeof(*rep));
 	return rte_mp_reply(&reply, peer);
 }
 
@@ -362,13 +367,16 @@ static uint64_t pending_seq;
 static int
 notify_done(const struct rte_mp_msg *request, const struct rte_mp_reply *reply)
 {
-	const struct mp_param *req = (const struct mp_param *)request->param;
+	struct mp_param req_buf, r;
+	const struct mp_param *req = &req_buf;
 	unsigned int acked = 0;
 
+	memcpy(&req_buf, request->param, sizeof(req_buf));
 	for (int i = 0; i < reply->nb_received; i++) {
-		const struct mp_param *r = (const struct mp_param *)reply->msgs[i].param;
-
-		if (reply->msgs[i].len_param == sizeof(*r) && r->status == 0)
+		if (reply->msgs[i].len_param != sizeof(r))
+			continue;
+		memcpy(&r, reply->msgs[i].param, sizeof(r));
+		if (r.status == 0)
 			acked++;
 	}
 	pthread_mutex_lock(&pending_lock);
@@ -417,7 +425,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 		int *nb_sent)
 {
 	struct rte_mp_msg req;
-	struct mp_param *p = (struct mp_param *)req.param;
+	struct mp_param p_buf, *p = &p_buf;
 	struct timespec ts = {
 		.tv_sec = dev->withdraw_timeout_ms / 1000,
 		.tv_nsec = (long)(dev->withdraw_timeout_ms % 1000) * 1000000,
@@ -449,6 +457,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	pthread_mutex_unlock(&pending_lock);
 
 	memset(&req, 0, sizeof(req));
+	memset(p, 0, sizeof(*p));
 	snprintf(req.name, sizeof(req.name), "%s", MP_ACTION);
 	req.len_param = sizeof(*p);
 	p->op = op;
@@ -456,6 +465,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	p->rec_idx = rec_idx;
 	p->generation = gen;
 	p->cookie = pn->seq;	/* the request's sequence number */
+	memcpy(req.param, p, sizeof(*p));
 	if (rte_mp_request_async(&req, &ts, notify_done) != 0) {
 		SHARE_LOG(WARNING, "withdraw notification failed: %s", rte_strerror(rte_errno));
 		pthread_mutex_lock(&pending_lock);
@@ -636,9 +646,9 @@ mdevx_share_dev_attach(const char *devstr)
 	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
 	struct mdevx_share_dev *dev;
 	struct rte_mp_msg req;
-	struct mp_param *p = (struct mp_param *)req.param;
+	struct mp_param p_buf, *p = &p_buf, r_buf;
 	struct rte_mp_reply reply;
-	const struct mp_param *r;
+	const struct mp_param *r = &r_buf;
 	int err, fd = -1;
 
 	err = check_devstr(devstr);
@@ -665,11 +675,13 @@ mdevx_share_dev_attach(const char *devstr)
 		goto err_free;
 
 	memset(&req, 0, sizeof(req));
+	memset(p, 0, sizeof(*p));
 	snprintf(req.name, sizeof(req.name), "%s", MP_ACTION);
 	req.len_param = sizeof(*p);
 	p->op = MP_OP_ATTACH;
 	p->key = dev->key;
 	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
+	memcpy(req.param, p, sizeof(*p));
 	memset(&reply, 0, sizeof(reply));
 	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
 		err = rte_errno != 0 ? rte_errno : EIO;
@@ -684,7 +696,7 @@ mdevx_share_dev_attach(const char *devstr)
 		free(reply.msgs);
 		goto err_mp;
 	}
-	r = (const struct mp_param *)reply.msgs[0].param;
+	memcpy(&r_buf, reply.msgs[0].param, sizeof(r_buf));
 	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH) {
 		err = EPROTO;
 	} else if (r->status != 0) {
