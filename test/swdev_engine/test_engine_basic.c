@@ -337,6 +337,59 @@ test_hca_cap(void)
 }
 
 static void
+test_devx_pd_and_info(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	uint8_t in[16] = {0}, out[16], qin[MDEVX_ST_SZ_BYTES(query_tir_in)] = {0};
+	struct swdev_obj_info info;
+	struct swdev_limits lim;
+	struct swdev_file *f;
+	uint32_t pdn, h, id;
+
+	swdev_limits_default(&lim);
+	lim.log_max_pd = 1;
+	swdev_engine_add_device(eng, T_DEV, &lim);
+	f = swdev_file_open(eng, T_DEV);
+	/* ALLOC_PD through DEVX: a DEVX object, rdma-core records type 0, id 0 */
+	MDEVX_SET(alloc_pd_in, in, opcode, MDEVX_CMD_OP_ALLOC_PD);
+	memset(&info, 0xa5, sizeof(info));
+	CHECK_EQ(swdev_devx_obj_create(f, in, sizeof(in), out, sizeof(out), &info), 0);
+	pdn = MDEVX_GET(alloc_pd_out, out, pd);
+	CHECK(pdn != 0);
+	CHECK_EQ(info.handle, 0);
+	CHECK_EQ(info.type, 0);
+	CHECK_EQ(info.object_id, 0);
+	CHECK_EQ(info.rx_icm_addr, 0);
+	CHECK_EQ(info.log_obj_range, 0);
+	/* a verbs PD shares the pdn table: 2 PDs max */
+	CHECK_EQ(swdev_pd_alloc(f, &h, &id), 0);
+	CHECK(id != pdn);
+	CHECK_EQ(swdev_devx_obj_create(f, in, sizeof(in), out, sizeof(out), NULL), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_LIM_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_PD_LIMIT);
+	CHECK_EQ(swdev_pd_alloc(f, &h, &id), ENOMEM);
+	/* the DEVX PD is destroyed through DEVX only */
+	CHECK_EQ(swdev_verbs_obj_destroy(f, 0), EINVAL);
+	CHECK_EQ(swdev_devx_obj_destroy(f, 0), 0);
+	CHECK_EQ(swdev_pd_alloc(f, &h, &id), 0);
+	CHECK_EQ(id, pdn);
+	/* TD: type 0, id 0 in the info too */
+	CHECK_EQ(t_alloc_td(f, &h, &id), 0);
+	/* vhca_tunnel_id on query/modify: EINVAL */
+	MDEVX_SET(query_tir_in, qin, opcode, MDEVX_CMD_OP_QUERY_TIR);
+	MDEVX_SET(general_obj_in_cmd_hdr, qin, vhca_tunnel_id, 3);
+	CHECK_EQ(swdev_devx_obj_query(f, h, qin, sizeof(qin), out, sizeof(out)), EINVAL);
+	CHECK_EQ(swdev_devx_obj_modify(f, h, qin, sizeof(qin), out, sizeof(out)), EINVAL);
+	memset(&info, 0xa5, sizeof(info));
+	MDEVX_SET(alloc_transport_domain_in, in, opcode, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN);
+	CHECK_EQ(swdev_devx_obj_create(f, in, sizeof(in), out, sizeof(out), &info), 0);
+	CHECK(MDEVX_GET(alloc_transport_domain_out, out, transport_domain) != 0);
+	CHECK_EQ(info.type, 0);
+	CHECK_EQ(info.object_id, 0);
+	swdev_engine_destroy(eng);
+}
+
+static void
 test_syndrome_names(void)
 {
 	CHECK(strcmp(swdev_syndrome_name(SWDEV_SYND_TIR_BAD_RQT), "TIR_BAD_RQT") == 0);
@@ -354,6 +407,7 @@ main(void)
 	test_verbs();
 	test_kernel_checks();
 	test_hca_cap();
+	test_devx_pd_and_info();
 	test_syndrome_names();
 	return swdev_test_summary();
 }
