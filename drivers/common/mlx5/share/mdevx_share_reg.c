@@ -118,28 +118,36 @@ name_hash(const char *name, size_t len)
 	return h;
 }
 
-/* 64-bit checksum over the record contents (word-wise multiply-xor mix). */
+/*
+ * 64-bit checksum over the record contents: four independent multiply-xor
+ * lanes (every lookup verifies 232 bytes, so the lanes must not wait on
+ * each other), folded at the end together with the slot index.
+ */
 static uint64_t
 rec_checksum(const void *data, size_t len, uint32_t idx)
 {
 	const uint8_t *p = data;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)idx << 32) ^ len;
+	uint64_t h[4] = { 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL,
+			  0x165667b19e3779f9ULL, 0x27d4eb2f165667c5ULL };
+	uint64_t r;
 	size_t i;
 
-	for (i = 0; i + 8 <= len; i += 8) {
-		uint64_t w;
+	for (i = 0; i + 32 <= len; i += 32) {
+		for (int l = 0; l < 4; l++) {
+			uint64_t w;
 
-		memcpy(&w, p + i, 8);
-		h ^= w;
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
+			memcpy(&w, p + i + 8 * l, 8);
+			h[l] = (h[l] ^ w) * 0xff51afd7ed558ccdULL;
+			h[l] ^= h[l] >> 31;
+		}
 	}
-	for (; i < len; i++) {
-		h ^= p[i];
-		h *= 0xc4ceb9fe1a85ec53ULL;
-	}
-	h ^= h >> 32;
-	return h;
+	r = h[0] ^ (h[1] * 3) ^ (h[2] * 5) ^ (h[3] * 7) ^ ((uint64_t)idx << 32) ^ len;
+	for (; i < len; i++)
+		r = (r ^ p[i]) * 0xc4ceb9fe1a85ec53ULL;
+	r ^= r >> 33;
+	r *= 0xff51afd7ed558ccdULL;
+	r ^= r >> 33;
+	return r;
 }
 
 static size_t
