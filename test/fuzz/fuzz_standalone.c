@@ -226,8 +226,8 @@ main(int argc, char **argv)
 		} else if (strcmp(argv[a], "--stats") == 0) {
 			stats = 1;
 		} else if (strcmp(argv[a], "--help") == 0) {
-			printf("usage: %s [--seed S] [--iterations N] [--emit DIR N] [--stats] [FILE...]\n",
-			       argv[0]);
+			printf("usage: %s [--seed S] [--iterations N] [--emit DIR N] [--stats] "
+			       "[FILE...]\n", argv[0]);
 			return 0;
 		} else {
 			if (replay(argv[a]) != 0)

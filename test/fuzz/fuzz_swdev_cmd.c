@@ -202,7 +202,8 @@ fixup(struct swdev_file *f, uint8_t *in, size_t len, uint32_t handle, unsigned i
 		FIX(create_tir_in, in, len, ctx.transport_domain, pick_id(f, SWDEV_KIND_TD, sel));
 		break;
 	case MDEVX_CMD_OP_ALLOC_FLOW_COUNTER:
-		FIX(alloc_flow_counter_in, in, len, pd, sel & 1 ? pick_id(f, SWDEV_KIND_PD, sel) : 0);
+		FIX(alloc_flow_counter_in, in, len, pd,
+		    sel & 1 ? pick_id(f, SWDEV_KIND_PD, sel) : 0);
 		break;
 	case MDEVX_CMD_OP_QUERY_FLOW_COUNTER:
 		if (self != NULL && self->kind == SWDEV_KIND_FLOW_COUNTER) {

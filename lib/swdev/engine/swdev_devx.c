@@ -228,7 +228,8 @@ run_fw(struct swdev_cmd *cmd, enum cmd_class cls)
 		const char *sname = swdev_syndrome_name(cmd->syndrome);
 
 		swdev_engine_logf(cmd->dev->eng,
-				  "%s file %u uid %u %s %s: errno %d status %s(0x%x) syndrome 0x%x%s%s",
+				  "%s file %u uid %u %s %s: errno %d status %s(0x%x) "
+				  "syndrome 0x%x%s%s",
 				  cmd->dev->name, cmd->file->id, cmd->uid, class_names[cls],
 				  mdevx_cmd_op_name(cmd->opcode), EREMOTEIO,
 				  mdevx_cmd_status_name(cmd->status), cmd->status, cmd->syndrome,
@@ -382,7 +383,8 @@ swdev_obj_destroy_cmd(struct swdev_file *f, struct swdev_obj *obj)
 	int err;
 
 	if (obj->refcnt != 0) {
-		log_refusal(f, CLASS_DESTROY, (uint16_t)MDEVX_GET(mbox_in, obj->destroy_cmd, opcode),
+		log_refusal(f, CLASS_DESTROY,
+			    (uint16_t)MDEVX_GET(mbox_in, obj->destroy_cmd, opcode),
 			    EBUSY, "object still referenced");
 		return EBUSY;
 	}
@@ -393,7 +395,8 @@ swdev_obj_destroy_cmd(struct swdev_file *f, struct swdev_obj *obj)
 		/* mlx5_cmd_exec() turns the status into an errno */
 		err = mdevx_cmd_status_to_errno(status);
 		swdev_engine_logf(f->dev->eng,
-				  "%s file %u uid %u destroy %s: errno %d status %s(0x%x) syndrome 0x%x",
+				  "%s file %u uid %u destroy %s: errno %d status %s(0x%x) "
+				  "syndrome 0x%x",
 				  f->dev->name, f->id, f->uid, mdevx_cmd_op_name(cmd.opcode), err,
 				  mdevx_cmd_status_name(status), status, syndrome);
 		return err;
@@ -401,7 +404,8 @@ swdev_obj_destroy_cmd(struct swdev_file *f, struct swdev_obj *obj)
 	if (fw_destroy(&cmd) != 0) {
 		err = mdevx_cmd_status_to_errno(cmd.status);
 		swdev_engine_logf(f->dev->eng,
-				  "%s file %u uid %u destroy %s: errno %d status %s(0x%x) syndrome 0x%x",
+				  "%s file %u uid %u destroy %s: errno %d status %s(0x%x) "
+				  "syndrome 0x%x",
 				  f->dev->name, f->id, f->uid, mdevx_cmd_op_name(cmd.opcode), err,
 				  mdevx_cmd_status_name(cmd.status), cmd.status, cmd.syndrome);
 		return err;

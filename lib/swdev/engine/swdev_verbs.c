@@ -30,7 +30,8 @@ verbs_create(struct swdev_file *f, enum swdev_kind kind, uint16_t opcode,
 	if (dev->nfaults != 0 && swdev_fault_check(dev, f, opcode, &status, &syndrome)) {
 		rc = mdevx_cmd_status_to_errno(status);
 		swdev_engine_logf(dev->eng,
-				  "%s file %u uid %u verbs %s: errno %d status %s(0x%x) syndrome 0x%x",
+				  "%s file %u uid %u verbs %s: errno %d status %s(0x%x) "
+				  "syndrome 0x%x",
 				  dev->name, f->id, f->uid, mdevx_cmd_op_name(opcode), rc,
 				  mdevx_cmd_status_name(status), status, syndrome);
 		return rc;
