@@ -60,7 +60,7 @@ if [ "$quick" -eq 0 ]; then
 	meson test -C "$top/build-san" --print-errorlogs --num-processes 1 $suites
 	count_meson "$top/build-san"
 
-	if [ -f "$top/test/rdma-core-63/mlx5dv.h" ]; then
+	if [ -f "$top/test/rdma-core-63/infiniband/mlx5dv.h" ]; then
 		step "native rdma-core 63 path compiles (stand-in header)" bash -c "
 			rm -rf '$top/build-rdma63' &&
 			meson setup '$top/build-rdma63' '$top' -Drdma_core_stub_dir='$top/test/rdma-core-63' \
