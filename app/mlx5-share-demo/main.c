@@ -367,7 +367,9 @@ run_primary(struct demo_state *st, const struct demo_opts *o, char **argv)
 		struct mdevx_obj *cnt = mdevx_counter_alloc(ctx, BULK_SIZE);
 
 		snprintf(name, sizeof(name), "counters-%u", b);
-		if (cnt == NULL || (base[b] = id_of(cnt), mdevx_share_publish(dev, name, cnt)) != 0) {
+		if (cnt != NULL)
+			base[b] = id_of(cnt);
+		if (cnt == NULL || mdevx_share_publish(dev, name, cnt) != 0) {
 			fprintf(stderr, "publish %s: %s\n", name, strerror(errno));
 			goto out_chain;
 		}
@@ -419,8 +421,9 @@ run_primary(struct demo_state *st, const struct demo_opts *o, char **argv)
 				seed ^= seed >> 7;
 				seed ^= seed << 17;
 				p = 1 + seed % 1000;
-				if (swdev_ctl_inject_traffic(ctl, o->device, base[b] + (uint32_t)k * 31,
-							     p, p * 128) == 0) {
+				uint32_t id = base[b] + (uint32_t)k * 31;
+
+				if (swdev_ctl_inject_traffic(ctl, o->device, id, p, p * 128) == 0) {
 					truth_p[b] += p;
 					truth_b[b] += p * 128;
 				}

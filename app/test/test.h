@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/queue.h>
 
 #include <rte_common.h>
@@ -75,6 +76,26 @@
 		       __func__, __LINE__, #val, ##__VA_ARGS__);	\
 		return TEST_FAILED;					\
 	}								\
+} while (0)
+
+/* expr must return -e (a negative errno) and set errno to e. */
+#define TEST_ASSERT_RC_ERRNO(expr, e) do {				\
+	int _r;								\
+	errno = 0;							\
+	_r = (expr);							\
+	TEST_ASSERT_EQUAL(_r, -(e), "%s returned %d (%s), want -%s",	\
+			  #expr, _r, strerror(_r < 0 ? -_r : 0), #e);	\
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d", #expr, errno);	\
+} while (0)
+
+/* expr must return NULL and set errno to e. */
+#define TEST_ASSERT_NULL_ERRNO(expr, e) do {				\
+	const void *_p;							\
+	errno = 0;							\
+	_p = (expr);							\
+	TEST_ASSERT_NULL(_p, "%s succeeded, want %s", #expr, #e);	\
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
+			  #expr, errno, strerror(errno), #e);		\
 } while (0)
 
 /* Suites. A case returns TEST_SUCCESS, TEST_FAILED, TEST_SKIPPED or -ENOTSUP. */

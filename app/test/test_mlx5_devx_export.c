@@ -37,26 +37,6 @@ static struct mdevx_ctx *ctx2;	/* import of a dup of ctx1's command fd */
 static struct swdev_ctl *ctl;
 static size_t exp_size;
 
-/* expr must return -e and set errno to e. */
-#define CHECK_RC(expr, e) do {						\
-	int _r;								\
-	errno = 0;							\
-	_r = (expr);							\
-	TEST_ASSERT_EQUAL(_r, -(e), "%s returned %d (%s), want -%s",	\
-			  #expr, _r, strerror(_r < 0 ? -_r : 0), #e);	\
-	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d", #expr, errno);	\
-} while (0)
-
-/* expr must return NULL and set errno to e. */
-#define CHECK_NULL(expr, e) do {					\
-	const void *_p;							\
-	errno = 0;							\
-	_p = (expr);							\
-	TEST_ASSERT_NULL(_p, "%s succeeded, want %s", #expr, #e);	\
-	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
-			  #expr, errno, strerror(errno), #e);		\
-} while (0)
-
 static int
 device_total(uint32_t *total)
 {
@@ -116,13 +96,13 @@ test_compat_layout_check(void)
 	TEST_ASSERT_SUCCESS(mdevx_compat_check_layout(&ok, &ctx_token, 0x800123),
 			    "matching layout refused");
 	/* Wrong context at offset 0. */
-	CHECK_RC(mdevx_compat_check_layout(&ok, &other_token, 0x800123), ENOTSUP);
+	TEST_ASSERT_RC_ERRNO(mdevx_compat_check_layout(&ok, &other_token, 0x800123), ENOTSUP);
 	/* Wrong object id at offset 16. */
-	CHECK_RC(mdevx_compat_check_layout(&ok, &ctx_token, 0x800124), ENOTSUP);
+	TEST_ASSERT_RC_ERRNO(mdevx_compat_check_layout(&ok, &ctx_token, 0x800124), ENOTSUP);
 	/* A different layout with the right values elsewhere. */
-	CHECK_RC(mdevx_compat_check_layout(&other, &ctx_token, 0x800123), ENOTSUP);
-	CHECK_RC(mdevx_compat_check_layout(NULL, &ctx_token, 1), EINVAL);
-	CHECK_RC(mdevx_compat_check_layout(&ok, NULL, 1), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_compat_check_layout(&other, &ctx_token, 0x800123), ENOTSUP);
+	TEST_ASSERT_RC_ERRNO(mdevx_compat_check_layout(NULL, &ctx_token, 1), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_compat_check_layout(&ok, NULL, 1), EINVAL);
 	return TEST_SUCCESS;
 }
 
@@ -311,7 +291,7 @@ test_counter_export(void)
 	/* Unimport: local only, the original keeps working. */
 	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
 	TEST_ASSERT_SUCCESS(mdevx_counter_query(cnt, 0, 1, 0, &one), "original after unimport");
-	CHECK_RC(mdevx_obj_unimport(imp), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_unimport(imp), ENOENT);
 
 	/* Destroy by the creator: the remaining import fails when used, and
 	 * its unimport still succeeds. */
@@ -322,7 +302,7 @@ test_counter_export(void)
 	TEST_ASSERT(mdevx_counter_query(imp2, 0, 1, 0, &one) < 0 && errno != 0,
 		    "query of a destroyed counter through an import succeeded");
 	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp2), "unimport of a stale import");
-	CHECK_RC(mdevx_obj_destroy(cnt), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(cnt), ENOENT);
 	return TEST_SUCCESS;
 }
 
@@ -447,8 +427,8 @@ tir_case(struct tir_env *e, const struct mdevx_tir_attr *attr)
 	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
 	TEST_ASSERT_SUCCESS(mdevx_tir_query(tir, &got), "original after unimport");
 	/* What the TIR uses cannot go first; the refusal keeps the object. */
-	CHECK_RC(mdevx_obj_destroy(e->rqt != NULL ? e->rqt : e->rq[0]), EBUSY);
-	CHECK_RC(mdevx_obj_destroy(e->td), EBUSY);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(e->rqt != NULL ? e->rqt : e->rq[0]), EBUSY);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(e->td), EBUSY);
 	TEST_ASSERT_SUCCESS(mdevx_obj_info(e->td, &info), "TD lost after a refused destroy");
 	/* Destroy with an import alive. */
 	imp = export_import(tir, MDEVX_OBJ_TIR);
@@ -536,36 +516,36 @@ test_errno_cases(void)
 
 	TEST_ASSERT_NOT_NULL(buf, "calloc");
 	/* Device strings. */
-	CHECK_NULL(mdevx_open(NULL), EINVAL);
-	CHECK_NULL(mdevx_open("mlx5_0"), EINVAL);
-	CHECK_NULL(mdevx_open("nosuch:mlx5_0"), EINVAL);
-	CHECK_NULL(mdevx_open("swdev:"), EINVAL);
-	CHECK_NULL(mdevx_open("swdev:no_such_device"), ENODEV);
-	CHECK_NULL(mdevx_import_device(DEVSTR, -1), EBADF);
+	TEST_ASSERT_NULL_ERRNO(mdevx_open(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_open("mlx5_0"), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_open("nosuch:mlx5_0"), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_open("swdev:"), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_open("swdev:no_such_device"), ENODEV);
+	TEST_ASSERT_NULL_ERRNO(mdevx_import_device(DEVSTR, -1), EBADF);
 	/* NULL everywhere. */
-	CHECK_RC(mdevx_close(NULL), EINVAL);
-	CHECK_RC(mdevx_cmd_fd(NULL), EINVAL);
-	CHECK_RC(mdevx_get_caps(ctx1, NULL), EINVAL);
-	CHECK_RC(mdevx_export_size(NULL, &sz), EINVAL);
-	CHECK_RC(mdevx_export_size(ctx1, NULL), EINVAL);
-	CHECK_NULL(mdevx_counter_alloc(NULL, 1), EINVAL);
-	CHECK_RC(mdevx_counter_query(NULL, 0, 1, 0, &st), EINVAL);
-	CHECK_RC(mdevx_obj_export(NULL, buf, exp_size), EINVAL);
-	CHECK_NULL(mdevx_obj_import(ctx2, NULL, exp_size, MDEVX_OBJ_ANY), EINVAL);
-	CHECK_NULL(mdevx_obj_import(NULL, buf, exp_size, MDEVX_OBJ_ANY), EINVAL);
-	CHECK_RC(mdevx_obj_unimport(NULL), EINVAL);
-	CHECK_RC(mdevx_obj_destroy(NULL), EINVAL);
-	CHECK_RC(mdevx_obj_info(NULL, &info), EINVAL);
-	CHECK_RC(mdevx_tir_query(NULL, &ta), EINVAL);
-	CHECK_NULL(mdevx_tir_create(ctx1, NULL), EINVAL);
-	CHECK_NULL(mdevx_cq_create(ctx1, NULL), EINVAL);
-	CHECK_RC(mdevx_last_cmd_error(NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_close(NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_cmd_fd(NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_get_caps(ctx1, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_export_size(NULL, &sz), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_export_size(ctx1, NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(NULL, 1), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(NULL, 0, 1, 0, &st), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_export(NULL, buf, exp_size), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, NULL, exp_size, MDEVX_OBJ_ANY), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(NULL, buf, exp_size, MDEVX_OBJ_ANY), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_unimport(NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_info(NULL, &info), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_tir_query(NULL, &ta), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_tir_create(ctx1, NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_cq_create(ctx1, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_last_cmd_error(NULL), EINVAL);
 	/* Pointers that are not live objects. */
-	CHECK_RC(mdevx_obj_info((struct mdevx_obj *)buf, &info), ENOENT);
-	CHECK_RC(mdevx_close((struct mdevx_ctx *)buf), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_info((struct mdevx_obj *)buf, &info), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_close((struct mdevx_ctx *)buf), ENOENT);
 	/* Counter sizes. */
-	CHECK_NULL(mdevx_counter_alloc(ctx1, 0), EINVAL);
-	CHECK_NULL(mdevx_counter_alloc(ctx1, 3), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(ctx1, 0), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(ctx1, 3), EINVAL);
 	{
 		/* A power of two the device capabilities do not offer. */
 		struct mdevx_caps caps;
@@ -583,7 +563,7 @@ test_errno_cases(void)
 				break;
 		}
 		if (lg < 32)
-			CHECK_NULL(mdevx_counter_alloc(ctx1, 1u << lg), ENOTSUP);
+			TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(ctx1, 1u << lg), ENOTSUP);
 		else
 			printf("every bulk size is offered: ENOTSUP case not testable\n");
 	}
@@ -597,19 +577,19 @@ test_errno_cases(void)
 		goto out;
 	}
 	/* Ranges and wrong kinds. */
-	CHECK_RC(mdevx_counter_query(cnt, 0, 0, 0, &st), EINVAL);
-	CHECK_RC(mdevx_counter_query(cnt, 0, 1, 0, NULL), EINVAL);
-	CHECK_RC(mdevx_counter_query(cnt, 1, 1, 0, &st), ERANGE);
-	CHECK_RC(mdevx_counter_query(cnt, 0, 2, 0, &st), ERANGE);
-	CHECK_RC(mdevx_counter_query(td, 0, 1, 0, &st), EPROTOTYPE);
-	CHECK_RC(mdevx_tir_query(cnt, &ta), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(cnt, 0, 0, 0, &st), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(cnt, 0, 1, 0, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(cnt, 1, 1, 0, &st), ERANGE);
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(cnt, 0, 2, 0, &st), ERANGE);
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(td, 0, 1, 0, &st), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_tir_query(cnt, &ta), EPROTOTYPE);
 	memset(&rqa, 0, sizeof(rqa));
 	rqa.cq = td;	/* not a CQ */
 	rqa.pd = pd;
 	rqa.log_wq_size = 4;
 	rqa.log_wq_stride = 6;
-	CHECK_NULL(mdevx_rq_create(ctx1, &rqa), EPROTOTYPE);
-	CHECK_NULL(mdevx_rqt_create(ctx1, &td, 1), EPROTOTYPE);
+	TEST_ASSERT_NULL_ERRNO(mdevx_rq_create(ctx1, &rqa), EPROTOTYPE);
+	TEST_ASSERT_NULL_ERRNO(mdevx_rqt_create(ctx1, &td, 1), EPROTOTYPE);
 	/* An object of another context as argument. */
 	{
 		struct mdevx_obj *cq2 = mdevx_cq_create(ctx2, &cqa);
@@ -626,46 +606,47 @@ test_errno_cases(void)
 	/* TIR attribute validation. */
 	memset(&ta, 0, sizeof(ta));
 	ta.disp_type = 5;
-	CHECK_NULL(mdevx_tir_create(ctx1, &ta), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_tir_create(ctx1, &ta), EINVAL);
 	ta.disp_type = MDEVX_TIR_DISP_INDIRECT;
 	ta.rx_hash_fn = 9;
-	CHECK_NULL(mdevx_tir_create(ctx1, &ta), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_tir_create(ctx1, &ta), EINVAL);
 
 	/* Export errors. */
-	CHECK_RC(mdevx_obj_export(pd, buf, exp_size), ENOTSUP);
-	CHECK_RC(mdevx_obj_export(cnt, buf, exp_size - 1), ENOSPC);
-	CHECK_RC(mdevx_obj_export(cnt, NULL, exp_size), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_export(pd, buf, exp_size), ENOTSUP);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_export(cnt, buf, exp_size - 1), ENOSPC);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_export(cnt, NULL, exp_size), EINVAL);
 	TEST_ASSERT_SUCCESS(mdevx_obj_export(cnt, buf, exp_size), "export");
 	/* Import errors: wrong kind, short, corrupted, garbage. */
-	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_TIR), EPROTOTYPE);
-	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, (enum mdevx_obj_kind)99), EINVAL);
-	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size - 1, MDEVX_OBJ_ANY), EBADMSG);
-	CHECK_NULL(mdevx_obj_import(ctx2, buf, 8, MDEVX_OBJ_ANY), EBADMSG);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_TIR), EPROTOTYPE);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, buf, exp_size, (enum mdevx_obj_kind)99),
+			       EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, buf, exp_size - 1, MDEVX_OBJ_ANY), EBADMSG);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, buf, 8, MDEVX_OBJ_ANY), EBADMSG);
 	buf[exp_size - 3] ^= 0x40;	/* inside the backend attributes */
-	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
 	buf[exp_size - 3] ^= 0x40;
 	buf[16] ^= 1;			/* the object id */
-	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
 	buf[16] ^= 1;
 	memset(buf + exp_size, 0xee, 16);
 	memset(buf, 0xee, exp_size);
-	CHECK_NULL(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY), EBADMSG);
 	TEST_ASSERT_SUCCESS(mdevx_obj_export(cnt, buf, exp_size), "export");
 	imp = mdevx_obj_import(ctx2, buf, exp_size, MDEVX_OBJ_ANY);
 	TEST_ASSERT_NOT_NULL(imp, "import: %s", strerror(errno));
 	/* Ownership. */
-	CHECK_RC(mdevx_obj_destroy(imp), EPERM);
-	CHECK_RC(mdevx_obj_unimport(cnt), EPERM);
-	CHECK_RC(mdevx_close(ctx2), EBUSY);
-	CHECK_RC(mdevx_close(ctx1), EBUSY);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(imp), EPERM);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_unimport(cnt), EPERM);
+	TEST_ASSERT_RC_ERRNO(mdevx_close(ctx2), EBUSY);
+	TEST_ASSERT_RC_ERRNO(mdevx_close(ctx1), EBUSY);
 	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
-	CHECK_RC(mdevx_obj_unimport(imp), ENOENT);
-	CHECK_RC(mdevx_counter_query(imp, 0, 1, 0, &st), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_unimport(imp), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(imp, 0, 1, 0, &st), ENOENT);
 
 	/* Firmware errors: mapped errno, status and syndrome recorded. */
 	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_ALLOC_FLOW_COUNTER, 1,
 						STAT_BAD_PARAM, 0x1234, 0), "fault");
-	CHECK_NULL(mdevx_counter_alloc(ctx1, 1), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(ctx1, 1), EINVAL);
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
 	TEST_ASSERT_EQUAL(ce.opcode, OP_ALLOC_FLOW_COUNTER, "opcode %#x", ce.opcode);
 	TEST_ASSERT_EQUAL(ce.status, STAT_BAD_PARAM, "status %#x", ce.status);
@@ -675,7 +656,7 @@ test_errno_cases(void)
 						0xbeef, 0), "fault");
 	memset(&ta, 0, sizeof(ta));
 	ta.transport_domain = obj_id(td);
-	CHECK_NULL(mdevx_tir_create(ctx1, &ta), ENOMEM);
+	TEST_ASSERT_NULL_ERRNO(mdevx_tir_create(ctx1, &ta), ENOMEM);
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
 	TEST_ASSERT_EQUAL(ce.status, STAT_LIM, "status %#x", ce.status);
 	TEST_ASSERT_EQUAL(ce.syndrome, 0xbeefu, "syndrome %#x", ce.syndrome);
@@ -757,7 +738,7 @@ test_many_objects(void)
 			if (objs[i] == NULL || (i % pass) != 0)
 				continue;
 			TEST_ASSERT_SUCCESS(mdevx_obj_destroy(objs[i]), "destroy %d", i);
-			CHECK_RC(mdevx_obj_info(objs[i], &info), ENOENT);
+			TEST_ASSERT_RC_ERRNO(mdevx_obj_info(objs[i], &info), ENOENT);
 			objs[i] = NULL;
 		}
 		for (i = 0; i < MANY; i++) {

@@ -80,25 +80,6 @@ struct tir_chain {
 static struct swdev_ctl *ctl;
 static const struct rte_memzone *sync_mz;
 
-/* expr must return -e and set errno to e. */
-#define CHECK_RC(expr, e) do {						\
-	int _r;								\
-	errno = 0;							\
-	_r = (expr);							\
-	TEST_ASSERT_EQUAL(_r, -(e), "%s returned %d (%s), want -%s",	\
-			  #expr, _r, strerror(_r < 0 ? -_r : 0), #e);	\
-	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d", #expr, errno);	\
-} while (0)
-
-#define CHECK_NULL(expr, e) do {					\
-	const void *_p;							\
-	errno = 0;							\
-	_p = (expr);							\
-	TEST_ASSERT_NULL(_p, "%s succeeded, want %s", #expr, #e);	\
-	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
-			  #expr, errno, strerror(errno), #e);		\
-} while (0)
-
 static struct share_sync *
 sync_area(void)
 {
@@ -621,7 +602,7 @@ test_share_withdraw_acked(void)
 	TEST_ASSERT_EQUAL(acked, NB_READERS, "acknowledgements");
 	TEST_ASSERT_SUCCESS(device_total(DEV, &after), "counts");
 	TEST_ASSERT_EQUAL(after, before - 1, "the counter bulk was not destroyed");
-	CHECK_RC(mdevx_share_counter_query(pdev, own, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, own, 0, 1, 0, &st), ESTALE);
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, own), "own unimport");
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < NB_READERS; i++) {
@@ -629,7 +610,7 @@ test_share_withdraw_acked(void)
 
 		TEST_ASSERT_EQUAL(rc, 0, "holder %d exited with %d", i, rc);
 	}
-	CHECK_RC(mdevx_share_withdraw(pdev, "ctr0", NULL), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, "ctr0", NULL), ENOENT);
 	return TEST_SUCCESS;
 }
 
@@ -757,54 +738,58 @@ test_bad_null_and_names(void)
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 
-	CHECK_NULL(mdevx_share_dev_open(NULL, NULL), EINVAL);
-	CHECK_NULL(mdevx_share_dev_open(DEVSTR, NULL), EEXIST);
-	CHECK_NULL(mdevx_share_dev_attach(DEVSTR), EPERM);	/* we are the primary */
-	CHECK_RC(mdevx_share_dev_close(NULL), EINVAL);
-	CHECK_RC(mdevx_share_publish(NULL, "x", NULL), EINVAL);
-	CHECK_RC(mdevx_share_publish(pdev, NULL, NULL), EINVAL);
-	CHECK_RC(mdevx_share_withdraw(NULL, "ctr0", NULL), EINVAL);
-	CHECK_RC(mdevx_share_withdraw(pdev, NULL, NULL), EINVAL);
-	CHECK_RC(mdevx_share_lookup(NULL, "ctr0", &rec), EINVAL);
-	CHECK_RC(mdevx_share_lookup(pdev, "ctr0", NULL), EINVAL);
-	CHECK_RC(mdevx_share_lookup(pdev, NULL, &rec), EINVAL);
-	CHECK_RC(mdevx_share_import(NULL, "ctr0", MDEVX_SHARE_ANY, &imp), EINVAL);
-	CHECK_RC(mdevx_share_import(pdev, NULL, MDEVX_SHARE_ANY, &imp), EINVAL);
-	CHECK_RC(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_ANY, NULL), EINVAL);
-	CHECK_RC(mdevx_share_import(pdev, "ctr0", (enum mdevx_share_kind)7, &imp), EINVAL);
-	CHECK_RC(mdevx_share_unimport(NULL, imp), EINVAL);
-	CHECK_RC(mdevx_share_counter_query(NULL, imp, 0, 1, 0, &st), EINVAL);
-	CHECK_RC(mdevx_share_tir_query(NULL, imp, &attr), EINVAL);
-	CHECK_NULL(mdevx_share_import_obj(NULL, imp), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_open(NULL, NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_open(DEVSTR, NULL), EEXIST);
+	/* we are the primary */
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_attach(DEVSTR), EPERM);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(NULL, "x", NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, NULL, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(NULL, "ctr0", NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, NULL, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(NULL, "ctr0", &rec), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "ctr0", NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, NULL, &rec), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(NULL, "ctr0", MDEVX_SHARE_ANY, &imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, NULL, MDEVX_SHARE_ANY, &imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_ANY, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", (enum mdevx_share_kind)7, &imp),
+			     EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(NULL, imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(NULL, imp, 0, 1, 0, &st), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(NULL, imp, &attr), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(NULL, imp), EINVAL);
 	SAME_STATE(a);
 
 	/* Unknown and too long names. */
-	CHECK_RC(mdevx_share_lookup(pdev, "nope", &rec), ENOENT);
-	CHECK_RC(mdevx_share_import(pdev, "nope", MDEVX_SHARE_ANY, &imp), ENOENT);
-	CHECK_RC(mdevx_share_withdraw(pdev, "nope", NULL), ENOENT);
-	CHECK_RC(mdevx_share_lookup(pdev, longname, &rec), ENAMETOOLONG);
-	CHECK_RC(mdevx_share_import(pdev, longname, MDEVX_SHARE_ANY, &imp), ENAMETOOLONG);
-	CHECK_RC(mdevx_share_withdraw(pdev, longname, NULL), ENAMETOOLONG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "nope", &rec), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "nope", MDEVX_SHARE_ANY, &imp), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, "nope", NULL), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, longname, &rec), ENAMETOOLONG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, longname, MDEVX_SHARE_ANY, &imp),
+			     ENAMETOOLONG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, longname, NULL), ENAMETOOLONG);
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 1);
 	TEST_ASSERT_NOT_NULL(cnt, "alloc");
 	TEST_ASSERT_SUCCESS(snap(&a), "counts");
-	CHECK_RC(mdevx_share_publish(pdev, longname, cnt), ENAMETOOLONG);
-	CHECK_RC(mdevx_share_publish(pdev, "", cnt), EINVAL);
-	CHECK_RC(mdevx_share_publish(pdev, "ctr0", cnt), EEXIST);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, longname, cnt), ENAMETOOLONG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "", cnt), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "ctr0", cnt), EEXIST);
 	/* Wrong kinds: a transport domain is not shareable. */
-	CHECK_RC(mdevx_share_publish(pdev, "td", chain.td), EPROTOTYPE);
-	CHECK_RC(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_TIR, &imp), EPROTOTYPE);
-	CHECK_RC(mdevx_share_import(pdev, "tir_rss", MDEVX_SHARE_COUNTER, &imp), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "td", chain.td), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_TIR, &imp), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "tir_rss", MDEVX_SHARE_COUNTER, &imp),
+			     EPROTOTYPE);
 	/* Handles that are not imports, or of another kind. */
-	CHECK_RC(mdevx_share_unimport(pdev, bogus), ENOENT);
-	CHECK_RC(mdevx_share_counter_query(pdev, bogus, 0, 1, 0, &st), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, bogus), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, bogus, 0, 1, 0, &st), ENOENT);
 	SAME_STATE(a);
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_rss", MDEVX_SHARE_TIR, &imp), "imp");
-	CHECK_RC(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), EPROTOTYPE);
 	/* Double unimport. */
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
-	CHECK_RC(mdevx_share_unimport(pdev, imp), ENOENT);
-	CHECK_RC(mdevx_share_tir_query(pdev, imp, &attr), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, imp), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(pdev, imp, &attr), ENOENT);
 	SAME_STATE(a);
 	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
 	return TEST_SUCCESS;
@@ -832,25 +817,25 @@ test_bad_corrupted_and_stale(void)
 	TEST_ASSERT_SUCCESS(snap(&a), "counts");
 	/* A flipped bit in the export buffer bytes of the record. */
 	raw[rlen - 40] ^= 0x04;
-	CHECK_RC(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EBADMSG);
-	CHECK_RC(mdevx_share_lookup(pdev, "ctr1", &rec), EBADMSG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EBADMSG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "ctr1", &rec), EBADMSG);
 	SAME_STATE(a);
 	raw[rlen - 40] ^= 0x04;
 	/* A record whose writer died mid-write (odd sequence): EAGAIN, no hang. */
 	raw[0] |= 1;
-	CHECK_RC(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EAGAIN);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EAGAIN);
 	raw[0] &= (uint8_t)~1;
 	SAME_STATE(a);
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), "import");
 
 	/* Stale generation: withdraw, publish again under the same name. */
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr1", NULL), "withdraw");
-	CHECK_RC(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
-	CHECK_NULL(mdevx_share_import_obj(pdev, imp), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(pdev, imp), ESTALE);
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 128);
 	TEST_ASSERT_NOT_NULL(cnt, "alloc");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "ctr1", cnt), "republish");
-	CHECK_RC(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp2), "new");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev, imp2, 0, 1, 0, &st), "new query");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "stale unimport");
@@ -878,7 +863,7 @@ test_bad_full_registry(void)
 		TEST_ASSERT_SUCCESS(mdevx_share_publish(small, name, cnt[i]), "publish %d", i);
 	}
 	TEST_ASSERT_SUCCESS(device_total(DEV2, &before), "counts");
-	CHECK_RC(mdevx_share_publish(small, "c4", cnt[4]), ENOSPC);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(small, "c4", cnt[4]), ENOSPC);
 	TEST_ASSERT_EQUAL(mdevx_share_dev_count(small), 4, "records");
 	TEST_ASSERT_SUCCESS(device_total(DEV2, &after), "counts");
 	TEST_ASSERT_EQUAL(before, after, "device objects changed");
@@ -1007,7 +992,7 @@ test_bad_foreign_record(void)
 	TEST_ASSERT_SUCCESS(device_total(DEV2, &dev2_before), "counts");
 	/* Keep our sequence and link words, take everything else. */
 	memcpy(raw + 8, foreign + 8, rlen - 8);
-	CHECK_RC(mdevx_share_import(dev, "shared", MDEVX_SHARE_ANY, &imp), EXDEV);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(dev, "shared", MDEVX_SHARE_ANY, &imp), EXDEV);
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0, "import made");
 	TEST_ASSERT_SUCCESS(device_total(DEV2, &dev2_after), "counts");
 	TEST_ASSERT_EQUAL(dev2_before, dev2_after, "device objects changed");

@@ -50,7 +50,7 @@ extern "C" {
 enum swdev_proto_op {
 	SWDEV_OP_NONE = 0,
 	SWDEV_OP_OPEN = 1,		/**< main connection, first message: payload devname */
-	SWDEV_OP_ATTACH = 2,		/**< main connection: join the file with a new channel */
+	SWDEV_OP_ATTACH = 2,		/**< main connection: join the file, new channel */
 	SWDEV_OP_DEVX_CREATE = 3,	/**< payload: in mailbox; reply: out + obj info */
 	SWDEV_OP_DEVX_QUERY = 4,	/**< handle, in mailbox; reply: out */
 	SWDEV_OP_DEVX_MODIFY = 5,	/**< handle, in mailbox; reply: out */
@@ -58,7 +58,7 @@ enum swdev_proto_op {
 	SWDEV_OP_DEVX_GENERAL = 7,	/**< in mailbox; reply: out */
 	SWDEV_OP_PD_ALLOC = 8,		/**< reply: handle, val = pdn */
 	SWDEV_OP_UAR_ALLOC = 9,		/**< reply: handle, val = page id */
-	SWDEV_OP_UMEM_REG = 10,		/**< arg0 addr, arg1 size, arg2 access; reply handle, val */
+	SWDEV_OP_UMEM_REG = 10,		/**< arg0 addr, arg1 size, arg2 access */
 	SWDEV_OP_QUERY_EQN = 11,	/**< arg2 vector; reply: val = eqn */
 	SWDEV_OP_VERBS_DESTROY = 12,	/**< handle (PD, UAR, umem) */
 	SWDEV_OP_MAX,
@@ -94,7 +94,7 @@ struct swdev_rep_hdr {
 	uint32_t type;		/**< rdma-core object type (create) */
 	uint32_t object_id;	/**< rdma-core object id (create) */
 	uint64_t rx_icm_addr;	/**< create (TIR) */
-	uint32_t val;		/**< pdn, UAR page id, umem id, eqn, or file uid (OPEN/ATTACH) */
+	uint32_t val;		/**< pdn, UAR page, umem id, eqn, or file uid (OPEN/ATTACH) */
 	uint32_t file_id;	/**< OPEN/ATTACH: device-unique uverbs file id */
 	uint8_t log_obj_range;	/**< create */
 	uint8_t pad[7];

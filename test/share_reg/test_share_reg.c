@@ -233,7 +233,7 @@ test_concurrent_readers(void)
 				snprintf(name, sizeof(name), "obj%u", n);
 				ret = mdevx_share_reg_lookup(reg, name, &out, NULL, NULL);
 				if (ret == 0) {
-					/* object_id carries the version the payload is built from */
+					/* object_id: the version the payload is built from */
 					fill_info(&want, name, (out.object_id - 1) / 7);
 					hits++;
 					if (memcmp(out.export_buf, want.export_buf, 32) != 0 ||

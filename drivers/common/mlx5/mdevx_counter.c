@@ -35,8 +35,9 @@ encode_bulk(const struct mdevx_ctx *ctx, uint32_t bulk_size, uint32_t *bulk_fiel
 	*bulk_field = 0;
 	*log_field = 0;
 	if (!is_pow2(bulk_size)) {
-		MDEVX_LOG_FN(ERR, "mdevx_counter_alloc", "%s: flow counter bulk size %u is not a power of two",
-			  ctx->devstr, bulk_size);
+		MDEVX_LOG_FN(ERR, "mdevx_counter_alloc",
+			     "%s: flow counter bulk size %u is not a power of two",
+			     ctx->devstr, bulk_size);
 		return EINVAL;
 	}
 	if (bulk_size == 1)
@@ -51,10 +52,11 @@ encode_bulk(const struct mdevx_ctx *ctx, uint32_t bulk_size, uint32_t *bulk_fiel
 		*log_field = lg;
 		return 0;
 	}
-	MDEVX_LOG_FN(ERR, "mdevx_counter_alloc", "%s: flow counter bulk of %u not offered by the device "
-		  "(flow_counter_bulk_alloc %#x, flow_counter_bulk_log_max_alloc %u, "
-		  "granularity %u)", ctx->devstr, bulk_size, c->flow_counter_bulk_alloc,
-		  c->flow_counter_bulk_log_max_alloc, c->flow_counter_bulk_log_granularity);
+	MDEVX_LOG_FN(ERR, "mdevx_counter_alloc",
+		     "%s: flow counter bulk of %u not offered by the device "
+		     "(flow_counter_bulk_alloc %#x, flow_counter_bulk_log_max_alloc %u, "
+		     "granularity %u)", ctx->devstr, bulk_size, c->flow_counter_bulk_alloc,
+		     c->flow_counter_bulk_log_max_alloc, c->flow_counter_bulk_log_granularity);
 	return ENOTSUP;
 }
 

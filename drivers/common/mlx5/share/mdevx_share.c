@@ -60,6 +60,16 @@ struct mp_param {
 
 _Static_assert(sizeof(struct mp_param) <= RTE_MP_MAX_PARAM_LEN, "rte_mp param size");
 
+/* rte_mp_msg.param is only 4-byte aligned: parameters travel by copy. */
+static void
+mp_msg_pack(struct rte_mp_msg *msg, const struct mp_param *p)
+{
+	memset(msg, 0, sizeof(*msg));
+	snprintf(msg->name, sizeof(msg->name), "%s", MP_ACTION);
+	msg->len_param = sizeof(*p);
+	memcpy(msg->param, p, sizeof(*p));
+}
+
 enum imp_state {
 	IMP_FREE = 0,
 	IMP_LIVE = 1,
@@ -255,20 +265,17 @@ find_dev_locked(const char *devstr, uint32_t key)
 static int
 mp_handler(const struct rte_mp_msg *msg, const void *peer)
 {
-	/* rte_mp_msg.param is only 4-byte aligned: work on aligned copies. */
 	struct mp_param req_buf, rep_buf;
 	const struct mp_param *req = &req_buf;
 	struct mp_param *rep = &rep_buf;
 	struct rte_mp_msg reply;
 	struct mdevx_share_dev *dev;
+	int fd = -1;
 
 	if (msg->len_param != sizeof(*req))
 		return -EINVAL;
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
 	memset(&rep_buf, 0, sizeof(rep_buf));
-	memset(&reply, 0, sizeof(reply));
-	snprintf(reply.name, sizeof(reply.name), "%s", MP_ACTION);
-	reply.len_param = sizeof(*rep);
 	rep->op = req->op;
 	rep->key = req->key;
 
@@ -284,12 +291,9 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		} else {
 			rep->cookie = dev->cookie;
 			snprintf(rep->mz_name, sizeof(rep->mz_name), "%s", dev->mz->name);
-			reply.num_fds = 1;
-			reply.fds[0] = mdevx_cmd_fd(dev->ctx);
-			if (reply.fds[0] < 0) {
-				reply.num_fds = 0;
+			fd = mdevx_cmd_fd(dev->ctx);
+			if (fd < 0)
 				rep->status = -EBADF;
-			}
 		}
 	} else if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) &&
 		   rte_eal_process_type() == RTE_PROC_SECONDARY) {
@@ -310,7 +314,11 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -EINVAL;
 	}
 	pthread_mutex_unlock(&share_devs_lock);
-	memcpy(reply.param, rep, sizeof(*rep));
+	mp_msg_pack(&reply, rep);
+	if (fd >= 0) {
+		reply.num_fds = 1;
+		reply.fds[0] = fd;
+	}
 	return rte_mp_reply(&reply, peer);
 }
 
@@ -456,16 +464,13 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	pn->seq = ++pending_seq;
 	pthread_mutex_unlock(&pending_lock);
 
-	memset(&req, 0, sizeof(req));
 	memset(p, 0, sizeof(*p));
-	snprintf(req.name, sizeof(req.name), "%s", MP_ACTION);
-	req.len_param = sizeof(*p);
 	p->op = op;
 	p->key = dev->key;
 	p->rec_idx = rec_idx;
 	p->generation = gen;
 	p->cookie = pn->seq;	/* the request's sequence number */
-	memcpy(req.param, p, sizeof(*p));
+	mp_msg_pack(&req, p);
 	if (rte_mp_request_async(&req, &ts, notify_done) != 0) {
 		SHARE_LOG(WARNING, "withdraw notification failed: %s", rte_strerror(rte_errno));
 		pthread_mutex_lock(&pending_lock);
@@ -674,14 +679,11 @@ mdevx_share_dev_attach(const char *devstr)
 	if (err != 0)
 		goto err_free;
 
-	memset(&req, 0, sizeof(req));
 	memset(p, 0, sizeof(*p));
-	snprintf(req.name, sizeof(req.name), "%s", MP_ACTION);
-	req.len_param = sizeof(*p);
 	p->op = MP_OP_ATTACH;
 	p->key = dev->key;
 	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
-	memcpy(req.param, p, sizeof(*p));
+	mp_msg_pack(&req, p);
 	memset(&reply, 0, sizeof(reply));
 	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
 		err = rte_errno != 0 ? rte_errno : EIO;

@@ -349,8 +349,8 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 			state = rec->state;
 			match = rhash == hash && state != MDEVX_SHARE_REC_FREE &&
 				memcmp(rec->name, name, nlen) == 0 && rec->name[nlen] == '\0';
-			if (match)
-				memcpy(copy, rec, sizeof(*copy));	/* one copy, checked below */
+			if (match)	/* one copy, checked below */
+				memcpy(copy, rec, sizeof(*copy));
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
 			if (s1 != s2 || state == MDEVX_SHARE_REC_FREE || (rhash & mask) != bucket) {
@@ -362,10 +362,9 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 					*idx_out = idx;
 				if (probes_out != NULL)
 					*probes_out = probes;
-				if (copy->checksum != rec_checksum((const uint8_t *)copy + CSUM_START,
-								   CSUM_LEN, idx))
-					return EBADMSG;
-				return 0;
+				return copy->checksum == rec_checksum((const uint8_t *)copy +
+								      CSUM_START, CSUM_LEN, idx) ?
+				       0 : EBADMSG;
 			}
 			cur = next;
 		}

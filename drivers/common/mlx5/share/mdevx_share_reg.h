@@ -61,21 +61,27 @@ struct mdevx_share_reg;
 #endif
 
 /** Bytes a registry of @p capacity records needs (0 if capacity is invalid). */
-MDEVX_SHARE_REG_API size_t mdevx_share_reg_size(uint32_t capacity);
+MDEVX_SHARE_REG_API
+size_t mdevx_share_reg_size(uint32_t capacity);
 
 /**
  * Format @p mem (at least mdevx_share_reg_size(capacity) bytes) as an empty
  * registry. Returns the registry or NULL with errno EINVAL.
  */
-MDEVX_SHARE_REG_API struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
+MDEVX_SHARE_REG_API
+struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
 					     uint64_t cookie);
 
 /** Check that @p mem holds a registry (magic, version, sizes). NULL + errno. */
-MDEVX_SHARE_REG_API struct mdevx_share_reg *mdevx_share_reg_attach(void *mem, size_t len);
+MDEVX_SHARE_REG_API
+struct mdevx_share_reg *mdevx_share_reg_attach(void *mem, size_t len);
 
-MDEVX_SHARE_REG_API uint32_t mdevx_share_reg_capacity(const struct mdevx_share_reg *reg);
-MDEVX_SHARE_REG_API uint32_t mdevx_share_reg_count(const struct mdevx_share_reg *reg);
-MDEVX_SHARE_REG_API uint64_t mdevx_share_reg_cookie(const struct mdevx_share_reg *reg);
+MDEVX_SHARE_REG_API
+uint32_t mdevx_share_reg_capacity(const struct mdevx_share_reg *reg);
+MDEVX_SHARE_REG_API
+uint32_t mdevx_share_reg_count(const struct mdevx_share_reg *reg);
+MDEVX_SHARE_REG_API
+uint64_t mdevx_share_reg_cookie(const struct mdevx_share_reg *reg);
 
 /* ---- writer side (caller serialises) ---- */
 
@@ -85,16 +91,19 @@ MDEVX_SHARE_REG_API uint64_t mdevx_share_reg_cookie(const struct mdevx_share_reg
  * @return 0, EEXIST (name present, published or withdrawn), ENOSPC (full),
  *         ENAMETOOLONG, EINVAL.
  */
-MDEVX_SHARE_REG_API int mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
 			    uint32_t *idx, uint64_t *generation);
 /**
  * Mark record @p idx of generation @p generation WITHDRAWN and bump its
  * generation. @return 0, ESTALE (other generation or not published), EINVAL.
  */
-MDEVX_SHARE_REG_API int mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
 			     uint64_t *new_generation);
 /** Unlink a withdrawn record and free its slot. 0, EINVAL, EBUSY (still published). */
-MDEVX_SHARE_REG_API int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
 
 /* ---- reader side (lock-free, any process) ---- */
 
@@ -105,26 +114,31 @@ MDEVX_SHARE_REG_API int mdevx_share_reg_release(struct mdevx_share_reg *reg, uin
  *         written by a writer that may have died).
  * @p probes (optional) receives the number of records visited.
  */
-MDEVX_SHARE_REG_API int mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
 			   struct mdevx_share_rec_info *out, uint32_t *idx, uint32_t *probes);
 /** Consistent, verified copy of slot @p idx. Same errors as lookup. */
-MDEVX_SHARE_REG_API int mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
 			 struct mdevx_share_rec_info *out);
 /**
  * Fast validity check for a user of an import: 0 when slot @p idx is
  * PUBLISHED with @p generation, ESTALE otherwise, EAGAIN if it could not be
  * read consistently.
  */
-MDEVX_SHARE_REG_API int mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation);
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation);
 
 /**
  * Iterate: the first used slot at or after @p start (PUBLISHED or
  * WITHDRAWN), copied into @p out. Returns the slot index, or -1 at the end.
  */
-MDEVX_SHARE_REG_API int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
+MDEVX_SHARE_REG_API
+int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 			     struct mdevx_share_rec_info *out);
 
 /** Test hook: a pointer to the raw bytes of slot @p idx and their size. */
-MDEVX_SHARE_REG_API void *mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len);
+MDEVX_SHARE_REG_API
+void *mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len);
 
 #endif /* MDEVX_SHARE_REG_H */
