@@ -78,6 +78,21 @@ test_cq(void)
 	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_OUTP_LEN_ERR);
 	MDEVX_SET(query_cq_in, qin, cqn, cqn + 1);
 	CHECK_EQ(swdev_devx_obj_query(f, cq_h, qin, sizeof(qin), out, sizeof(out)), EINVAL);
+	/* a verbs object (the UAR) is not a DEVX object */
+	CHECK_EQ(swdev_devx_obj_query(f, uar_h, qin, sizeof(qin), out, sizeof(out)), EINVAL);
+	/* SET_FLOW_TABLE_ENTRY: a create with op_mod 0 (not emulated: BAD_OP), a
+	 * modify with op_mod 1 (names no object here: EINVAL) */
+	{
+		uint8_t fte[64] = {0};
+
+		MDEVX_SET(mbox_in, fte, opcode, MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY);
+		CHECK_EQ(swdev_devx_obj_create(f, fte, sizeof(fte), out, 16, NULL), EREMOTEIO);
+		CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_OP_ERR);
+		CHECK_EQ(swdev_devx_obj_modify(f, cq_h, fte, sizeof(fte), out, 16), EINVAL);
+		MDEVX_SET(mbox_in, fte, op_mod, 1);
+		CHECK_EQ(swdev_devx_obj_create(f, fte, sizeof(fte), out, 16, NULL), EINVAL);
+		CHECK_EQ(swdev_devx_obj_modify(f, cq_h, fte, sizeof(fte), out, 16), EINVAL);
+	}
 	/* modify is accepted by the kernel but not emulated */
 	MDEVX_SET(query_cq_in, qin, opcode, MDEVX_CMD_OP_MODIFY_CQ);
 	MDEVX_SET(query_cq_in, qin, cqn, cqn);
@@ -209,6 +224,22 @@ test_rq(void)
 	CHECK_EQ(swdev_devx_obj_query(f, rq_h, qin, sizeof(qin), out, sizeof(out)), 0);
 	CHECK_EQ(MDEVX_GET(rqc, rqc, state), MDEVX_RQC_STATE_RDY);
 	CHECK_EQ(MDEVX_GET(rqc, rqc, wq.lwm), 16);
+	/* the other modify_bitmask fields */
+	MDEVX_SET64(modify_rq_in, min, modify_bitmask, MDEVX_MODIFY_RQ_BITMASK_VSD |
+		    MDEVX_MODIFY_RQ_BITMASK_SCATTER_FCS | MDEVX_MODIFY_RQ_BITMASK_RQ_COUNTER_SET_ID);
+	MDEVX_SET(modify_rq_in, min, rq_state, MDEVX_RQC_STATE_RDY);
+	MDEVX_SET(modify_rq_in, min, ctx.state, MDEVX_RQC_STATE_RDY);
+	MDEVX_SET(modify_rq_in, min, ctx.vsd, 0);
+	MDEVX_SET(modify_rq_in, min, ctx.scatter_fcs, 1);
+	MDEVX_SET(modify_rq_in, min, ctx.counter_set_id, 0x42);
+	MDEVX_SET(modify_rq_in, min, ctx.wq.lwm, 99);	/* not in the mask */
+	CHECK_EQ(swdev_devx_obj_modify(f, rq_h, min, sizeof(min), out, 16), 0);
+	CHECK_EQ(swdev_devx_obj_query(f, rq_h, qin, sizeof(qin), out, sizeof(out)), 0);
+	CHECK_EQ(MDEVX_GET(rqc, rqc, vsd), 0);
+	CHECK_EQ(MDEVX_GET(rqc, rqc, scatter_fcs), 1);
+	CHECK_EQ(MDEVX_GET(rqc, rqc, counter_set_id), 0x42);
+	CHECK_EQ(MDEVX_GET(rqc, rqc, wq.lwm), 16);
+	CHECK_EQ(MDEVX_GET(rqc, rqc, state), MDEVX_RQC_STATE_RDY);
 	/* RDY -> ERR -> RST */
 	MDEVX_SET64(modify_rq_in, min, modify_bitmask, 0);
 	MDEVX_SET(modify_rq_in, min, rq_state, MDEVX_RQC_STATE_RDY);
