@@ -226,7 +226,8 @@ test_rq(void)
 	CHECK_EQ(MDEVX_GET(rqc, rqc, wq.lwm), 16);
 	/* the other modify_bitmask fields */
 	MDEVX_SET64(modify_rq_in, min, modify_bitmask, MDEVX_MODIFY_RQ_BITMASK_VSD |
-		    MDEVX_MODIFY_RQ_BITMASK_SCATTER_FCS | MDEVX_MODIFY_RQ_BITMASK_RQ_COUNTER_SET_ID);
+		    MDEVX_MODIFY_RQ_BITMASK_SCATTER_FCS |
+		    MDEVX_MODIFY_RQ_BITMASK_RQ_COUNTER_SET_ID);
 	MDEVX_SET(modify_rq_in, min, rq_state, MDEVX_RQC_STATE_RDY);
 	MDEVX_SET(modify_rq_in, min, ctx.state, MDEVX_RQC_STATE_RDY);
 	MDEVX_SET(modify_rq_in, min, ctx.vsd, 0);
