@@ -25,25 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * Only the engine's types (enum swdev_kind, struct swdev_counts) are needed
- * here. swdev_engine.h is the daemon-side API and declares four functions
- * with the same names as client calls below but other signatures
- * (swdev_pd_alloc, swdev_uar_alloc, swdev_umem_reg, swdev_query_eqn on a
- * struct swdev_file); they are renamed while it is included so both headers
- * can be used by client code. A translation unit cannot use both APIs.
- */
-#ifndef SWDEV_ENGINE_H
-#define swdev_pd_alloc swdev_engine_pd_alloc__
-#define swdev_uar_alloc swdev_engine_uar_alloc__
-#define swdev_umem_reg swdev_engine_umem_reg__
-#define swdev_query_eqn swdev_engine_query_eqn__
-#include "swdev_engine.h"
-#undef swdev_pd_alloc
-#undef swdev_uar_alloc
-#undef swdev_umem_reg
-#undef swdev_query_eqn
-#endif
+/* The types shared with the engine (enum swdev_kind, struct swdev_counts). */
+#include "swdev_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -412,19 +412,19 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 		err = swdev_devx_general_cmd(f, ch->in, req->inlen, out, outlen);
 		break;
 	case SWDEV_OP_PD_ALLOC:
-		err = swdev_pd_alloc(f, &handle, &val);
+		err = swdev_file_pd_alloc(f, &handle, &val);
 		break;
 	case SWDEV_OP_UAR_ALLOC:
-		err = swdev_uar_alloc(f, &handle, &val);
+		err = swdev_file_uar_alloc(f, &handle, &val);
 		break;
 	case SWDEV_OP_UMEM_REG:
-		err = swdev_umem_reg(f, req->arg0, req->arg1, req->arg2, &handle, &val);
+		err = swdev_file_umem_reg(f, req->arg0, req->arg1, req->arg2, &handle, &val);
 		break;
 	case SWDEV_OP_QUERY_EQN:
-		err = swdev_query_eqn(f, req->arg2, &val);
+		err = swdev_file_query_eqn(f, req->arg2, &val);
 		break;
 	case SWDEV_OP_VERBS_DESTROY:
-		err = swdev_verbs_obj_destroy(f, req->handle);
+		err = swdev_file_verbs_destroy(f, req->handle);
 		break;
 	default:
 		/* OPEN / ATTACH belong on the main connection. */

@@ -233,22 +233,22 @@ verbs_op(struct swdev_file *f, const uint8_t *p, size_t n, uint32_t handle)
 		size = (size << 8) | p[i];
 	switch (n > 4 ? p[4] % 6 : 0) {
 	case 0:
-		swdev_pd_alloc(f, &h, &id);
+		swdev_file_pd_alloc(f, &h, &id);
 		break;
 	case 1:
-		swdev_uar_alloc(f, &h, &id);
+		swdev_file_uar_alloc(f, &h, &id);
 		break;
 	case 2:
-		swdev_umem_reg(f, 0x10000, size, 0, &h, &id);
+		swdev_file_umem_reg(f, 0x10000, size, 0, &h, &id);
 		break;
 	case 3:
-		swdev_query_eqn(f, (uint32_t)size & 7, &id);
+		swdev_file_query_eqn(f, (uint32_t)size & 7, &id);
 		break;
 	case 4:
-		swdev_verbs_obj_destroy(f, handle);
+		swdev_file_verbs_destroy(f, handle);
 		break;
 	default:
-		swdev_umem_reg(f, UINT64_MAX - size, size, 0, &h, &id);
+		swdev_file_umem_reg(f, UINT64_MAX - size, size, 0, &h, &id);
 		break;
 	}
 }

@@ -169,10 +169,10 @@ t_chain_make(struct swdev_file *f, struct t_chain *c, unsigned int nrq)
 	if (nrq == 0 || nrq > T_MAX_RQ)
 		return -1;
 	c->nrq = nrq;
-	if (swdev_pd_alloc(f, &c->pd_h, &c->pdn) ||
-	    swdev_uar_alloc(f, &c->uar_h, &c->uar_page) ||
-	    swdev_umem_reg(f, 0x10000, T_UMEM_SIZE, 7, &c->umem_h, &c->umem_id) ||
-	    swdev_query_eqn(f, 0, &c->eqn))
+	if (swdev_file_pd_alloc(f, &c->pd_h, &c->pdn) ||
+	    swdev_file_uar_alloc(f, &c->uar_h, &c->uar_page) ||
+	    swdev_file_umem_reg(f, 0x10000, T_UMEM_SIZE, 7, &c->umem_h, &c->umem_id) ||
+	    swdev_file_query_eqn(f, 0, &c->eqn))
 		return -1;
 	t_build_cq(in, c->uar_page, c->eqn, c->umem_id, c->umem_id);
 	if (t_create(f, in, MDEVX_ST_SZ_BYTES(create_cq_in), out, &c->cq_h, &c->cqn))

@@ -110,32 +110,32 @@ test_handles(void)
 	f = swdev_file_open(eng, T_DEV);
 	g = swdev_file_open(eng, T_DEV);
 	/* one namespace for every kind, lowest free first, starting at 0 */
-	CHECK_EQ(swdev_pd_alloc(f, &h[0], &id[0]), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h[0], &id[0]), 0);
 	CHECK_EQ(t_alloc_td(f, &h[1], &id[1]), 0);
-	CHECK_EQ(swdev_uar_alloc(f, &h[2], &id[2]), 0);
-	CHECK_EQ(swdev_umem_reg(f, 0x1000, 4096, 0, &h[3], &id[3]), 0);
+	CHECK_EQ(swdev_file_uar_alloc(f, &h[2], &id[2]), 0);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x1000, 4096, 0, &h[3], &id[3]), 0);
 	CHECK_EQ(h[0], 0);
 	CHECK_EQ(h[1], 1);
 	CHECK_EQ(h[2], 2);
 	CHECK_EQ(h[3], 3);
 	/* ids per kind and device */
 	CHECK(id[0] != 0 && id[1] != 0 && id[2] != 0 && id[3] != 0);
-	CHECK_EQ(swdev_pd_alloc(g, &hg, &idg), 0);
+	CHECK_EQ(swdev_file_pd_alloc(g, &hg, &idg), 0);
 	CHECK_EQ(hg, 0);		/* handles are per file */
 	CHECK(idg != id[0]);		/* pdns are per device */
 	CHECK_EQ(swdev_devx_obj_destroy(f, h[1]), 0);
 	CHECK_EQ(swdev_devx_obj_destroy(f, h[1]), ENOENT);
-	CHECK_EQ(swdev_pd_alloc(f, &h2, &id2), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h2, &id2), 0);
 	CHECK_EQ(h2, 1);		/* lowest free handle reused */
-	CHECK_EQ(swdev_verbs_obj_destroy(f, h[0]), 0);
-	CHECK_EQ(swdev_pd_alloc(f, &h2, &id2), 0);
+	CHECK_EQ(swdev_file_verbs_destroy(f, h[0]), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h2, &id2), 0);
 	CHECK_EQ(h2, 0);
 	CHECK_EQ(id2, id[0]);		/* lowest free pdn reused too */
 	/* verbs handle through DEVX destroy and the reverse: EINVAL */
 	CHECK_EQ(swdev_devx_obj_destroy(f, h[2]), EINVAL);
 	CHECK_EQ(t_alloc_td(f, &h2, &id2), 0);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, h2), EINVAL);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, 12345), ENOENT);
+	CHECK_EQ(swdev_file_verbs_destroy(f, h2), EINVAL);
+	CHECK_EQ(swdev_file_verbs_destroy(f, 12345), ENOENT);
 	CHECK_EQ(swdev_ctl_counts(eng, T_DEV, swdev_file_id(f), &cnt), 0);
 	CHECK_EQ(cnt.by_kind[SWDEV_KIND_PD], 2);
 	CHECK_EQ(cnt.by_kind[SWDEV_KIND_TD], 1);
@@ -168,30 +168,30 @@ test_verbs(void)
 	lim.num_eqs = 3;
 	swdev_engine_add_device(eng, T_DEV, &lim);
 	f = swdev_file_open(eng, T_DEV);
-	CHECK_EQ(swdev_query_eqn(f, 0, &eqn), 0);
+	CHECK_EQ(swdev_file_query_eqn(f, 0, &eqn), 0);
 	CHECK_EQ(eqn, SWDEV_EQN_BASE);
-	CHECK_EQ(swdev_query_eqn(f, 2, &eqn), 0);
+	CHECK_EQ(swdev_file_query_eqn(f, 2, &eqn), 0);
 	CHECK_EQ(eqn, SWDEV_EQN_BASE + 2);
-	CHECK_EQ(swdev_query_eqn(f, 3, &eqn), EINVAL);
-	CHECK_EQ(swdev_query_eqn(NULL, 0, &eqn), EINVAL);
-	CHECK_EQ(swdev_umem_reg(f, 0x1000, 0, 0, &h, &id), EINVAL);
-	CHECK_EQ(swdev_umem_reg(f, UINT64_MAX, 2, 0, &h, &id), EINVAL);
-	CHECK_EQ(swdev_umem_reg(f, 0x1000, 1, 0, NULL, &id), EINVAL);
+	CHECK_EQ(swdev_file_query_eqn(f, 3, &eqn), EINVAL);
+	CHECK_EQ(swdev_file_query_eqn(NULL, 0, &eqn), EINVAL);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x1000, 0, 0, &h, &id), EINVAL);
+	CHECK_EQ(swdev_file_umem_reg(f, UINT64_MAX, 2, 0, &h, &id), EINVAL);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x1000, 1, 0, NULL, &id), EINVAL);
 	for (i = 0; i < 2; i++) {
-		CHECK_EQ(swdev_umem_reg(f, 0x1000, 1, 0, &h, &id), 0);
-		CHECK_EQ(swdev_uar_alloc(f, &h, &id), 0);
-		CHECK_EQ(swdev_pd_alloc(f, &h, &id), 0);
+		CHECK_EQ(swdev_file_umem_reg(f, 0x1000, 1, 0, &h, &id), 0);
+		CHECK_EQ(swdev_file_uar_alloc(f, &h, &id), 0);
+		CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), 0);
 	}
-	CHECK_EQ(swdev_umem_reg(f, 0x1000, 1, 0, &h, &id), ENOMEM);
-	CHECK_EQ(swdev_uar_alloc(f, &h, &id), ENOMEM);
-	CHECK_EQ(swdev_pd_alloc(f, &h, &id), ENOMEM);
-	CHECK_EQ(swdev_pd_alloc(NULL, &h, &id), EINVAL);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x1000, 1, 0, &h, &id), ENOMEM);
+	CHECK_EQ(swdev_file_uar_alloc(f, &h, &id), ENOMEM);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), ENOMEM);
+	CHECK_EQ(swdev_file_pd_alloc(NULL, &h, &id), EINVAL);
 	/* fault injection on the verbs side: plain errno */
-	CHECK_EQ(swdev_verbs_obj_destroy(f, 0), 0);
+	CHECK_EQ(swdev_file_verbs_destroy(f, 0), 0);
 	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_CREATE_UMEM, 1,
 				 MDEVX_CMD_STAT_NO_RES_ERR, 0x77, 0), 0);
-	CHECK_EQ(swdev_umem_reg(f, 0x1000, 1, 0, &h, &id), EAGAIN);
-	CHECK_EQ(swdev_umem_reg(f, 0x1000, 1, 0, &h, &id), 0);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x1000, 1, 0, &h, &id), EAGAIN);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x1000, 1, 0, &h, &id), 0);
 	swdev_engine_destroy(eng);
 }
 
@@ -362,16 +362,16 @@ test_devx_pd_and_info(void)
 	CHECK_EQ(info.rx_icm_addr, 0);
 	CHECK_EQ(info.log_obj_range, 0);
 	/* a verbs PD shares the pdn table: 2 PDs max */
-	CHECK_EQ(swdev_pd_alloc(f, &h, &id), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), 0);
 	CHECK(id != pdn);
 	CHECK_EQ(swdev_devx_obj_create(f, in, sizeof(in), out, sizeof(out), NULL), EREMOTEIO);
 	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_LIM_ERR);
 	CHECK_EQ(t_syndrome(out), SWDEV_SYND_PD_LIMIT);
-	CHECK_EQ(swdev_pd_alloc(f, &h, &id), ENOMEM);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), ENOMEM);
 	/* the DEVX PD is destroyed through DEVX only */
-	CHECK_EQ(swdev_verbs_obj_destroy(f, 0), EINVAL);
+	CHECK_EQ(swdev_file_verbs_destroy(f, 0), EINVAL);
 	CHECK_EQ(swdev_devx_obj_destroy(f, 0), 0);
-	CHECK_EQ(swdev_pd_alloc(f, &h, &id), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), 0);
 	CHECK_EQ(id, pdn);
 	/* TD: type 0, id 0 in the info too */
 	CHECK_EQ(t_alloc_td(f, &h, &id), 0);

@@ -110,13 +110,13 @@ test_pd_and_uid(void)
 	swdev_engine_add_device(eng, T_DEV, NULL);
 	f = swdev_file_open(eng, T_DEV);
 	g = swdev_file_open(eng, T_DEV);
-	CHECK_EQ(swdev_pd_alloc(f, &pd_h, &pdn), 0);
-	CHECK_EQ(swdev_pd_alloc(g, &gpd_h, &gpdn), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &pd_h, &pdn), 0);
+	CHECK_EQ(swdev_file_pd_alloc(g, &gpd_h, &gpdn), 0);
 	MDEVX_SET(alloc_flow_counter_in, in, opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER);
 	MDEVX_SET(alloc_flow_counter_in, in, pd, pdn);
 	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, &info), 0);
 	/* the PD is held by the counter */
-	CHECK_EQ(swdev_verbs_obj_destroy(f, pd_h), EBUSY);
+	CHECK_EQ(swdev_file_verbs_destroy(f, pd_h), EBUSY);
 	MDEVX_SET(alloc_flow_counter_in, in, pd, gpdn);
 	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), EREMOTEIO);
 	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_RES_ERR);
@@ -125,7 +125,7 @@ test_pd_and_uid(void)
 	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), EREMOTEIO);
 	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_BAD_PD);
 	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, pd_h), 0);
+	CHECK_EQ(swdev_file_verbs_destroy(f, pd_h), 0);
 	swdev_engine_destroy(eng);
 }
 

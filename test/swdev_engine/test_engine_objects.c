@@ -58,10 +58,10 @@ test_cq(void)
 	uint8_t qin[MDEVX_ST_SZ_BYTES(query_cq_in)] = {0};
 	const uint8_t *cqc = MDEVX_ADDR_OF(query_cq_out, out, cq_context);
 
-	CHECK_EQ(swdev_uar_alloc(f, &uar_h, &uar), 0);
-	CHECK_EQ(swdev_umem_reg(f, 0x100000, T_UMEM_SIZE, 0, &umem_h, &umem), 0);
-	CHECK_EQ(swdev_umem_reg(f, 0x200000, 4095, 0, &small_h, &small), 0);
-	CHECK_EQ(swdev_query_eqn(f, 1, &eqn), 0);
+	CHECK_EQ(swdev_file_uar_alloc(f, &uar_h, &uar), 0);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x100000, T_UMEM_SIZE, 0, &umem_h, &umem), 0);
+	CHECK_EQ(swdev_file_umem_reg(f, 0x200000, 4095, 0, &small_h, &small), 0);
+	CHECK_EQ(swdev_file_query_eqn(f, 1, &eqn), 0);
 	t_build_cq(in, uar, eqn, umem, umem);
 	CHECK_EQ(t_create(f, in, CQ_IN, out, &cq_h, &cqn), 0);
 	CHECK(cqn != 0);
@@ -134,11 +134,11 @@ test_cq(void)
 	CHECK_CREATE_FAILS(eng, f, in, CQ_IN, MDEVX_CMD_STAT_BAD_PARAM_ERR,
 			   SWDEV_SYND_CQ_DBR_OUT_OF_UMEM);
 	/* another file's UAR and umem */
-	CHECK_EQ(swdev_uar_alloc(g, &h, &gid), 0);
+	CHECK_EQ(swdev_file_uar_alloc(g, &h, &gid), 0);
 	t_build_cq(in, gid, eqn, umem, umem);
 	CHECK_CREATE_FAILS(eng, f, in, CQ_IN, MDEVX_CMD_STAT_BAD_RES_ERR,
 			   SWDEV_SYND_CQ_UAR_OTHER_UID);
-	CHECK_EQ(swdev_umem_reg(g, 0x1000, T_UMEM_SIZE, 0, &h, &gid), 0);
+	CHECK_EQ(swdev_file_umem_reg(g, 0x1000, T_UMEM_SIZE, 0, &h, &gid), 0);
 	t_build_cq(in, uar, eqn, gid, umem);
 	CHECK_CREATE_FAILS(eng, f, in, CQ_IN, MDEVX_CMD_STAT_BAD_RES_ERR,
 			   SWDEV_SYND_CQ_UMEM_OTHER_UID);
@@ -146,12 +146,12 @@ test_cq(void)
 	CHECK_CREATE_FAILS(eng, f, in, CQ_IN, MDEVX_CMD_STAT_BAD_RES_ERR,
 			   SWDEV_SYND_CQ_DBR_UMEM_OTHER_UID);
 	/* references: UAR and umem busy while the CQ lives */
-	CHECK_EQ(swdev_verbs_obj_destroy(f, uar_h), EBUSY);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, umem_h), EBUSY);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, small_h), 0);
+	CHECK_EQ(swdev_file_verbs_destroy(f, uar_h), EBUSY);
+	CHECK_EQ(swdev_file_verbs_destroy(f, umem_h), EBUSY);
+	CHECK_EQ(swdev_file_verbs_destroy(f, small_h), 0);
 	CHECK_EQ(swdev_devx_obj_destroy(f, cq_h), 0);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, uar_h), 0);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, umem_h), 0);
+	CHECK_EQ(swdev_file_verbs_destroy(f, uar_h), 0);
+	CHECK_EQ(swdev_file_verbs_destroy(f, umem_h), 0);
 	CHECK_EQ(total(eng, swdev_file_id(f)), 0);
 	swdev_engine_destroy(eng);
 }
@@ -303,8 +303,8 @@ test_rq(void)
 			   SWDEV_SYND_RQ_DBR_OUT_OF_UMEM);
 	/* the CQ, PD and umem are held by the RQs */
 	CHECK_EQ(swdev_devx_obj_destroy(f, c.cq_h), EBUSY);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, c.pd_h), EBUSY);
-	CHECK_EQ(swdev_verbs_obj_destroy(f, c.umem_h), EBUSY);
+	CHECK_EQ(swdev_file_verbs_destroy(f, c.pd_h), EBUSY);
+	CHECK_EQ(swdev_file_verbs_destroy(f, c.umem_h), EBUSY);
 	CHECK_EQ(swdev_devx_obj_destroy(f, rq_h), 0);
 	swdev_engine_destroy(eng);
 }
@@ -649,7 +649,7 @@ test_close_order(void)
 	{
 		uint32_t h, pdn;
 
-		CHECK_EQ(swdev_pd_alloc(f, &h, &pdn), 0);
+		CHECK_EQ(swdev_file_pd_alloc(f, &h, &pdn), 0);
 		CHECK_EQ(pdn, c.pdn);
 	}
 	swdev_file_close(g);
@@ -707,11 +707,11 @@ test_limits(void)
 	lim.max_handles_per_file = 3;
 	eng = new_engine(&lim);
 	f = swdev_file_open(eng, T_DEV);
-	CHECK_EQ(swdev_pd_alloc(f, &h, &id), 0);
-	CHECK_EQ(swdev_pd_alloc(f, &h, &id), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), 0);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), 0);
 	CHECK_EQ(t_alloc_td(f, &h, &id), 0);
 	CHECK_EQ(t_alloc_td(f, &h, &id), ENOMEM);
-	CHECK_EQ(swdev_pd_alloc(f, &h, &id), ENOMEM);
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), ENOMEM);
 	CHECK_EQ(total(eng, 0), 3);
 	swdev_engine_destroy(eng);
 }

@@ -27,23 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "swdev_types.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Kinds of objects the device tracks (for counts and the control path). */
-enum swdev_kind {
-	SWDEV_KIND_PD,
-	SWDEV_KIND_UAR,
-	SWDEV_KIND_UMEM,
-	SWDEV_KIND_TD,
-	SWDEV_KIND_CQ,
-	SWDEV_KIND_RQ,
-	SWDEV_KIND_RQT,
-	SWDEV_KIND_TIR,
-	SWDEV_KIND_FLOW_COUNTER,	/**< one per allocated bulk */
-	SWDEV_KIND_MAX,
-};
 
 /** Printable name of a kind ("pd", "tir", ...). */
 const char *swdev_kind_name(enum swdev_kind kind);
@@ -74,12 +62,6 @@ void swdev_limits_default(struct swdev_limits *lim);
 
 struct swdev_engine;
 struct swdev_file;
-
-/** Object counts, by kind and in total. */
-struct swdev_counts {
-	uint32_t by_kind[SWDEV_KIND_MAX];
-	uint32_t total;
-};
 
 struct swdev_engine *swdev_engine_create(void);
 /** Destroy every file (as if every holder exited), then the devices. */
@@ -139,13 +121,13 @@ int swdev_devx_general_cmd(struct swdev_file *f, const void *in, size_t inlen,
 
 /* ---- verbs side (ibv_alloc_pd + mlx5dv_init_obj, UAR, EQN, umem) ---- */
 
-int swdev_pd_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *pdn);
-int swdev_uar_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *page_id);
-int swdev_query_eqn(struct swdev_file *f, uint32_t vector, uint32_t *eqn);
-int swdev_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
+int swdev_file_pd_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *pdn);
+int swdev_file_uar_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *page_id);
+int swdev_file_query_eqn(struct swdev_file *f, uint32_t vector, uint32_t *eqn);
+int swdev_file_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
 		   uint32_t access, uint32_t *handle, uint32_t *umem_id);
 /** Destroy a PD, UAR or umem by handle (EBUSY while referenced). */
-int swdev_verbs_obj_destroy(struct swdev_file *f, uint32_t handle);
+int swdev_file_verbs_destroy(struct swdev_file *f, uint32_t handle);
 
 /* ---- control path (tests only; never reachable through a file) ---- */
 

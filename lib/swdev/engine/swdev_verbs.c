@@ -56,7 +56,7 @@ verbs_create(struct swdev_file *f, enum swdev_kind kind, uint16_t opcode,
 }
 
 int
-swdev_pd_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *pdn)
+swdev_file_pd_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *pdn)
 {
 	struct swdev_obj *obj;
 	int rc;
@@ -72,7 +72,7 @@ swdev_pd_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *pdn)
 }
 
 int
-swdev_uar_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *page_id)
+swdev_file_uar_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *page_id)
 {
 	struct swdev_obj *obj;
 	int rc;
@@ -88,7 +88,7 @@ swdev_uar_alloc(struct swdev_file *f, uint32_t *handle, uint32_t *page_id)
 }
 
 int
-swdev_query_eqn(struct swdev_file *f, uint32_t vector, uint32_t *eqn)
+swdev_file_query_eqn(struct swdev_file *f, uint32_t vector, uint32_t *eqn)
 {
 	if (f == NULL || eqn == NULL || vector >= f->dev->lim.num_eqs)
 		return EINVAL;
@@ -97,7 +97,7 @@ swdev_query_eqn(struct swdev_file *f, uint32_t vector, uint32_t *eqn)
 }
 
 int
-swdev_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
+swdev_file_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
 	       uint32_t access, uint32_t *handle, uint32_t *umem_id)
 {
 	struct swdev_obj *obj;
@@ -119,7 +119,7 @@ swdev_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
 }
 
 int
-swdev_verbs_obj_destroy(struct swdev_file *f, uint32_t handle)
+swdev_file_verbs_destroy(struct swdev_file *f, uint32_t handle)
 {
 	struct swdev_obj *obj;
 
