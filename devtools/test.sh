@@ -48,6 +48,10 @@ step() { # name, command...
 echo "== meson test (build)"
 meson test -C "$top/build" --print-errorlogs --num-processes 1
 count_meson "$top/build"
+# Benchmarks print their side-by-side ratios; they assert nothing.
+echo "== meson test --benchmark (build)"
+meson test -C "$top/build" --benchmark --num-processes 1 --verbose 2>&1 |
+	grep -E '^(\(|swdev-bench)' | head -40
 
 if [ "$quick" -eq 0 ]; then
 	"$top/devtools/setup.sh" --build-dir "$top/build-san" --sanitize || exit 1

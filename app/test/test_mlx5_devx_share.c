@@ -1047,7 +1047,7 @@ static int
 test_fault_kill_loopers(void)
 {
 	struct share_sync *s = sync_mz->addr;
-	const int nb = 4, nb_kill = 2, rounds = 3;
+	const int nb = 4, nb_kill = 2, rounds = 5;
 	pid_t pids[4];
 	uint64_t seed = (uint64_t)getpid();
 
