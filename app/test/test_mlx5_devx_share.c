@@ -1314,6 +1314,84 @@ test_fault_concurrent_churn(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Attach and close DEV2 in a loop until stop, while the primary withdraws
+ * records of DEV: every withdrawal notification reaches this process while
+ * it may be waiting for the primary's answer to an attach request.
+ */
+static int
+role_attacher(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	uint64_t t0, dt;
+	int ret = 1, n = 0;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	while (!s->stop) {
+		struct mdevx_share_dev *dev;
+
+		t0 = now_ms();
+		dev = mdevx_share_dev_attach(DEVSTR2);
+		dt = now_ms() - t0;
+		ROLE_CHECK(dev != NULL, "attach %d: %s after %" PRIu64 " ms", n, strerror(errno),
+			   dt);
+		ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close: %s", strerror(errno));
+		ROLE_CHECK(dt < 1000, "attach %d took %" PRIu64 " ms", n, dt);
+		n++;
+		__atomic_add_fetch(&s->ops, 1, __ATOMIC_RELAXED);
+	}
+	ret = 0;
+out:
+	if (ret != 0 && s != NULL)
+		__atomic_add_fetch(&s->failures, 1, __ATOMIC_RELAXED);
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_attacher, role_attacher);
+
+/*
+ * Secondaries attach while the primary withdraws: a withdrawal notification
+ * handled while an attach waits for the primary's answer must not stall
+ * the attach (both run on the secondary's one IPC thread).
+ */
+static int
+test_fault_attach_during_withdrawals(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 3000 };
+	struct mdevx_share_dev *dev2;
+	const int nb = 2;
+	uint64_t end, rounds = 0;
+	pid_t pids[2];
+	int rc[2];
+
+	dev2 = mdevx_share_dev_open(DEVSTR2, &conf);
+	TEST_ASSERT_NOT_NULL(dev2, "open %s: %s", DEVSTR2, strerror(errno));
+	for (int i = 0; i < nb; i++) {
+		pids[i] = spawn_tracked("share_attacher", 0, NULL);
+		TEST_ASSERT(pids[i] > 0, "spawn");
+	}
+	TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "attachers not ready");
+	end = now_ms() + 1500;
+	while (now_ms() < end && s->failures == 0) {
+		TEST_ASSERT_SUCCESS(publish_looper_counter("churn"), "publish");
+		TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "churn", NULL), "withdraw");
+		rounds++;
+	}
+	s->stop = 1;
+	for (int i = 0; i < nb; i++)
+		rc[i] = test_mp_wait(pids[i], CHILD_TIMEOUT_MS);
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev2), "close %s", DEVSTR2);
+	printf("%" PRIu64 " withdrawals against %" PRIu64 " attaches\n", rounds,
+	       (uint64_t)s->ops);
+	for (int i = 0; i < nb; i++)
+		TEST_ASSERT_EQUAL(rc[i], 0, "attacher %d exited with %d", i, rc[i]);
+	TEST_ASSERT(rounds > 10 && s->ops > 10, "too little work to mean anything");
+	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static struct unit_test_suite share_fault_suite = {
 	.suite_name = "mlx5 devx share faults",
 	.setup = share_suite_setup,
@@ -1322,6 +1400,7 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_kill_loopers),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_mute_secondary),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_concurrent_churn),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_attach_during_withdrawals),
 		TEST_CASE(test_fault_primary_killed),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -113,7 +114,16 @@ struct mdevx_share_dev {
 };
 
 static TAILQ_HEAD(, mdevx_share_dev) share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
+/*
+ * share_devs_lock guards the device list and mp_users. The IPC handler
+ * takes it, so it is only held for list operations, never across device
+ * commands, memzone calls or rte_mp requests: those need the EAL IPC thread
+ * (the answer to our own attach request, the memory hotplug sync of a
+ * memzone reservation), which would be waiting for the lock.
+ * share_open_lock serialises open, attach and close (outer lock).
+ */
 static pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int mp_users;		/* devices using the rte_mp action */
 static volatile int test_drop_acks;
 
@@ -270,7 +280,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	struct mp_param *rep = &rep_buf;
 	struct rte_mp_msg reply;
 	struct mdevx_share_dev *dev;
-	int fd = -1;
+	int fd = -1, ret;
 
 	if (msg->len_param != sizeof(*req))
 		return -EINVAL;
@@ -291,7 +301,10 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		} else {
 			rep->cookie = dev->cookie;
 			snprintf(rep->mz_name, sizeof(rep->mz_name), "%s", dev->mz->name);
+			/* Our own descriptor: the device may be closed once we unlock. */
 			fd = mdevx_cmd_fd(dev->ctx);
+			if (fd >= 0)
+				fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 			if (fd < 0)
 				rep->status = -EBADF;
 		}
@@ -319,7 +332,10 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		reply.num_fds = 1;
 		reply.fds[0] = fd;
 	}
-	return rte_mp_reply(&reply, peer);
+	ret = rte_mp_reply(&reply, peer);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* Register our action for the first device of the process. Lock held. */
@@ -571,17 +587,19 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		err = EINVAL;
 		goto err_out;
 	}
+	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
-	if (find_dev_locked(devstr, 0) != NULL) {
-		pthread_mutex_unlock(&share_devs_lock);
+	dev = find_dev_locked(devstr, 0);
+	pthread_mutex_unlock(&share_devs_lock);
+	if (dev != NULL) {
+		dev = NULL;
 		err = EEXIST;
-		goto err_out;
+		goto err_unlock;
 	}
 	dev = dev_new(devstr);
 	if (dev == NULL) {
-		pthread_mutex_unlock(&share_devs_lock);
 		err = ENOMEM;
-		goto err_out;
+		goto err_unlock;
 	}
 	dev->primary = true;
 	dev->withdraw_timeout_ms = conf != NULL && conf->withdraw_timeout_ms != 0 ?
@@ -623,11 +641,14 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		err = errno;
 		goto err_mz;
 	}
+	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
+	if (err == 0)
+		TAILQ_INSERT_TAIL(&share_devs, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
 	if (err != 0)
 		goto err_mz;
-	TAILQ_INSERT_TAIL(&share_devs, dev, next);
-	pthread_mutex_unlock(&share_devs_lock);
+	pthread_mutex_unlock(&share_open_lock);
 	mdevx_share_telemetry_init();
 	SHARE_LOG(INFO, "%s: sharing with %u records in %s, cookie %#" PRIx64, devstr,
 		  capacity, mz_name, dev->cookie);
@@ -638,8 +659,9 @@ err_mz:
 err_close:
 	mdevx_close(dev->ctx);
 err_unlock:
-	pthread_mutex_unlock(&share_devs_lock);
-	dev_free(dev);
+	pthread_mutex_unlock(&share_open_lock);
+	if (dev != NULL)
+		dev_free(dev);
 err_out:
 	errno = err;
 	return NULL;
@@ -663,19 +685,24 @@ mdevx_share_dev_attach(const char *devstr)
 		err = EPERM;
 		goto err_out;
 	}
+	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
 	dev = find_dev_locked(devstr, 0);
 	if (dev != NULL) {
 		dev->refcnt++;
 		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
 		return dev;
 	}
+	pthread_mutex_unlock(&share_devs_lock);
 	dev = dev_new(devstr);
 	if (dev == NULL) {
 		err = ENOMEM;
 		goto err_unlock;
 	}
+	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
+	pthread_mutex_unlock(&share_devs_lock);
 	if (err != 0)
 		goto err_free;
 
@@ -739,17 +766,21 @@ mdevx_share_dev_attach(const char *devstr)
 		mdevx_close(dev->ctx);
 		goto err_mp;
 	}
+	pthread_mutex_lock(&share_devs_lock);
 	TAILQ_INSERT_TAIL(&share_devs, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
+	pthread_mutex_unlock(&share_open_lock);
 	SHARE_LOG(INFO, "%s: attached, cookie %#" PRIx64, devstr, dev->cookie);
 	return dev;
 
 err_mp:
+	pthread_mutex_lock(&share_devs_lock);
 	mp_put();
+	pthread_mutex_unlock(&share_devs_lock);
 err_free:
 	dev_free(dev);
 err_unlock:
-	pthread_mutex_unlock(&share_devs_lock);
+	pthread_mutex_unlock(&share_open_lock);
 err_out:
 	errno = err;
 	return NULL;
@@ -790,13 +821,16 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 
 	if (dev == NULL)
 		return fail(EINVAL);
+	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
 	if (find_dev_locked(dev->devstr, 0) != dev) {
 		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
 		return fail(ENOENT);
 	}
 	if (--dev->refcnt > 0) {
 		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
 		return 0;
 	}
 	TAILQ_REMOVE(&share_devs, dev, next);
@@ -826,6 +860,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	pthread_mutex_lock(&share_devs_lock);
 	mp_put();
 	pthread_mutex_unlock(&share_devs_lock);
+	pthread_mutex_unlock(&share_open_lock);
 	dev_free(dev);
 	if (ret != 0)
 		errno = -ret;
