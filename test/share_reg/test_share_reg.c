@@ -70,6 +70,19 @@ test_basic(void)
 	CHECK(mdevx_share_reg_attach(mem, len) == reg);
 	CHECK(mdevx_share_reg_attach(mem, len - 1) == NULL);
 	CHECK(mdevx_share_reg_cookie(reg) == 0xc00c1e);
+	/*
+	 * The offsets readers follow (header bytes 24: buckets, 32: records)
+	 * are checked too: a header sending them outside the region is refused.
+	 */
+	for (size_t at = 24; at <= 32; at += 8) {
+		uint64_t saved, bad = (uint64_t)1 << 40;
+
+		memcpy(&saved, (uint8_t *)mem + at, sizeof(saved));
+		memcpy((uint8_t *)mem + at, &bad, sizeof(bad));
+		CHECK(mdevx_share_reg_attach(mem, len) == NULL && errno == EPROTO);
+		memcpy((uint8_t *)mem + at, &saved, sizeof(saved));
+	}
+	CHECK(mdevx_share_reg_attach(mem, len) == reg);
 
 	fill_info(&info, "ctr0", 5);
 	CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);

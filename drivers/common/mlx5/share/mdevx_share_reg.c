@@ -222,7 +222,10 @@ mdevx_share_reg_attach(void *mem, size_t len)
 	    __atomic_load_n(&reg->hdr.magic, __ATOMIC_ACQUIRE) != REG_MAGIC ||
 	    reg->hdr.version != REG_VERSION || reg->hdr.rec_size != REC_SIZE ||
 	    mdevx_share_reg_size(reg->hdr.capacity) != reg->hdr.total_size ||
-	    reg->hdr.total_size > len || reg->hdr.nb_buckets != buckets_for(reg->hdr.capacity)) {
+	    reg->hdr.total_size > len || reg->hdr.nb_buckets != buckets_for(reg->hdr.capacity) ||
+	    /* readers follow these two: they must be where init put them */
+	    reg->hdr.buckets_off != 64 ||
+	    reg->hdr.records_off != reg->hdr.total_size - (uint64_t)reg->hdr.capacity * REC_SIZE) {
 		errno = EPROTO;
 		return NULL;
 	}
