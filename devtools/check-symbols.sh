@@ -16,9 +16,10 @@
 set -eu
 export LC_ALL=C
 
-if [ $# -eq 0 ]; then
-	echo "usage: $0 <lib.so>..." >&2
-	exit 2
+if [ $# -eq 0 ] || [ "$1" = "--help" ] || [ "$1" = "-h" ]; then
+	sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
+	[ $# -eq 0 ] && exit 2
+	exit 0
 fi
 
 dirs=${DPDK_LIB_DIRS:-/usr/lib/x86_64-linux-gnu}
