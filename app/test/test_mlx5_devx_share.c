@@ -1001,6 +1001,80 @@ test_bad_foreign_record(void)
 	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/*
+ * Secondary: attach and close DEVSTR, then stay alive without any device
+ * until go: it must still answer withdrawals (nothing to unimport).
+ * argv[0] == "nodev": the primary has no device open: attach is ENODEV.
+ */
+static int
+role_idle_secondary(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev;
+	uint64_t t0, dt;
+	int ret = 1;
+
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	if (argc > 0 && strcmp(argv[0], "nodev") == 0) {
+		t0 = now_ms();
+		dev = mdevx_share_dev_attach(DEVSTR);
+		dt = now_ms() - t0;
+		ROLE_CHECK(dev == NULL && errno == ENODEV, "attach with no device open: %s",
+			   dev == NULL ? strerror(errno) : "success");
+		ROLE_CHECK(dt < 1000, "ENODEV after %" PRIu64 " ms", dt);
+		return 0;
+	}
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close: %s", strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	ret = 0;
+out:
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_idle_secondary, role_idle_secondary);
+
+/* A secondary that closed its last device does not slow withdrawals down. */
+static int
+test_bad_idle_secondary(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	unsigned int acked = 99;
+	uint64_t t0, dt;
+	pid_t pid;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	pid = spawn_tracked("share_idle_secondary", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
+	t0 = now_ms();
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr0", &acked), "withdraw");
+	dt = now_ms() - t0;
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	TEST_ASSERT_EQUAL(test_mp_wait(pid, CHILD_TIMEOUT_MS), 0, "secondary");
+	/* The bound of the fixture is 3 s. */
+	TEST_ASSERT(dt < 1000, "withdraw waited %" PRIu64 " ms for an idle secondary", dt);
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	return TEST_SUCCESS;
+}
+
+/* A primary that closed its devices answers attach requests with ENODEV. */
+static int
+test_bad_attach_after_close(void)
+{
+	const char *nodev[1] = { "nodev" };
+	struct mdevx_share_dev *dev;
+	int rc;
+
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
+	rc = test_mp_run("share_idle_secondary", NULL, 1, nodev, CHILD_TIMEOUT_MS);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite share_bad_suite = {
 	.suite_name = "mlx5 devx share bad input",
 	.setup = share_suite_setup,
@@ -1009,6 +1083,8 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_null_and_names),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_corrupted_and_stale),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_secondary_calls),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_idle_secondary),
+		TEST_CASE(test_bad_attach_after_close),
 		TEST_CASE(test_bad_full_registry),
 		TEST_CASE(test_bad_foreign_record),
 		TEST_CASE(test_nothing_left),

@@ -115,7 +115,7 @@ struct mdevx_share_dev {
 
 static TAILQ_HEAD(, mdevx_share_dev) share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
 /*
- * share_devs_lock guards the device list and mp_users. The IPC handler
+ * share_devs_lock guards the device list and mp_registered. The IPC handler
  * takes it, so it is only held for list operations, never across device
  * commands, memzone calls or rte_mp requests: those need the EAL IPC thread
  * (the answer to our own attach request, the memory hotplug sync of a
@@ -124,7 +124,7 @@ static TAILQ_HEAD(, mdevx_share_dev) share_devs = TAILQ_HEAD_INITIALIZER(share_d
  */
 static pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned int mp_users;		/* devices using the rte_mp action */
+static bool mp_registered;		/* our rte_mp action (never unregistered) */
 static volatile int test_drop_acks;
 
 static int
@@ -338,25 +338,25 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	return ret;
 }
 
-/* Register our action for the first device of the process. Lock held. */
+/*
+ * Register our action with the first device of the process and keep it
+ * registered: a process that closed its last device must still answer (a
+ * secondary acknowledges withdrawals with nothing to unimport, the primary
+ * refuses attach requests with ENODEV). EAL does not answer a request for
+ * an unknown action, and the requester would wait for its whole bound.
+ * Lock held.
+ */
 static int
 mp_get(void)
 {
-	if (mp_users == 0 && rte_mp_action_register(MP_ACTION, mp_handler) != 0 &&
+	if (!mp_registered && rte_mp_action_register(MP_ACTION, mp_handler) != 0 &&
 	    rte_errno != EEXIST) {
 		SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", MP_ACTION,
 			  rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	mp_users++;
+	mp_registered = true;
 	return 0;
-}
-
-static void
-mp_put(void)
-{
-	if (mp_users > 0 && --mp_users == 0)
-		rte_mp_action_unregister(MP_ACTION);
 }
 
 void
@@ -716,14 +716,14 @@ mdevx_share_dev_attach(const char *devstr)
 		err = rte_errno != 0 ? rte_errno : EIO;
 		SHARE_LOG(ERR, "%s: attach request to the primary failed: %s", devstr,
 			  rte_strerror(err));
-		goto err_mp;
+		goto err_free;
 	}
 	if (reply.nb_received != 1) {
 		err = ETIMEDOUT;
 		SHARE_LOG(ERR, "%s: the primary did not answer within %d s", devstr,
 			  ATTACH_TIMEOUT_S);
 		free(reply.msgs);
-		goto err_mp;
+		goto err_free;
 	}
 	memcpy(&r_buf, reply.msgs[0].param, sizeof(r_buf));
 	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH) {
@@ -744,14 +744,14 @@ mdevx_share_dev_attach(const char *devstr)
 	free(reply.msgs);
 	if (err != 0) {
 		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
-		goto err_mp;
+		goto err_free;
 	}
 	dev->reg = mdevx_share_reg_attach(dev->mz->addr, dev->mz->len);
 	if (dev->reg == NULL || mdevx_share_reg_cookie(dev->reg) != dev->cookie) {
 		err = EPROTO;
 		close(fd);
 		SHARE_LOG(ERR, "%s: registry %s is not the device's", devstr, dev->mz->name);
-		goto err_mp;
+		goto err_free;
 	}
 	dev->ctx = mdevx_import_device(devstr, fd);
 	if (dev->ctx == NULL) {
@@ -759,12 +759,12 @@ mdevx_share_dev_attach(const char *devstr)
 		close(fd);
 		SHARE_LOG(ERR, "%s: importing the device context failed: %s", devstr,
 			  strerror(err));
-		goto err_mp;
+		goto err_free;
 	}
 	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0) {
 		err = ENOTSUP;
 		mdevx_close(dev->ctx);
-		goto err_mp;
+		goto err_free;
 	}
 	pthread_mutex_lock(&share_devs_lock);
 	TAILQ_INSERT_TAIL(&share_devs, dev, next);
@@ -773,10 +773,6 @@ mdevx_share_dev_attach(const char *devstr)
 	SHARE_LOG(INFO, "%s: attached, cookie %#" PRIx64, devstr, dev->cookie);
 	return dev;
 
-err_mp:
-	pthread_mutex_lock(&share_devs_lock);
-	mp_put();
-	pthread_mutex_unlock(&share_devs_lock);
 err_free:
 	dev_free(dev);
 err_unlock:
@@ -857,9 +853,6 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		ret = -errno;
 	if (dev->primary)
 		rte_memzone_free(dev->mz);
-	pthread_mutex_lock(&share_devs_lock);
-	mp_put();
-	pthread_mutex_unlock(&share_devs_lock);
 	pthread_mutex_unlock(&share_open_lock);
 	dev_free(dev);
 	if (ret != 0)
