@@ -791,7 +791,13 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, imp), ENOENT);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(pdev, imp, &attr), ENOENT);
 	SAME_STATE(a);
-	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	/* Published once, owned by the device: a second name is refused. */
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "dup1", cnt), "publish");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "dup2", cnt), EEXIST);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "dup2", &rec), ENOENT);
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "dup1", NULL), "withdraw");
+	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), a.records, "records");
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(cnt), ENOENT);
 	return TEST_SUCCESS;
 }
 

@@ -104,6 +104,9 @@ struct mdevx_share_dev {
 	size_t export_size;
 	/* primary: the published objects, by record slot */
 	struct mdevx_obj **owned;
+	/* primary: the same objects by pointer (a set, power of two >= 2 x capacity) */
+	struct mdevx_obj **owned_set;
+	uint32_t owned_mask;
 	pthread_mutex_t wlock;		/* primary: one writer of the registry */
 	/* imports of this process */
 	pthread_rwlock_t lock;		/* write: import/unimport/notification */
@@ -248,6 +251,66 @@ unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 		n++;
 	}
 	return n;
+}
+
+/* ---------------------------------------------------------------- */
+/* Published objects by pointer (primary, wlock held)                */
+/* ---------------------------------------------------------------- */
+
+/* Open addressing, linear probing, backward shift deletion. */
+static uint32_t
+owned_home(const struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
+{
+	uint64_t h = (uint64_t)(uintptr_t)obj;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return (uint32_t)h & dev->owned_mask;
+}
+
+static bool
+owned_has(const struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
+{
+	uint32_t i = owned_home(dev, obj);
+
+	for (; dev->owned_set[i] != NULL; i = (i + 1) & dev->owned_mask)
+		if (dev->owned_set[i] == obj)
+			return true;
+	return false;
+}
+
+static void
+owned_add(struct mdevx_share_dev *dev, struct mdevx_obj *obj)
+{
+	uint32_t i = owned_home(dev, obj);
+
+	while (dev->owned_set[i] != NULL)
+		i = (i + 1) & dev->owned_mask;
+	dev->owned_set[i] = obj;
+}
+
+static void
+owned_del(struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
+{
+	uint32_t i = owned_home(dev, obj), j, k;
+
+	while (dev->owned_set[i] != obj) {
+		if (dev->owned_set[i] == NULL)
+			return;
+		i = (i + 1) & dev->owned_mask;
+	}
+	dev->owned_set[i] = NULL;
+	for (j = (i + 1) & dev->owned_mask; dev->owned_set[j] != NULL;
+	     j = (j + 1) & dev->owned_mask) {
+		k = owned_home(dev, dev->owned_set[j]);
+		/* Entry j stays if its home k lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		dev->owned_set[i] = dev->owned_set[j];
+		dev->owned_set[j] = NULL;
+		i = j;
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -549,6 +612,7 @@ dev_free(struct mdevx_share_dev *dev)
 	for (uint32_t c = 0; c < IMP_MAX_CHUNKS && dev->chunks[c] != NULL; c++)
 		free(dev->chunks[c]);
 	free(dev->owned);
+	free(dev->owned_set);
 	pthread_mutex_destroy(&dev->wlock);
 	pthread_rwlock_destroy(&dev->lock);
 	free(dev);
@@ -605,7 +669,11 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	dev->withdraw_timeout_ms = conf != NULL && conf->withdraw_timeout_ms != 0 ?
 				   conf->withdraw_timeout_ms : DEFAULT_WITHDRAW_TIMEOUT_MS;
 	dev->owned = calloc(capacity, sizeof(*dev->owned));
-	if (dev->owned == NULL) {
+	for (dev->owned_mask = 1; dev->owned_mask < 2 * capacity; dev->owned_mask <<= 1)
+		;
+	dev->owned_set = calloc(dev->owned_mask, sizeof(*dev->owned_set));
+	dev->owned_mask--;
+	if (dev->owned == NULL || dev->owned_set == NULL) {
 		err = ENOMEM;
 		goto err_unlock;
 	}
@@ -802,8 +870,10 @@ primary_withdraw_all(struct mdevx_share_dev *dev)
 
 			if (r != 0 && ret == 0)
 				ret = r;
-			if (r == 0)
+			if (r == 0) {
+				owned_del(dev, dev->owned[s]);
 				dev->owned[s] = NULL;
+			}
 		}
 		mdevx_share_reg_release(dev->reg, s);
 	}
@@ -970,9 +1040,12 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	if (ret != 0)
 		return ret;
 	pthread_mutex_lock(&dev->wlock);
-	ret = mdevx_share_reg_publish(dev->reg, &info, &idx, &gen);
-	if (ret == 0)
+	/* Owned already (under another name): a second owner would destroy it twice. */
+	ret = owned_has(dev, obj) ? EEXIST : mdevx_share_reg_publish(dev->reg, &info, &idx, &gen);
+	if (ret == 0) {
 		dev->owned[idx] = obj;
+		owned_add(dev, obj);
+	}
 	pthread_mutex_unlock(&dev->wlock);
 	if (ret != 0)
 		return fail(ret);
@@ -1015,6 +1088,7 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 	pthread_rwlock_unlock(&dev->lock);
 	ret = mdevx_obj_destroy(dev->owned[idx]);
 	if (ret == 0) {
+		owned_del(dev, dev->owned[idx]);
 		dev->owned[idx] = NULL;
 		mdevx_share_reg_release(dev->reg, idx);
 	} else {

@@ -25,7 +25,8 @@
  * - EINVAL: NULL or invalid argument;
  * - ENAMETOOLONG: name longer than MDEVX_SHARE_NAME_MAX;
  * - ENOENT: no record of that name; or a handle that is not a live import;
- * - EEXIST: a record of that name exists (publish);
+ * - EEXIST: a record of that name exists, or the object is published
+ *   already under another name (publish);
  * - ENOSPC: the registry is full (publish);
  * - EPROTOTYPE: the record or object is of another kind than asked;
  * - EXDEV: the record belongs to another instance or uverbs file (cookie);
