@@ -730,8 +730,10 @@ test_bad_null_and_names(void)
 	struct mdevx_share_record rec;
 	struct mdevx_tir_attr attr;
 	mdevx_share_imp_t imp = { 0 }, bogus = { .id = 0x12345678ULL << 32 | 3 };
+	struct mdevx_ctx *other;
 	struct mdevx_obj *cnt;
 	struct state_snap a;
+	int rc, err;
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
 	TEST_ASSERT_SUCCESS(snap(&a), "counts");
@@ -798,6 +800,24 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "dup1", NULL), "withdraw");
 	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), a.records, "records");
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(cnt), ENOENT);
+	/*
+	 * An object of another context (another uverbs file): its handle means
+	 * nothing, or another object, on the device's context.
+	 */
+	other = mdevx_open(DEVSTR);
+	TEST_ASSERT_NOT_NULL(other, "open: %s", strerror(errno));
+	cnt = mdevx_counter_alloc(other, 128);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc");
+	rc = mdevx_share_publish(pdev, "other_ctx", cnt);
+	err = errno;
+	if (rc != 0)
+		mdevx_obj_destroy(cnt);
+	TEST_ASSERT_EQUAL(rc, -EXDEV, "publish of another context's object: %d", rc);
+	TEST_ASSERT_EQUAL(err, EXDEV, "errno %d", err);
+	TEST_ASSERT_SUCCESS(mdevx_close(other), "close");
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_ctx(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_obj_ctx(cnt), ENOENT);
+	TEST_ASSERT(mdevx_obj_ctx(chain.td) == mdevx_share_dev_ctx(pdev), "context of an object");
 	return TEST_SUCCESS;
 }
 

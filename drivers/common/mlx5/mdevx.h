@@ -192,6 +192,9 @@ struct mdevx_obj_info {
 /** Fill @p info. 0, -EINVAL or -ENOENT. */
 MDEVX_API int mdevx_obj_info(const struct mdevx_obj *obj, struct mdevx_obj_info *info);
 
+/** The context @p obj was created or imported on; NULL with errno EINVAL or ENOENT. */
+MDEVX_API struct mdevx_ctx *mdevx_obj_ctx(const struct mdevx_obj *obj);
+
 /**
  * Destroy a local object: the device object is destroyed for every context
  * (imports of it become stale), then the wrapper is freed. Objects owned by

@@ -51,6 +51,18 @@ mdevx_obj_info(const struct mdevx_obj *obj, struct mdevx_obj_info *info)
 	return 0;
 }
 
+MDEVX_API struct mdevx_ctx *
+mdevx_obj_ctx(const struct mdevx_obj *obj)
+{
+	int rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
+
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
+	return obj->ctx;
+}
+
 /* Release the backend object of a local wrapper by kind. 0 or errno. */
 static int
 backend_release(struct mdevx_obj *obj)

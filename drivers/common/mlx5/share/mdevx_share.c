@@ -1020,6 +1020,9 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 		return -errno;
 	if (oi.imported)
 		return fail(EPERM);
+	/* A handle of another uverbs file names nothing, or another object, here. */
+	if (mdevx_obj_ctx(obj) != dev->ctx)
+		return fail(EXDEV);
 	memset(&info, 0, sizeof(info));
 	if (oi.kind == MDEVX_OBJ_FLOW_COUNTER) {
 		info.kind = MDEVX_SHARE_COUNTER;
