@@ -29,6 +29,7 @@
 /* PRM opcodes and statuses used for fault injection (prm_facts.md). */
 #define OP_ALLOC_FLOW_COUNTER 0x939
 #define OP_CREATE_TIR 0x900
+#define OP_QUERY_HCA_CAP 0x100
 #define STAT_BAD_PARAM 0x03
 #define STAT_LIM 0x08
 
@@ -511,8 +512,9 @@ test_errno_cases(void)
 	struct mdevx_rq_attr rqa;
 	struct mdevx_cq_attr cqa = { .log_cq_size = 4 };
 	uint8_t *buf = calloc(1, exp_size + 16);
+	struct mdevx_ctx *c;
 	size_t sz;
-	int rc = TEST_FAILED;
+	int rc = TEST_FAILED, fd;
 
 	TEST_ASSERT_NOT_NULL(buf, "calloc");
 	/* Device strings. */
@@ -660,6 +662,22 @@ test_errno_cases(void)
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
 	TEST_ASSERT_EQUAL(ce.status, STAT_LIM, "status %#x", ce.status);
 	TEST_ASSERT_EQUAL(ce.syndrome, 0xbeefu, "syndrome %#x", ce.syndrome);
+	/*
+	 * A device import whose capability query fails: the caller still owns
+	 * its fd, as documented (the share layer closes it then).
+	 */
+	fd = dup(mdevx_cmd_fd(ctx1));
+	TEST_ASSERT(fd >= 0, "dup: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_HCA_CAP, 1, STAT_BAD_PARAM,
+						0x77, 0), "fault");
+	errno = 0;
+	c = mdevx_import_device(DEVSTR, fd);
+	if (c != NULL)
+		mdevx_close(c);
+	TEST_ASSERT(c == NULL && errno == EINVAL, "import with a failing QUERY_HCA_CAP: %s",
+		    c == NULL ? strerror(errno) : "success");
+	TEST_ASSERT(fcntl(fd, F_GETFD) != -1, "failed import closed the caller's fd");
+	TEST_ASSERT_SUCCESS(close(fd), "close");
 	/* The device itself refuses a TIR on an RQ that does not exist. */
 	memset(&ta, 0, sizeof(ta));
 	ta.inline_rqn = 0xfffff0;

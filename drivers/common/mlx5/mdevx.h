@@ -113,7 +113,8 @@ MDEVX_API struct mdevx_ctx *mdevx_open(const char *devstr);
  * @param cmd_fd
  *   The command fd of the original context (mdevx_cmd_fd()), usually a dup()
  *   or an fd received over a Unix socket. On success the new context owns
- *   it and closes it in mdevx_close(); on failure the caller still owns it.
+ *   it (it keeps a duplicate and closes @p cmd_fd at once); on any failure,
+ *   also one after the backend import, the caller still owns it.
  * @return
  *   A new context, or NULL with errno: EINVAL, EBADF, ENOTSUP (import not
  *   supported by the installed rdma-core), errors of QUERY_HCA_CAP.

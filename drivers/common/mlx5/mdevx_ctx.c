@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Device contexts: open, import by command fd, close. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mdevx_internal.h"
 
@@ -71,7 +73,7 @@ mdevx_import_device(const char *devstr, int cmd_fd)
 	const struct mdevx_backend_ops *ops;
 	struct mdevx_ctx *ctx;
 	const char *spec;
-	int rc;
+	int rc, fd;
 
 	ops = mdevx_backend_select(devstr, &spec);
 	if (ops == NULL)
@@ -80,21 +82,35 @@ mdevx_import_device(const char *devstr, int cmd_fd)
 		errno = cmd_fd < 0 ? EBADF : EINVAL;
 		return NULL;
 	}
+	/*
+	 * Work on a dup: whatever fails, the backend import or the capability
+	 * query after it (whose cleanup closes the context and its fd), the
+	 * caller keeps cmd_fd. On success the context owns the dup and the
+	 * caller's descriptor is closed.
+	 */
+	fd = fcntl(cmd_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
+		close(fd);
 		errno = ENOMEM;
 		return NULL;
 	}
 	ctx->ops = ops;
 	ctx->imported = true;
-	rc = ops->import_device(cmd_fd, &ctx->bctx);
+	rc = ops->import_device(fd, &ctx->bctx);
 	if (rc != 0) {
 		MDEVX_LOG(ERR, "cannot import %s from fd %d: %s", devstr, cmd_fd, strerror(rc));
+		close(fd);
 		free(ctx);
 		errno = rc;
 		return NULL;
 	}
-	return ctx_finish(ctx, devstr);
+	ctx = ctx_finish(ctx, devstr);
+	if (ctx != NULL)
+		close(cmd_fd);
+	return ctx;
 }
 
 MDEVX_API int
