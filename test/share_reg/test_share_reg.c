@@ -181,6 +181,54 @@ test_corruption_and_dead_writer(void)
 	munmap(mem, len);
 }
 
+/*
+ * A chain link (not covered by the checksum: unlinking rewrites it) that a
+ * corruption turned into a cycle: readers and the writer's unlink give up
+ * with EBADMSG instead of walking forever (SIGALRM fails the test then).
+ */
+static void
+test_corrupted_chain(void)
+{
+	uint32_t cap = 2, ia, ib, probes;
+	size_t len = mdevx_share_reg_size(cap), rlen;
+	void *mem = shared_map(len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 11);
+	struct mdevx_share_rec_info info, out;
+	char same[2][32];
+	uint64_t gen_a, gen_b;
+	uint32_t *next_b, saved;
+	int n = 0;
+
+	fill_info(&info, "a", 1);
+	CHECK(mdevx_share_reg_publish(reg, &info, &ia, &gen_a) == 0);
+	/* Two more names of a's bucket: their missing lookup visits "a". */
+	for (int i = 0; i < 1000 && n < 2; i++) {
+		snprintf(same[n], sizeof(same[n]), "b%d", i);
+		if (mdevx_share_reg_lookup(reg, same[n], &out, NULL, &probes) == ENOENT &&
+		    probes == 1)
+			n++;
+	}
+	CHECK(n == 2);
+	fill_info(&info, same[0], 2);
+	CHECK(mdevx_share_reg_publish(reg, &info, &ib, &gen_b) == 0);	/* b -> a */
+	CHECK(mdevx_share_reg_lookup(reg, same[1], &out, NULL, &probes) == ENOENT && probes == 2);
+	/* b -> b: the link word follows the sequence word. */
+	next_b = (uint32_t *)((uint8_t *)mdevx_share_reg_raw_record(reg, ib, &rlen) + 4);
+	saved = *next_b;
+	*next_b = ib + 1;
+	alarm(5);
+	CHECK(mdevx_share_reg_lookup(reg, same[1], &out, NULL, NULL) == EBADMSG);
+	CHECK(mdevx_share_reg_lookup(reg, "a", &out, NULL, NULL) == EBADMSG);
+	CHECK(mdevx_share_reg_withdraw(reg, ia, gen_a, NULL) == 0);
+	CHECK(mdevx_share_reg_release(reg, ia) == EBADMSG);
+	alarm(0);
+	*next_b = saved;
+	CHECK(mdevx_share_reg_release(reg, ia) == 0);
+	CHECK(mdevx_share_reg_lookup(reg, same[0], &out, NULL, NULL) == 0);
+	CHECK(mdevx_share_reg_count(reg) == 1);
+	munmap(mem, len);
+}
+
 static void
 test_probes_at_full_load(void)
 {
@@ -301,6 +349,7 @@ main(void)
 {
 	test_basic();
 	test_corruption_and_dead_writer();
+	test_corrupted_chain();
 	test_probes_at_full_load();
 	test_concurrent_readers();
 	printf("%u passed, %u failed\n", n_pass, n_fail);

@@ -338,8 +338,14 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 			uint16_t state;
 			bool match;
 
-			if (idx >= reg->hdr.capacity)
-				return EBADMSG;	/* corrupted link */
+			/*
+			 * A corrupted link: out of range, or a cycle (links are not
+			 * covered by the checksum). A walk changed under our feet
+			 * revisits a record only after a reuse, so a legitimate one
+			 * never comes near twice the capacity.
+			 */
+			if (idx >= reg->hdr.capacity || probes > 2 * reg->hdr.capacity + 2)
+				return EBADMSG;
 			rec = &recs[idx];
 			probes++;
 			s1 = load_acq32(&rec->seq);
@@ -472,7 +478,7 @@ int
 mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx)
 {
 	struct reg_rec *rec, *recs;
-	uint32_t *link;
+	uint32_t *link, steps = 0;
 
 	if (reg == NULL || idx >= reg->hdr.capacity)
 		return EINVAL;
@@ -484,8 +490,12 @@ mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx)
 		return EINVAL;
 	/* Unlink: readers on the slot keep a valid next until it is reused. */
 	link = &reg_buckets(reg)[rec->hash & (reg->hdr.nb_buckets - 1)];
-	while (*link != 0 && *link != idx + 1)
+	while (*link != 0 && *link != idx + 1) {
+		/* a corrupted link (out of range, or a cycle): give up */
+		if (*link > reg->hdr.capacity || ++steps > reg->hdr.capacity)
+			return EBADMSG;
 		link = &recs[*link - 1].next;
+	}
 	if (*link == 0)
 		return EINVAL;
 	store_rel32(link, rec->next);

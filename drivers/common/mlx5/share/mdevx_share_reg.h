@@ -101,7 +101,10 @@ int mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_shar
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
 			     uint64_t *new_generation);
-/** Unlink a withdrawn record and free its slot. 0, EINVAL, EBUSY (still published). */
+/**
+ * Unlink a withdrawn record and free its slot. 0, EINVAL, EBUSY (still
+ * published), EBADMSG (its hash chain is corrupted: the slot stays used).
+ */
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
 
