@@ -730,6 +730,7 @@ test_bad_null_and_names(void)
 	struct mdevx_share_record rec;
 	struct mdevx_tir_attr attr;
 	mdevx_share_imp_t imp = { 0 }, bogus = { .id = 0x12345678ULL << 32 | 3 };
+	struct mdevx_share_dev *dev2;
 	struct mdevx_ctx *other;
 	struct mdevx_obj *cnt;
 	struct state_snap a;
@@ -742,6 +743,11 @@ test_bad_null_and_names(void)
 
 	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_open(NULL, NULL), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_open(DEVSTR, NULL), EEXIST);
+	/* Closed twice: the closed device is not read again (ASan: use after free). */
+	dev2 = mdevx_share_dev_open(DEVSTR2, NULL);
+	TEST_ASSERT_NOT_NULL(dev2, "open %s: %s", DEVSTR2, strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev2), "close");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev2), ENOENT);
 	/* we are the primary */
 	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_attach(DEVSTR), EPERM);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(NULL), EINVAL);

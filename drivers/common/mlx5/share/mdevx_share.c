@@ -331,6 +331,17 @@ find_dev_locked(const char *devstr, uint32_t key)
 	return NULL;
 }
 
+static bool
+dev_listed_locked(const struct mdevx_share_dev *dev)
+{
+	const struct mdevx_share_dev *d;
+
+	TAILQ_FOREACH(d, &share_devs, next)
+		if (d == dev)
+			return true;
+	return false;
+}
+
 /*
  * Runs on the EAL IPC thread. No allocation, no request of our own: the
  * reply carries the command fd (the receiver gets its own descriptor).
@@ -889,7 +900,8 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		return fail(EINVAL);
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
-	if (find_dev_locked(dev->devstr, 0) != dev) {
+	/* By pointer: a device closed already must not be read. */
+	if (!dev_listed_locked(dev)) {
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
 		return fail(ENOENT);
