@@ -6,6 +6,7 @@
  * is delayed, random mailboxes. After each, the daemon must still serve a
  * bystander client, and only the offender is disconnected.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -72,6 +73,15 @@ peer_closed(int fd)
 			return true;
 	}
 	return false;
+}
+
+/* Something (data or EOF) arrives within 5 s. */
+static bool
+peer_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 5000) == 1;
 }
 
 static void
@@ -270,6 +280,113 @@ test_channel_garbage(void)
 	check_bystander("garbage on channels");
 	swdev_obj_destroy(ctr);
 	swdev_close(ctx);
+}
+
+/*
+ * Send one OPEN or ATTACH datagram with @p payload_len bytes of payload and a
+ * fresh channel on the command fd of @p ctx. Returns our end of the channel
+ * and the errno of the daemon's answer in *err (EPIPE: dropped unanswered).
+ */
+static int
+send_join(struct swdev_ctx *ctx, uint16_t op, const char *payload, uint32_t payload_len,
+	  int *err)
+{
+	uint8_t msg[sizeof(struct swdev_req_hdr) + 32];
+	struct swdev_req_hdr *h = (struct swdev_req_hdr *)msg;
+	struct swdev_rep_hdr rep;
+	int sv[2];
+
+	*err = EIO;
+	if (payload_len > 32 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return -1;
+	memset(msg, 0, sizeof(msg));
+	h->magic = SWDEV_PROTO_MAGIC;
+	h->version = SWDEV_PROTO_VERSION;
+	h->op = op;
+	h->seq = 9;
+	h->inlen = payload_len;
+	memcpy(msg + sizeof(*h), payload, payload_len);
+	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg, sizeof(*h) + payload_len, sv[1], 0) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	close(sv[1]);
+	if (!peer_readable(sv[0]))
+		*err = ETIMEDOUT;
+	else if (swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0)
+		*err = EPIPE;
+	else
+		*err = (int)rep.err;
+	return sv[0];
+}
+
+/*
+ * Misuse of a live file's command fd: a second OPEN, an ATTACH with a
+ * payload, more channels than a file may have. Each is refused, the file
+ * and its other channels are kept, and a freed channel slot is reusable.
+ */
+static void
+test_command_fd_misuse(void)
+{
+	static int chans[300];
+	struct swdev_ctx *ctx;
+	struct swdev_obj *ctr;
+	uint64_t pk;
+	uint32_t base;
+	int fd, err, n, i;
+
+	printf("== misuse of a command fd: second OPEN, ATTACH with payload, channel limit\n");
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "open");
+	if (ctx == NULL)
+		return;
+	ctr = mp_counter_alloc(ctx, 0, &base, &err);
+	CHECK(ctr != NULL, "counter");
+	if (ctr == NULL)
+		return;
+	fd = send_join(ctx, SWDEV_OP_OPEN, MP_DEV, sizeof(MP_DEV), &err);
+	CHECK(fd >= 0 && err == EPIPE, "second OPEN on a file: dropped, channel closed: %s",
+	      strerror(err));
+	if (fd >= 0)
+		close(fd);
+	fd = send_join(ctx, SWDEV_OP_ATTACH, "abcd", 4, &err);
+	CHECK(fd >= 0 && err == EINVAL, "ATTACH with a payload: EINVAL: %s", strerror(err));
+	if (fd >= 0)
+		close(fd);
+	err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0, "the file survives both: %s", strerror(err));
+
+	/* The context's own channel is one of the 256. */
+	for (n = 0; n < 300; n++) {
+		chans[n] = raw_attach(ctx);
+		if (chans[n] < 0)
+			break;
+	}
+	CHECK(n == 255, "255 more channels, then refused: %d", n);
+	fd = send_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err);
+	CHECK(err == EMFILE, "ATTACH beyond the limit: EMFILE: %s", strerror(err));
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		close(chans[--n]);
+		for (i = 0; i < 100; i++) {
+			chans[n] = raw_attach(ctx);
+			if (chans[n] >= 0)
+				break;
+			usleep(10000);
+		}
+		CHECK(chans[n] >= 0, "a closed channel frees its slot");
+		if (chans[n] >= 0)
+			n++;
+	}
+	err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0, "the context's channel works at the limit: %s", strerror(err));
+	for (i = 0; i < n; i++)
+		close(chans[i]);
+	swdev_obj_destroy(ctr);
+	swdev_close(ctx);
+	check_bystander("misuse of a command fd");
 }
 
 /* Pipeline big requests and never read: only this channel stalls. */
@@ -497,11 +614,46 @@ test_out_of_fds(void)
 	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops cleanly");
 }
 
+/* Descriptors the daemon holds now, or -1. */
+static int
+daemon_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Wait (5 s) until the daemon is back to @p want descriptors; the last count. */
+static int
+daemon_fds_settle(pid_t pid, int want)
+{
+	int i, n = -1;
+
+	for (i = 0; i < 500; i++) {
+		n = daemon_fds(pid);
+		if (n == want)
+			break;
+		usleep(10000);
+	}
+	return n;
+}
+
 int
 main(int argc, char **argv)
 {
 	pid_t daemon;
-	int err, st;
+	int err, st, fds0, fds;
 
 	mp_init(argc, argv, "robust");
 	daemon = mp_daemon_start(mp_sock, NULL);
@@ -518,13 +670,19 @@ main(int argc, char **argv)
 	CHECK(bys_ctr != NULL, "bystander counter");
 	if (bys_ctr == NULL)
 		return mp_finish();
+	/* Every misbehaving client below must leave no descriptor behind. */
+	fds0 = daemon_fds(daemon);
+	CHECK(fds0 > 0, "daemon descriptors: %d", fds0);
 	test_main_socket_garbage();
 	test_channel_garbage();
+	test_command_fd_misuse();
 	test_no_reader();
 	test_killed_clients();
 	test_random_mailboxes();
 	test_ctl_garbage();
 	test_out_of_fds();
+	fds = daemon_fds_settle(daemon, fds0);
+	CHECK(fds == fds0, "daemon descriptors back to %d after all that: %d", fds0, fds);
 	swdev_obj_destroy(bys_ctr);
 	swdev_close(bystander);
 	swdev_ctl_close(ctl);
