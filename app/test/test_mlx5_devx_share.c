@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1500,6 +1501,168 @@ test_fault_attach_during_withdrawals(void)
 	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/*
+ * Many withdrawals in flight at once (more than the library tracks): the
+ * same device under NB_SPELLINGS device strings (the socket path spelled
+ * with "./" segments), one record "w" each, withdrawn by one thread each.
+ */
+#define NB_SPELLINGS 17
+
+static int
+devstr_spelling(char *buf, size_t len, int k)
+{
+	const char *sock = getenv("SWDEV_SOCKET"), *slash;
+	int n;
+
+	if (k == 0)
+		n = snprintf(buf, len, "%s", DEVSTR);
+	else if (sock == NULL || (slash = strrchr(sock, '/')) == NULL)
+		return -1;
+	else
+		n = snprintf(buf, len, "swdev:%.*s/%.*s%s:%s", (int)(slash - sock), sock, 2 * k,
+			     "./././././././././././././././././././././././././././././././",
+			     slash + 1, DEV);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* Imports "w" under every spelling; after go, each must have been unimported. */
+static int
+role_multi_holder(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev[NB_SPELLINGS] = { NULL };
+	struct share_sync *s = sync_area();
+	mdevx_share_imp_t imp[NB_SPELLINGS];
+	char devstr[128];
+	int ret = 1, n = 0;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	for (; n < NB_SPELLINGS; n++) {
+		ROLE_CHECK(devstr_spelling(devstr, sizeof(devstr), n) == 0, "devstr %d", n);
+		dev[n] = mdevx_share_dev_attach(devstr);
+		ROLE_CHECK(dev[n] != NULL, "attach %s: %s", devstr, strerror(errno));
+		ROLE_CHECK(mdevx_share_import(dev[n], "w", MDEVX_SHARE_COUNTER, &imp[n]) == 0,
+			   "import on %s: %s", devstr, strerror(errno));
+	}
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	for (int k = 0; k < NB_SPELLINGS; k++) {
+		ROLE_CHECK(mdevx_share_dev_imports(dev[k]) == 0,
+			   "spelling %d: the withdrawal was never notified", k);
+		ROLE_CHECK(mdevx_share_unimport(dev[k], imp[k]) == 0, "unimport");
+	}
+	ret = 0;
+out:
+	for (int k = 0; k < n && k < NB_SPELLINGS; k++)
+		if (dev[k] != NULL)
+			mdevx_share_dev_close(dev[k]);
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_multi_holder, role_multi_holder);
+
+/* Attached, never acknowledges: every withdrawal waits for its bound. */
+static int
+role_mute(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	mdevx_share_test_drop_acks(1);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	ret = 0;
+out:
+	if (dev != NULL)
+		mdevx_share_dev_close(dev);
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_mute, role_mute);
+
+struct withdraw_arg {
+	struct mdevx_share_dev *dev;
+	unsigned int acked;
+	int rc;
+};
+
+static void *
+withdraw_thread(void *p)
+{
+	struct withdraw_arg *a = p;
+
+	a->rc = mdevx_share_withdraw(a->dev, "w", &a->acked);
+	return NULL;
+}
+
+static int
+test_fault_many_withdrawals(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 4, .withdraw_timeout_ms = 1000 };
+	struct withdraw_arg arg[NB_SPELLINGS];
+	struct share_sync *s = sync_mz->addr;
+	pthread_t th[NB_SPELLINGS];
+	char devstr[128];
+	pid_t holder, mute;
+	int rc_holder, rc_mute, ret = TEST_FAILED, k;
+
+	memset(arg, 0, sizeof(arg));
+	arg[0].dev = pdev;
+	for (k = 1; k < NB_SPELLINGS; k++) {
+		TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), k), "devstr");
+		arg[k].dev = mdevx_share_dev_open(devstr, &conf);
+		if (arg[k].dev == NULL) {
+			printf("open %s: %s\n", devstr, strerror(errno));
+			goto out;
+		}
+	}
+	for (k = 0; k < NB_SPELLINGS; k++) {
+		struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(arg[k].dev), 1);
+
+		if (cnt == NULL || mdevx_share_publish(arg[k].dev, "w", cnt) != 0) {
+			printf("publish %d: %s\n", k, strerror(errno));
+			goto out;
+		}
+	}
+	holder = spawn_tracked("share_multi_holder", 0, NULL);
+	mute = spawn_tracked("share_mute", 0, NULL);
+	if (holder <= 0 || mute <= 0 || !wait_at_least(&s->ready, 2, WAIT_MS)) {
+		printf("secondaries not ready\n");
+		goto out;
+	}
+	for (k = 0; k < NB_SPELLINGS; k++)
+		if (pthread_create(&th[k], NULL, withdraw_thread, &arg[k]) != 0)
+			break;
+	for (int j = 0; j < k; j++)
+		pthread_join(th[j], NULL);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	rc_holder = test_mp_wait(holder, CHILD_TIMEOUT_MS);
+	rc_mute = test_mp_wait(mute, CHILD_TIMEOUT_MS);
+	if (k != NB_SPELLINGS || rc_holder != 0 || rc_mute != 0) {
+		printf("threads %d, holder exited with %d, mute with %d\n", k, rc_holder,
+		       rc_mute);
+		goto out;
+	}
+	for (k = 0; k < NB_SPELLINGS; k++) {
+		if (arg[k].rc != 0 || arg[k].acked != 1) {
+			printf("withdrawal %d: %d, %u acknowledgements (want 1)\n", k, arg[k].rc,
+			       arg[k].acked);
+			goto out;
+		}
+	}
+	ret = TEST_SUCCESS;
+out:
+	for (k = 1; k < NB_SPELLINGS; k++)
+		if (arg[k].dev != NULL)
+			mdevx_share_dev_close(arg[k].dev);
+	return ret;
+}
+
 static struct unit_test_suite share_fault_suite = {
 	.suite_name = "mlx5 devx share faults",
 	.setup = share_suite_setup,
@@ -1509,6 +1672,7 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_mute_secondary),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_concurrent_churn),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_attach_during_withdrawals),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_many_withdrawals),
 		TEST_CASE(test_fault_primary_killed),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()

@@ -33,6 +33,14 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 	rte_log(RTE_LOG_ ## level, mdevx_share_logtype, "mdevx_share: " fmt "\n", ##__VA_ARGS__)
 
 #define MP_ACTION "mdevx_share_mp"	/* ours: DPDK's mlx5 uses common_mlx5_mp */
+/*
+ * Withdrawal notifications: one action name per pending slot. EAL refuses
+ * (EEXIST) a request while one of the same name to the same peer is
+ * pending, so concurrent withdrawals (of different devices) need names of
+ * their own. Replies carry the name of their request.
+ */
+#define MP_ACTION_WITHDRAW "mdevx_share_mp_w%u"
+#define MAX_PENDING 16
 #define ATTACH_TIMEOUT_S 5
 #define DEFAULT_CAPACITY 4096
 #define DEFAULT_WITHDRAW_TIMEOUT_MS 2000
@@ -63,10 +71,10 @@ _Static_assert(sizeof(struct mp_param) <= RTE_MP_MAX_PARAM_LEN, "rte_mp param si
 
 /* rte_mp_msg.param is only 4-byte aligned: parameters travel by copy. */
 static void
-mp_msg_pack(struct rte_mp_msg *msg, const struct mp_param *p)
+mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p)
 {
 	memset(msg, 0, sizeof(*msg));
-	snprintf(msg->name, sizeof(msg->name), "%s", MP_ACTION);
+	snprintf(msg->name, sizeof(msg->name), "%s", name);
 	msg->len_param = sizeof(*p);
 	memcpy(msg->param, p, sizeof(*p));
 }
@@ -401,7 +409,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -EINVAL;
 	}
 	pthread_mutex_unlock(&share_devs_lock);
-	mp_msg_pack(&reply, rep);
+	mp_msg_pack(&reply, msg->name, rep);
 	if (fd >= 0) {
 		reply.num_fds = 1;
 		reply.fds[0] = fd;
@@ -423,11 +431,18 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 static int
 mp_get(void)
 {
-	if (!mp_registered && rte_mp_action_register(MP_ACTION, mp_handler) != 0 &&
-	    rte_errno != EEXIST) {
-		SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", MP_ACTION,
-			  rte_strerror(rte_errno));
-		return -rte_errno;
+	char name[RTE_MP_MAX_NAME_LEN];
+
+	for (unsigned int i = 0; !mp_registered && i <= MAX_PENDING; i++) {
+		if (i == MAX_PENDING)
+			snprintf(name, sizeof(name), "%s", MP_ACTION);
+		else
+			snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, i);
+		if (rte_mp_action_register(name, mp_handler) != 0 && rte_errno != EEXIST) {
+			SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", name,
+				  rte_strerror(rte_errno));
+			return -rte_errno;
+		}
 	}
 	mp_registered = true;
 	return 0;
@@ -447,7 +462,6 @@ mdevx_share_test_drop_acks(int drop)
  * callback has no user argument: a sequence number in the request finds
  * the waiter.
  */
-#define MAX_PENDING 16
 
 struct pending_notify {
 	uint64_t seq;			/* 0 = slot free */
@@ -530,6 +544,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	};
 	struct timespec deadline;
 	struct pending_notify *pn = NULL;
+	char name[RTE_MP_MAX_NAME_LEN];
 	unsigned int acked = 0;
 
 	*nb_sent = 0;
@@ -542,13 +557,18 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	if (!have_secondaries())
 		return 0;
 	pthread_mutex_lock(&pending_lock);
-	for (int i = 0; i < MAX_PENDING && pn == NULL; i++)
-		if (pending[i].seq == 0)
-			pn = &pending[i];
-	if (pn == NULL) {
-		pthread_mutex_unlock(&pending_lock);
-		SHARE_LOG(ERR, "too many withdrawals in flight");
-		return 0;
+	for (;;) {
+		for (int i = 0; i < MAX_PENDING && pn == NULL; i++)
+			if (pending[i].seq == 0)
+				pn = &pending[i];
+		if (pn != NULL)
+			break;
+		/*
+		 * All slots busy: wait, never skip the notification (the object
+		 * would be destroyed under secondaries still using it). Every
+		 * slot is freed within its withdrawal's bound plus a margin.
+		 */
+		pthread_cond_wait(&pending_cond, &pending_lock);
 	}
 	memset(pn, 0, sizeof(*pn));
 	pn->seq = ++pending_seq;
@@ -560,11 +580,13 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	p->rec_idx = rec_idx;
 	p->generation = gen;
 	p->cookie = pn->seq;	/* the request's sequence number */
-	mp_msg_pack(&req, p);
+	snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, (unsigned int)(pn - pending));
+	mp_msg_pack(&req, name, p);
 	if (rte_mp_request_async(&req, &ts, notify_done) != 0) {
 		SHARE_LOG(WARNING, "withdraw notification failed: %s", rte_strerror(rte_errno));
 		pthread_mutex_lock(&pending_lock);
 		pn->seq = 0;
+		pthread_cond_broadcast(&pending_cond);
 		pthread_mutex_unlock(&pending_lock);
 		return 0;
 	}
@@ -589,6 +611,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 		SHARE_LOG(ERR, "withdraw of record %u: no answer from EAL", rec_idx);
 		pn->seq = 0;
 	}
+	pthread_cond_broadcast(&pending_cond);	/* a free slot for a waiter */
 	pthread_mutex_unlock(&pending_lock);
 	return acked;
 }
@@ -789,7 +812,7 @@ mdevx_share_dev_attach(const char *devstr)
 	p->op = MP_OP_ATTACH;
 	p->key = dev->key;
 	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
-	mp_msg_pack(&req, p);
+	mp_msg_pack(&req, MP_ACTION, p);
 	memset(&reply, 0, sizeof(reply));
 	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
 		err = rte_errno != 0 ? rte_errno : EIO;
