@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -761,7 +762,15 @@ conn_event(struct swdev_server *srv, struct conn *c, uint32_t events)
 {
 	/* Big enough for any valid OPEN/ATTACH; longer datagrams are truncated. */
 	uint8_t buf[sizeof(struct swdev_req_hdr) + SWDEV_PROTO_NAME_LEN + 16];
-	int budget = 16;
+	/*
+	 * Read hang-up without hang-up: a holder shut the shared command fd
+	 * down for writing (shutdown() acts on the socket every holder
+	 * shares), so nothing new can arrive; what is queued is drained at
+	 * once. It is not the end of the file: a uverbs file lives while any
+	 * holder has it open.
+	 */
+	bool wr_shut = (events & EPOLLRDHUP) && !(events & (EPOLLHUP | EPOLLERR));
+	int budget = wr_shut ? INT_MAX : 16;
 
 	while ((events & EPOLLIN) && budget-- > 0) {
 		int fd, trunc;
@@ -775,13 +784,29 @@ conn_event(struct swdev_server *srv, struct conn *c, uint32_t events)
 			return;
 		}
 		if (n == 0 && fd < 0)
-			break;	/* EOF, or an empty datagram: HUP decides below */
+			break;	/* EOF, or an empty datagram: the events decide below */
 		if (!conn_message(srv, c, buf, n, fd, trunc))
 			return;
 	}
-	if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) {
+	if (events & (EPOLLHUP | EPOLLERR)) {
 		/* Every holder of the command fd is gone. */
 		conn_close(srv, c, "last holder of the command fd gone");
+		return;
+	}
+	if (wr_shut) {
+		struct epoll_event ev = { .events = 0, .data.ptr = &c->e };
+
+		if (c->file == NULL) {
+			conn_close(srv, c, "shut down before OPEN");
+			return;
+		}
+		/* Stop reading (the end of stream would be reported forever);
+		 * EPOLLHUP, always reported, tells when the last holder is gone. */
+		swdev_log(SWDEV_LOG_WARN, "file %u: a holder shut the command fd down; "
+			  "no new context can join, the file stays until the last holder closes",
+			  swdev_file_id(c->file));
+		if (epoll_ctl(srv->epfd, EPOLL_CTL_MOD, c->e.fd, &ev) < 0)
+			conn_close(srv, c, "cannot stop reading a shut down command fd");
 	}
 }
 

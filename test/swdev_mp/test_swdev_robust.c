@@ -389,6 +389,54 @@ test_command_fd_misuse(void)
 	check_bystander("misuse of a command fd");
 }
 
+/*
+ * One holder shuts the shared command fd down for writing: the other holders
+ * keep the uverbs file and its objects; it goes when the last one closes.
+ */
+static void
+test_holder_shutdown(void)
+{
+	struct swdev_ctx *ctx, *imp;
+	struct swdev_obj *ctr, *ictr;
+	uint8_t attrs[32];
+	uint32_t base, nfiles = 0, got = 0, file_id;
+	uint64_t pk = 0;
+	int err;
+
+	printf("== a holder shuts the command fd down\n");
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "open");
+	if (ctx == NULL)
+		return;
+	file_id = swdev_ctx_file_id(ctx);
+	ctr = mp_counter_alloc(ctx, 0, &base, &err);
+	imp = swdev_import_device(dup(swdev_cmd_fd(ctx)));
+	CHECK(ctr != NULL && imp != NULL, "counter and a second holder");
+	if (ctr == NULL || imp == NULL)
+		return;
+	swdev_obj_export(ctr, attrs);
+	ictr = swdev_obj_import(imp, attrs);
+	CHECK(swdev_ctl_inject_traffic(ctl, MP_DEV, base, 6, 60) == 0, "inject");
+	CHECK(shutdown(swdev_cmd_fd(imp), SHUT_WR) == 0, "shutdown: %s", strerror(errno));
+	usleep(100000);
+	err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0 && pk == 6, "the file lives on for the other holder: %s %lu",
+	      strerror(err), (unsigned long)pk);
+	err = mp_counter_query(ictr, base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0 && pk == 6, "and for the one that shut it down: %s", strerror(err));
+	CHECK(mp_wait_total(ctl, file_id, 1, &got) == 0 && got == 1, "its object is kept: %u",
+	      got);
+	swdev_obj_unimport(ictr);
+	swdev_close(imp);
+	swdev_close(ctx);
+	free(ctr);	/* its file goes with the last holder */
+	CHECK(mp_wait_total(ctl, file_id, 0, &got) == 0 && got == 0,
+	      "the file goes with the last holder: %u objects", got);
+	CHECK(mp_wait_files(ctl, 1, &nfiles) == 0 && nfiles == 1, "only the bystander's file: %u",
+	      nfiles);
+	check_bystander("a holder's shutdown of the command fd");
+}
+
 /* Pipeline big requests and never read: only this channel stalls. */
 static void
 test_no_reader(void)
@@ -676,6 +724,7 @@ main(int argc, char **argv)
 	test_main_socket_garbage();
 	test_channel_garbage();
 	test_command_fd_misuse();
+	test_holder_shutdown();
 	test_no_reader();
 	test_killed_clients();
 	test_random_mailboxes();
