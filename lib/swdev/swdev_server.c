@@ -783,8 +783,15 @@ conn_event(struct swdev_server *srv, struct conn *c, uint32_t events)
 			conn_close(srv, c, strerror((int)-n));
 			return;
 		}
-		if (n == 0 && fd < 0)
-			break;	/* EOF, or an empty datagram: the events decide below */
+		if (n == 0 && fd < 0) {
+			/* EOF, or an empty datagram: the events decide below,
+			 * except before OPEN, where either ends the connection. */
+			if (c->file == NULL) {
+				conn_close(srv, c, "end of stream or empty first message");
+				return;
+			}
+			break;
+		}
 		if (!conn_message(srv, c, buf, n, fd, trunc))
 			return;
 	}

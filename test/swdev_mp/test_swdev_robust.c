@@ -110,6 +110,11 @@ test_main_socket_garbage(void)
 	close(fd);
 
 	fd = raw_connect(mp_sock);
+	send(fd, buf, 0, MSG_NOSIGNAL);
+	CHECK(peer_closed(fd), "empty first datagram: disconnected");
+	close(fd);
+
+	fd = raw_connect(mp_sock);
 	memset(&h, 0, sizeof(h));
 	h.magic = SWDEV_PROTO_MAGIC;
 	h.version = SWDEV_PROTO_VERSION;
