@@ -37,27 +37,28 @@ struct limit_opt {
 #define LIM(n, f, m, h) { n, offsetof(struct swdev_limits, f), \
 	sizeof(((struct swdev_limits *)0)->f), m, h }
 
+/* The maxima are the engine's (swdev_engine_add_device() refuses more). */
 static const struct limit_opt limit_opts[] = {
-	LIM("max-counters", max_flow_counters, UINT32_MAX, "flow counters per device"),
+	LIM("max-counters", max_flow_counters, 1ul << 24, "flow counters per device"),
 	LIM("counter-bulk-alloc", flow_counter_bulk_alloc, 255,
 	    "cap flow_counter_bulk_alloc bitmask (bit i = 128 << i counters)"),
-	LIM("counter-bulk-log-max", flow_counter_bulk_log_max_alloc, 31,
+	LIM("counter-bulk-log-max", flow_counter_bulk_log_max_alloc, 24,
 	    "cap flow_counter_bulk_log_max_alloc (0: log-size allocation unsupported)"),
-	LIM("log-max-counter-bulk", log_max_flow_counter_bulk, 31,
+	LIM("log-max-counter-bulk", log_max_flow_counter_bulk, 24,
 	    "cap log_max_flow_counter_bulk (counters per query, log2)"),
-	LIM("log-max-tir", log_max_tir, 24, "TIRs per device, log2"),
-	LIM("log-max-rq", log_max_rq, 24, "RQs per device, log2"),
-	LIM("log-max-rqt", log_max_rqt, 24, "RQTs per device, log2"),
-	LIM("log-max-rqt-size", log_max_rqt_size, 24, "entries per RQT, log2"),
-	LIM("log-max-cq", log_max_cq, 24, "CQs per device, log2"),
-	LIM("log-max-cq-sz", log_max_cq_sz, 24, "CQEs per CQ, log2"),
-	LIM("log-max-wq-sz", log_max_wq_sz, 24, "WQEs per WQ, log2"),
-	LIM("log-max-td", log_max_transport_domain, 24, "transport domains, log2"),
-	LIM("log-max-pd", log_max_pd, 24, "PDs, log2"),
-	LIM("max-uars", max_uars, UINT32_MAX, "UAR pages per device"),
-	LIM("max-umems", max_umems, UINT32_MAX, "umem registrations per device"),
-	LIM("max-handles", max_handles_per_file, UINT32_MAX, "object handles per uverbs file"),
-	LIM("num-eqs", num_eqs, UINT32_MAX, "EQNs served by the EQN query"),
+	LIM("log-max-tir", log_max_tir, 20, "TIRs per device, log2"),
+	LIM("log-max-rq", log_max_rq, 20, "RQs per device, log2"),
+	LIM("log-max-rqt", log_max_rqt, 20, "RQTs per device, log2"),
+	LIM("log-max-rqt-size", log_max_rqt_size, 16, "entries per RQT, log2"),
+	LIM("log-max-cq", log_max_cq, 20, "CQs per device, log2"),
+	LIM("log-max-cq-sz", log_max_cq_sz, 31, "CQEs per CQ, log2"),
+	LIM("log-max-wq-sz", log_max_wq_sz, 31, "WQEs per WQ, log2"),
+	LIM("log-max-td", log_max_transport_domain, 20, "transport domains, log2"),
+	LIM("log-max-pd", log_max_pd, 20, "PDs, log2"),
+	LIM("max-uars", max_uars, 1ul << 20, "UAR pages per device"),
+	LIM("max-umems", max_umems, 1ul << 20, "umem registrations per device"),
+	LIM("max-handles", max_handles_per_file, 1ul << 24, "object handles per uverbs file"),
+	LIM("num-eqs", num_eqs, 248, "EQNs served by the EQN query"),
 };
 
 #define NUM_LIMITS (sizeof(limit_opts) / sizeof(limit_opts[0]))
@@ -289,9 +290,13 @@ main(int argc, char **argv)
 	for (i = 0; i < ndev; i++) {
 		ret = swdev_engine_add_device(eng, devices[i], &lim);
 		if (ret < 0) {
-			swdev_log(SWDEV_LOG_ERR, "device '%s': %s", devices[i], strerror(-ret));
+			/* A bad name, a duplicate or limits out of range are usage errors. */
+			swdev_log(SWDEV_LOG_ERR, "device '%s': %s", devices[i],
+				  ret == -EINVAL ? "invalid name (1..31 printable characters) or "
+				  "limits (a count of 0)" : ret == -EEXIST ? "given twice" :
+				  strerror(-ret));
 			swdev_engine_destroy(eng);
-			return 1;
+			return ret == -EINVAL || ret == -EEXIST ? 2 : 1;
 		}
 		swdev_log(SWDEV_LOG_INFO, "device %s ready", devices[i]);
 	}

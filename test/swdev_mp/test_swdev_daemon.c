@@ -42,6 +42,11 @@ test_cli(void)
 	const char *bad[] = { mp_daemon_bin, "--no-such-option", NULL };
 	const char *badlim[] = { mp_daemon_bin, "--socket", mp_sock, "--log-max-tir", "x", NULL };
 	const char *badlvl[] = { mp_daemon_bin, "--log-level", "loud", NULL };
+	/* Values the engine refuses are usage errors too, not start failures. */
+	const char *bigtir[] = { mp_daemon_bin, "--socket", mp_sock, "--log-max-tir", "21", NULL };
+	const char *nocnt[] = { mp_daemon_bin, "--socket", mp_sock, "--max-counters", "0", NULL };
+	const char *twice[] = { mp_daemon_bin, "--socket", mp_sock, "--device", "a", "--device",
+				"a", NULL };
 	const char *ping[] = { mp_daemon_bin, "--socket", mp_sock, "--ping", NULL };
 	int rc;
 
@@ -54,6 +59,12 @@ test_cli(void)
 	CHECK(rc == 2, "bad limit exits 2: %d", rc);
 	rc = run_status(badlvl);
 	CHECK(rc == 2, "bad log level exits 2: %d", rc);
+	rc = run_status(bigtir);
+	CHECK(rc == 2, "--log-max-tir above the engine's 20 exits 2: %d", rc);
+	rc = run_status(nocnt);
+	CHECK(rc == 2, "--max-counters 0 exits 2: %d", rc);
+	rc = run_status(twice);
+	CHECK(rc == 2, "a device given twice exits 2: %d", rc);
 	rc = run_status(ping);
 	CHECK(rc == 1, "--ping without a daemon exits 1: %d", rc);
 	CHECK(!exists(mp_sock), "none of that created the socket");
