@@ -76,6 +76,95 @@ fuzz_swdev_fini(void)
 	files[0] = files[1] = NULL;
 }
 
+#define FUZZ_MAX_OBJS 1024
+
+/* Index of @p o among the @p n live objects, or abort (a dangling reference). */
+static unsigned int
+live_index(const struct swdev_obj *const *all, unsigned int n, const struct swdev_obj *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (all[i] == o)
+			return i;
+	abort();
+}
+
+/* Count one reference of @p from to @p o (NULL: none). */
+static void
+ref(const struct swdev_obj *const *all, unsigned int n, uint32_t *want,
+    const struct swdev_obj *from, const struct swdev_obj *o)
+{
+	if (o == NULL)
+		return;
+	want[live_index(all, n, o)]++;
+	if (o->uid != from->uid)
+		abort();
+}
+
+/*
+ * The reference graph: every reference points to a live object of the same
+ * uid, every reference count is the number of references, every object is
+ * found by its id (counter bulks by their base id).
+ */
+static void
+check_refs(struct swdev_dev *dev)
+{
+	static const struct swdev_obj *all[FUZZ_MAX_OBJS];
+	static uint32_t want[FUZZ_MAX_OBJS];
+	const struct swdev_obj *o;
+	struct swdev_file *f;
+	unsigned int n = 0, i, k, j;
+
+	for (f = dev->files; f != NULL; f = f->next)
+		for (k = 0; k < SWDEV_KIND_MAX; k++)
+			for (o = f->objs[k]; o != NULL; o = o->fnext) {
+				if (n == FUZZ_MAX_OBJS)
+					abort();
+				all[n++] = o;
+			}
+	memset(want, 0, sizeof(want[0]) * n);
+	for (i = 0; i < n; i++) {
+		o = all[i];
+		switch (o->kind) {
+		case SWDEV_KIND_FLOW_COUNTER:
+			ref(all, n, want, o, o->u.cnt.pd);
+			if (swdev_counter_owner(&dev->cnt, o->id) != o)
+				abort();
+			break;
+		case SWDEV_KIND_CQ:
+			ref(all, n, want, o, o->u.cq.uar);
+			ref(all, n, want, o, o->u.cq.umem);
+			ref(all, n, want, o, o->u.cq.dbr_umem);
+			break;
+		case SWDEV_KIND_RQ:
+			ref(all, n, want, o, o->u.rq.cq);
+			ref(all, n, want, o, o->u.rq.pd);
+			ref(all, n, want, o, o->u.rq.wq_umem);
+			ref(all, n, want, o, o->u.rq.dbr_umem);
+			break;
+		case SWDEV_KIND_RQT:
+			if (o->u.rqt.actual_size == 0 || o->u.rqt.actual_size > o->u.rqt.max_size)
+				abort();
+			for (j = 0; j < o->u.rqt.actual_size; j++)
+				ref(all, n, want, o, o->u.rqt.rqs[j]);
+			break;
+		case SWDEV_KIND_TIR:
+			ref(all, n, want, o, o->u.tir.td);
+			ref(all, n, want, o, o->u.tir.rq);
+			ref(all, n, want, o, o->u.tir.rqt);
+			break;
+		default:
+			break;
+		}
+		if (o->kind != SWDEV_KIND_FLOW_COUNTER && swdev_obj_by_id(dev, o->kind, o->id) != o)
+			abort();
+	}
+	for (i = 0; i < n; i++)
+		if (all[i]->refcnt != want[i])
+			abort();
+}
+
 void
 fuzz_swdev_check(void)
 {
@@ -106,6 +195,7 @@ fuzz_swdev_check(void)
 	for (k = 0; k < SWDEV_KIND_MAX; k++)
 		if (sum[k] != dev->counts[k])
 			abort();
+	check_refs(dev);
 }
 
 /* The n-th live object of @p kind in @p f (wrapping), or NULL. */
