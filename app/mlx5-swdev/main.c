@@ -367,6 +367,16 @@ main(int argc, char **argv)
 		  sock_path);
 	err = swdev_server_run(g_srv);
 out:
+	{
+		/* A second SIGTERM/SIGINT must not reach on_signal() while (or
+		 * after) the server is freed. */
+		sigset_t block;
+
+		sigemptyset(&block);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGINT);
+		sigprocmask(SIG_BLOCK, &block, NULL);
+	}
 	swdev_server_destroy(g_srv);
 	g_srv = NULL;
 	swdev_engine_destroy(eng);
