@@ -1108,6 +1108,81 @@ test_bad_attach_after_close(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Secondary: import "o" of DEV2, wait until the primary closed the device
+ * (its registry memzone is freed, its memory reused): nothing reads the
+ * registry any more, calls fail cleanly.
+ */
+static int
+role_orphan(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	struct mdevx_share_record rec;
+	mdevx_share_imp_t imp, imp2;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR2);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "o", MDEVX_SHARE_COUNTER, &imp) == 0, "import: %s",
+		   strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	ROLE_CHECK(mdevx_share_lookup(dev, "o", &rec) == -ENODEV, "lookup: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "o", MDEVX_SHARE_ANY, &imp2) == -ENODEV, "import: %s",
+		   strerror(errno));
+	ROLE_CHECK(mdevx_share_next(dev, 0, &rec) == -1, "next");
+	ROLE_CHECK(mdevx_share_dev_count(dev) == 0, "count");
+	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == -ESTALE, "query");
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_orphan, role_orphan);
+
+/* The primary closes a device while a secondary still has it attached. */
+static int
+test_bad_primary_closed(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 1024 };
+	struct share_sync *s = sync_mz->addr;
+	const struct rte_memzone *junk;
+	struct mdevx_share_dev *dev;
+	struct mdevx_obj *cnt;
+	size_t len;
+	pid_t pid;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	dev = mdevx_share_dev_open(DEVSTR2, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "o", cnt), "publish");
+	len = mdevx_share_reg_size(conf.capacity);
+	pid = spawn_tracked("share_orphan", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
+	/* The freed registry memory is reused, with bytes that are no registry. */
+	junk = rte_memzone_reserve_aligned("mdevx_t_junk", len, SOCKET_ID_ANY, 0, 64);
+	if (junk != NULL)
+		memset(junk->addr, 0xff, len);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
+	if (junk != NULL)
+		rte_memzone_free(junk);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static struct unit_test_suite share_bad_suite = {
 	.suite_name = "mlx5 devx share bad input",
 	.setup = share_suite_setup,
@@ -1118,6 +1193,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_secondary_calls),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_idle_secondary),
 		TEST_CASE(test_bad_attach_after_close),
+		TEST_CASE(test_bad_primary_closed),
 		TEST_CASE(test_bad_full_registry),
 		TEST_CASE(test_bad_foreign_record),
 		TEST_CASE(test_nothing_left),

@@ -118,6 +118,12 @@ struct mdevx_share_dev {
 	pthread_mutex_t wlock;		/* primary: one writer of the registry */
 	/* imports of this process */
 	pthread_rwlock_t lock;		/* write: import/unimport/notification */
+	/*
+	 * secondary: the primary closed the device (WITHDRAW_ALL) and frees its
+	 * registry: nothing may read dev->reg any more. Set under the write
+	 * lock; registry reads hold the read lock.
+	 */
+	bool orphan;
 	struct imp_slot *chunks[IMP_MAX_CHUNKS];
 	uint32_t nb_slots;		/* allocated slots */
 	uint32_t free_head;		/* index + 1 */
@@ -403,6 +409,8 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			rep->unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ?
 							  req->rec_idx : UINT32_MAX,
 							  req->generation);
+			if (req->op == MP_OP_WITHDRAW_ALL)
+				dev->orphan = true;
 			pthread_rwlock_unlock(&dev->lock);
 		}
 	} else {
@@ -988,7 +996,16 @@ mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 uint32_t
 mdevx_share_dev_count(const struct mdevx_share_dev *dev)
 {
-	return dev != NULL ? mdevx_share_reg_count(dev->reg) : 0;
+	pthread_rwlock_t *lock;
+	uint32_t n;
+
+	if (dev == NULL)
+		return 0;
+	lock = (pthread_rwlock_t *)(uintptr_t)&dev->lock;
+	pthread_rwlock_rdlock(lock);
+	n = dev->orphan ? 0 : mdevx_share_reg_count(dev->reg);
+	pthread_rwlock_unlock(lock);
+	return n;
 }
 
 uint32_t
@@ -1141,6 +1158,24 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 	return ret;
 }
 
+/*
+ * Registry lookup. The registry itself needs no lock; the process's read
+ * lock only keeps the withdraw-all handler from declaring the device
+ * orphaned (and the primary from freeing the registry) under a reader.
+ * ENODEV once orphaned.
+ */
+static int
+reg_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_share_rec_info *info,
+	   uint32_t *idx)
+{
+	int ret;
+
+	pthread_rwlock_rdlock(&dev->lock);
+	ret = dev->orphan ? ENODEV : mdevx_share_reg_lookup(dev->reg, name, info, idx, NULL);
+	pthread_rwlock_unlock(&dev->lock);
+	return ret;
+}
+
 int
 mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_share_record *rec)
 {
@@ -1149,7 +1184,7 @@ mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_s
 
 	if (dev == NULL || rec == NULL)
 		return fail(EINVAL);
-	ret = mdevx_share_reg_lookup(dev->reg, name, &info, NULL, NULL);
+	ret = reg_lookup(dev, name, &info, NULL);
 	if (ret != 0)
 		return fail(ret);
 	info_to_record(&info, rec);
@@ -1164,7 +1199,9 @@ mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start, struct mdevx_share
 
 	if (dev == NULL || rec == NULL)
 		return -1;
-	i = mdevx_share_reg_next(dev->reg, start, &info);
+	pthread_rwlock_rdlock(&dev->lock);
+	i = dev->orphan ? -1 : mdevx_share_reg_next(dev->reg, start, &info);
+	pthread_rwlock_unlock(&dev->lock);
 	if (i >= 0)
 		info_to_record(&info, rec);
 	return i;
@@ -1187,7 +1224,7 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 
 	if (dev == NULL || imp == NULL || kind > MDEVX_SHARE_TIR)
 		return fail(EINVAL);
-	ret = mdevx_share_reg_lookup(dev->reg, name, &info, &idx, NULL);
+	ret = reg_lookup(dev, name, &info, &idx);
 	if (ret != 0)
 		return fail(ret);
 	if (info.state != MDEVX_SHARE_REC_PUBLISHED)
@@ -1229,11 +1266,12 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 	 * before it notifies, and the notification takes this lock: checking
 	 * after the slot is visible closes the window.
 	 */
-	if (mdevx_share_reg_check(dev->reg, idx, info.generation) != 0) {
+	ret = dev->orphan ? ENODEV : mdevx_share_reg_check(dev->reg, idx, info.generation);
+	if (ret != 0) {
 		slot_free(dev, s, sidx);
 		pthread_rwlock_unlock(&dev->lock);
 		mdevx_obj_unimport(obj);
-		return fail(ESTALE);
+		return fail(ret == ENODEV ? ENODEV : ESTALE);
 	}
 	*imp = slot_handle(sidx, s);
 	pthread_rwlock_unlock(&dev->lock);
@@ -1279,7 +1317,7 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 	s = slot_of(dev, imp, NULL);
 	if (s == NULL) {
 		*err = ENOENT;
-	} else if (s->state == IMP_STALE) {
+	} else if (s->state == IMP_STALE || dev->orphan) {
 		*err = ESTALE;
 	} else if (kind != MDEVX_SHARE_ANY && s->kind != kind) {
 		*err = EPROTOTYPE;

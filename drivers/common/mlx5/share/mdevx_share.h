@@ -38,6 +38,8 @@
  * - EPERM: a primary-only call made by a secondary, or the reverse;
  * - ETIMEDOUT/ECONNREFUSED/ENODEV: attach: the primary does not answer, is
  *   not running, or has not opened that device.
+ * - ENODEV: lookup/import in a secondary after the primary closed the
+ *   device (its registry is gone; close the device, attach again later).
  *
  * @par Ownership
  * - mdevx_share_publish() takes the object: from then on only
