@@ -99,7 +99,7 @@ test_main_socket_garbage(void)
 	uint8_t buf[70000];
 	struct swdev_req_hdr h;
 	unsigned int seed = 1;
-	int fd;
+	int fd, sv[2];
 
 	printf("== garbage on fresh connections\n");
 	fd = raw_connect(mp_sock);
@@ -135,6 +135,17 @@ test_main_socket_garbage(void)
 	h.op = SWDEV_OP_ATTACH;
 	CHECK(swdev_proto_send_fd(fd, &h, sizeof(h), fd, 0) == 0, "send");
 	CHECK(peer_closed(fd), "ATTACH before OPEN (with a seqpacket fd): disconnected");
+	close(fd);
+
+	/* The same with a proper channel: refused, and the channel fd dropped. */
+	fd = raw_connect(mp_sock);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
+		CHECK(swdev_proto_send_fd(fd, &h, sizeof(h), sv[1], 0) == 0, "send");
+		close(sv[1]);
+		CHECK(peer_closed(fd), "ATTACH before OPEN: disconnected");
+		CHECK(peer_closed(sv[0]), "ATTACH before OPEN: its channel closed unanswered");
+		close(sv[0]);
+	}
 	close(fd);
 
 	fd = raw_connect(mp_sock);
