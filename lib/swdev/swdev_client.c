@@ -155,8 +155,11 @@ wait_readable(int fd, int ms)
 static int
 attach_channel(struct swdev_ctx *ctx, int cmd_fd, uint16_t op, const char *devname)
 {
-	uint8_t msg[sizeof(struct swdev_req_hdr) + SWDEV_PROTO_NAME_LEN];
-	struct swdev_req_hdr *req = (struct swdev_req_hdr *)msg;
+	union {
+		struct swdev_req_hdr h;	/* aligns the header */
+		uint8_t b[sizeof(struct swdev_req_hdr) + SWDEV_PROTO_NAME_LEN];
+	} msg;
+	struct swdev_req_hdr *req = &msg.h;
 	struct swdev_open_rep orep;
 	struct swdev_rep_hdr rep;
 	size_t inlen = 0;
@@ -165,17 +168,17 @@ attach_channel(struct swdev_ctx *ctx, int cmd_fd, uint16_t op, const char *devna
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return errno;
-	memset(msg, 0, sizeof(msg));
+	memset(&msg, 0, sizeof(msg));
 	if (devname != NULL) {
 		inlen = strlen(devname) + 1;
-		memcpy(msg + sizeof(*req), devname, inlen);
+		memcpy(msg.b + sizeof(*req), devname, inlen);
 	}
 	req->magic = SWDEV_PROTO_MAGIC;
 	req->version = SWDEV_PROTO_VERSION;
 	req->op = op;
 	req->seq = 1;
 	req->inlen = (uint32_t)inlen;
-	err = swdev_proto_send_fd(cmd_fd, msg, sizeof(*req) + inlen, sv[1], 0);
+	err = swdev_proto_send_fd(cmd_fd, msg.b, sizeof(*req) + inlen, sv[1], 0);
 	close(sv[1]);
 	if (err != 0)
 		goto fail;

@@ -307,22 +307,26 @@ static int
 send_join(struct swdev_ctx *ctx, uint16_t op, const char *payload, uint32_t payload_len,
 	  int *err)
 {
-	uint8_t msg[sizeof(struct swdev_req_hdr) + 32];
-	struct swdev_req_hdr *h = (struct swdev_req_hdr *)msg;
+	union {
+		struct swdev_req_hdr h;
+		uint8_t b[sizeof(struct swdev_req_hdr) + 32];
+	} msg;
+	struct swdev_req_hdr *h = &msg.h;
 	struct swdev_rep_hdr rep;
 	int sv[2];
 
 	*err = EIO;
 	if (payload_len > 32 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
 		return -1;
-	memset(msg, 0, sizeof(msg));
+	memset(&msg, 0, sizeof(msg));
 	h->magic = SWDEV_PROTO_MAGIC;
 	h->version = SWDEV_PROTO_VERSION;
 	h->op = op;
 	h->seq = 9;
 	h->inlen = payload_len;
-	memcpy(msg + sizeof(*h), payload, payload_len);
-	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg, sizeof(*h) + payload_len, sv[1], 0) != 0) {
+	memcpy(msg.b + sizeof(*h), payload, payload_len);
+	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg.b, sizeof(*h) + payload_len, sv[1],
+				0) != 0) {
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
