@@ -1096,6 +1096,7 @@ struct swdev_server *
 swdev_server_create(struct swdev_engine *eng, const char *sock_path)
 {
 	struct swdev_server *srv;
+	const char *stale;
 	int err;
 
 	if (eng == NULL || sock_path == NULL || sock_path[0] == '\0') {
@@ -1126,11 +1127,14 @@ swdev_server_create(struct swdev_engine *eng, const char *sock_path)
 			  err == EADDRINUSE ? "another instance holds the lock" : strerror(err));
 		goto fail;
 	}
-	err = clear_stale(srv->path);
-	if (err == 0)
-		err = clear_stale(srv->ctl_path);
+	stale = srv->path;
+	err = clear_stale(stale);
+	if (err == 0) {
+		stale = srv->ctl_path;
+		err = clear_stale(stale);
+	}
 	if (err != 0) {
-		swdev_log(SWDEV_LOG_ERR, "%s: %s", srv->path,
+		swdev_log(SWDEV_LOG_ERR, "%s: %s", stale,
 			  err == EADDRINUSE ? "another live instance serves it" :
 			  err == EEXIST ? "exists and is not a socket" : strerror(err));
 		goto fail_unlock;

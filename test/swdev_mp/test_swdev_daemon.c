@@ -144,6 +144,23 @@ test_path_states(void)
 		      "the file is left alone");
 	}
 	unlink(mp_sock);
+
+	/* The same at the control socket's path: refused, nothing left behind. */
+	{
+		char ctl_path[128];
+		struct stat st;
+
+		snprintf(ctl_path, sizeof(ctl_path), "%s.ctl", mp_sock);
+		fd = open(ctl_path, O_CREAT | O_WRONLY, 0600);
+		CHECK(fd >= 0 && write(fd, "keep", 4) == 4, "regular file at the control path");
+		close(fd);
+		rc = run_status(onfile);
+		CHECK(rc == 1, "refuses a control path that is not a socket: %d", rc);
+		CHECK(stat(ctl_path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4,
+		      "that file is left alone");
+		CHECK(!exists(mp_sock), "and the main socket is not left behind");
+		unlink(ctl_path);
+	}
 }
 
 static void
