@@ -1117,7 +1117,7 @@ static int
 role_orphan(int argc, char **argv)
 {
 	struct share_sync *s = sync_area();
-	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_share_dev *dev = NULL, *dev2 = NULL;
 	struct mdevx_counter_stats st;
 	struct mdevx_share_record rec;
 	mdevx_share_imp_t imp, imp2;
@@ -1139,10 +1139,24 @@ role_orphan(int argc, char **argv)
 	ROLE_CHECK(mdevx_share_dev_count(dev) == 0, "count");
 	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == -ESTALE, "query");
 	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+	/* The primary shares the device again: a new attach reaches it. */
+	ROLE_CHECK(wait_at_least(&s->go, 2, WAIT_MS), "no second go from the primary");
+	dev2 = mdevx_share_dev_attach(DEVSTR2);
+	ROLE_CHECK(dev2 != NULL && dev2 != dev, "attach again: %s",
+		   dev2 == NULL ? strerror(errno) : "the orphaned device");
+	ROLE_CHECK(mdevx_share_import(dev2, "o", MDEVX_SHARE_COUNTER, &imp2) == 0,
+		   "import after the second open: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_unimport(dev2, imp2) == 0, "unimport");
+	ROLE_CHECK(mdevx_share_dev_close(dev2) == 0, "close the new device");
+	dev2 = NULL;
 	ret = 0;
 out:
+	if (dev2 != NULL)
+		mdevx_share_dev_close(dev2);
 	if (dev != NULL && mdevx_share_dev_close(dev) != 0)
 		ret = 1;
+	if (ret == 0)
+		__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	return ret;
 }
 REGISTER_TEST_SECONDARY(share_orphan, role_orphan);
@@ -1176,10 +1190,19 @@ test_bad_primary_closed(void)
 	if (junk != NULL)
 		memset(junk->addr, 0xff, len);
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	/* Share the device again: the secondary attaches anew. */
+	dev = mdevx_share_dev_open(DEVSTR2, &conf);
+	cnt = dev != NULL ? mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128) : NULL;
+	if (cnt != NULL && mdevx_share_publish(dev, "o", cnt) != 0)
+		mdevx_obj_destroy(cnt);
+	__atomic_store_n(&s->go, 2, __ATOMIC_RELEASE);
 	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
+	if (dev != NULL)
+		mdevx_share_dev_close(dev);
 	if (junk != NULL)
 		rte_memzone_free(junk);
 	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	TEST_ASSERT_EQUAL(s->ready, 2, "secondary did not finish");
 	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 

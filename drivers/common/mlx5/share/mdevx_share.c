@@ -130,7 +130,10 @@ struct mdevx_share_dev {
 	uint32_t nb_live;
 };
 
-static TAILQ_HEAD(, mdevx_share_dev) share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
+TAILQ_HEAD(mdevx_share_devs_head, mdevx_share_dev);
+static struct mdevx_share_devs_head share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
+/* Secondary: orphaned devices a new attach replaced; they wait for their close. */
+static struct mdevx_share_devs_head orphan_devs = TAILQ_HEAD_INITIALIZER(orphan_devs);
 /*
  * share_devs_lock guards the device list and mp_registered. The IPC handler
  * takes it, so it is only held for list operations, never across device
@@ -345,15 +348,19 @@ find_dev_locked(const char *devstr, uint32_t key)
 	return NULL;
 }
 
-static bool
-dev_listed_locked(const struct mdevx_share_dev *dev)
+/* The list @p dev is on (share_devs or orphan_devs), or NULL. */
+static struct mdevx_share_devs_head *
+dev_list_locked(const struct mdevx_share_dev *dev)
 {
 	const struct mdevx_share_dev *d;
 
 	TAILQ_FOREACH(d, &share_devs, next)
 		if (d == dev)
-			return true;
-	return false;
+			return &share_devs;
+	TAILQ_FOREACH(d, &orphan_devs, next)
+		if (d == dev)
+			return &orphan_devs;
+	return NULL;
 }
 
 /*
@@ -798,6 +805,13 @@ mdevx_share_dev_attach(const char *devstr)
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
 	dev = find_dev_locked(devstr, 0);
+	/* orphan is set by the handler under share_devs_lock too */
+	if (dev != NULL && dev->orphan) {
+		/* The primary closed it: keep it for its close, attach anew. */
+		TAILQ_REMOVE(&share_devs, dev, next);
+		TAILQ_INSERT_TAIL(&orphan_devs, dev, next);
+		dev = NULL;
+	}
 	if (dev != NULL) {
 		dev->refcnt++;
 		pthread_mutex_unlock(&share_devs_lock);
@@ -925,6 +939,7 @@ primary_withdraw_all(struct mdevx_share_dev *dev)
 int
 mdevx_share_dev_close(struct mdevx_share_dev *dev)
 {
+	struct mdevx_share_devs_head *list;
 	int ret = 0;
 
 	if (dev == NULL)
@@ -932,7 +947,8 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
 	/* By pointer: a device closed already must not be read. */
-	if (!dev_listed_locked(dev)) {
+	list = dev_list_locked(dev);
+	if (list == NULL) {
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
 		return fail(ENOENT);
@@ -942,7 +958,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		pthread_mutex_unlock(&share_open_lock);
 		return 0;
 	}
-	TAILQ_REMOVE(&share_devs, dev, next);
+	TAILQ_REMOVE(list, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
 
 	pthread_rwlock_wrlock(&dev->lock);

@@ -39,7 +39,8 @@
  * - ETIMEDOUT/ECONNREFUSED/ENODEV: attach: the primary does not answer, is
  *   not running, or has not opened that device.
  * - ENODEV: lookup/import in a secondary after the primary closed the
- *   device (its registry is gone; close the device, attach again later).
+ *   device (its registry is gone): close it; a new attach makes a new
+ *   device once the primary shares it again.
  *
  * @par Ownership
  * - mdevx_share_publish() takes the object: from then on only
