@@ -48,10 +48,16 @@ step() { # name, command...
 echo "== meson test (build)"
 meson test -C "$top/build" --print-errorlogs --num-processes 1
 count_meson "$top/build"
+echo "== measured by mlx5_devx_share_perf_autotest"
+grep -E '^perf:' "$top/build/meson-logs/testlog.txt" || true
 # Benchmarks print their side-by-side ratios; they assert nothing.
 echo "== meson test --benchmark (build)"
-meson test -C "$top/build" --benchmark --num-processes 1 --verbose 2>&1 |
-	grep -E '^(\(|swdev-bench)' | head -40
+if meson test -C "$top/build" --benchmark --num-processes 1 >/dev/null 2>&1; then
+	grep -E '^(\(|swdev-bench:)' "$top/build/meson-logs/testlog.txt" | head -40
+else
+	echo "!! the benchmark failed: $top/build/meson-logs/testlog.txt"
+	failed=$((failed + 1))
+fi
 
 if [ "$quick" -eq 0 ]; then
 	"$top/devtools/setup.sh" --build-dir "$top/build-san" --sanitize || exit 1
