@@ -109,10 +109,8 @@ swdev_cmd_create_cq(struct swdev_cmd *cmd)
 int
 swdev_cmd_query_cq(struct swdev_cmd *cmd)
 {
-	if (swdev_cmd_short_in(cmd, MDEVX_ST_SZ_BYTES(query_cq_in)) ||
-	    swdev_cmd_short_out(cmd, MDEVX_ST_SZ_BYTES(query_cq_out)))
-		return cmd->status;
-	memcpy(MDEVX_ADDR_OF(query_cq_out, cmd->out, cq_context), cmd->obj->u.cq.cqc,
-	       sizeof(cmd->obj->u.cq.cqc));
-	return 0;
+	return swdev_cmd_query_ctx(cmd, MDEVX_ST_SZ_BYTES(query_cq_in),
+				   MDEVX_ST_SZ_BYTES(query_cq_out),
+				   MDEVX_BYTE_OFF(query_cq_out, cq_context), cmd->obj->u.cq.cqc,
+				   sizeof(cmd->obj->u.cq.cqc));
 }

@@ -195,10 +195,8 @@ swdev_cmd_modify_rq(struct swdev_cmd *cmd)
 int
 swdev_cmd_query_rq(struct swdev_cmd *cmd)
 {
-	if (swdev_cmd_short_in(cmd, MDEVX_ST_SZ_BYTES(query_rq_in)) ||
-	    swdev_cmd_short_out(cmd, MDEVX_ST_SZ_BYTES(query_rq_out)))
-		return cmd->status;
-	memcpy(MDEVX_ADDR_OF(query_rq_out, cmd->out, rq_context), cmd->obj->u.rq.rqc,
-	       sizeof(cmd->obj->u.rq.rqc));
-	return 0;
+	return swdev_cmd_query_ctx(cmd, MDEVX_ST_SZ_BYTES(query_rq_in),
+				   MDEVX_ST_SZ_BYTES(query_rq_out),
+				   MDEVX_BYTE_OFF(query_rq_out, rq_context), cmd->obj->u.rq.rqc,
+				   sizeof(cmd->obj->u.rq.rqc));
 }

@@ -185,10 +185,8 @@ swdev_cmd_modify_tir(struct swdev_cmd *cmd)
 int
 swdev_cmd_query_tir(struct swdev_cmd *cmd)
 {
-	if (swdev_cmd_short_in(cmd, MDEVX_ST_SZ_BYTES(query_tir_in)) ||
-	    swdev_cmd_short_out(cmd, MDEVX_ST_SZ_BYTES(query_tir_out)))
-		return cmd->status;
-	memcpy(MDEVX_ADDR_OF(query_tir_out, cmd->out, tir_context), cmd->obj->u.tir.tirc,
-	       sizeof(cmd->obj->u.tir.tirc));
-	return 0;
+	return swdev_cmd_query_ctx(cmd, MDEVX_ST_SZ_BYTES(query_tir_in),
+				   MDEVX_ST_SZ_BYTES(query_tir_out),
+				   MDEVX_BYTE_OFF(query_tir_out, tir_context), cmd->obj->u.tir.tirc,
+				   sizeof(cmd->obj->u.tir.tirc));
 }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mdevx_prm.h"
 #include "swdev_engine.h"
@@ -223,6 +224,21 @@ swdev_cmd_short_out(struct swdev_cmd *cmd, size_t need)
 		return false;
 	swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_OUTP_LEN_ERR, SWDEV_SYND_BAD_OUTLEN);
 	return true;
+}
+
+/*
+ * A QUERY_<object> command answering with the object's stored context:
+ * check both lengths, copy @p ctx_len bytes of @p ctx to output byte
+ * @p ctx_off. Returns 0 or the failing status.
+ */
+static inline int
+swdev_cmd_query_ctx(struct swdev_cmd *cmd, size_t in_size, size_t out_size, size_t ctx_off,
+		    const void *ctx, size_t ctx_len)
+{
+	if (swdev_cmd_short_in(cmd, in_size) || swdev_cmd_short_out(cmd, out_size))
+		return cmd->status;
+	memcpy((uint8_t *)cmd->out + ctx_off, ctx, ctx_len);
+	return 0;
 }
 
 /* Copy the field at (@p off, @p width) bits from @p src to @p dst (same layout). */
