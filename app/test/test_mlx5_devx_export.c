@@ -501,6 +501,90 @@ test_tir_indirect_export(void)
 }
 
 /* Every errno the API documents. */
+/*
+ * Compact references (mdevx_obj_import_ref): same values as the original
+ * and as a full import, their errno cases, and use after the creator
+ * destroyed the object.
+ */
+static int
+test_ref_import(void)
+{
+	struct mdevx_counter_stats a, b;
+	struct mdevx_obj_ref ref, tref;
+	struct mdevx_tir_attr attr, got;
+	struct mdevx_obj_info info;
+	struct mdevx_obj *cnt, *tir;
+	struct tir_env e;
+	uint8_t *buf = malloc(exp_size), *tbuf = malloc(exp_size);
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT(buf != NULL && tbuf != NULL, "malloc");
+	cnt = mdevx_counter_alloc(ctx1, pick_bulk());
+	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(cnt, &info), "info");
+	TEST_ASSERT_SUCCESS(mdevx_obj_export(cnt, buf, exp_size), "export");
+	TEST_ASSERT_SUCCESS(mdevx_obj_import_ref(ctx2, buf, exp_size, MDEVX_OBJ_FLOW_COUNTER,
+						 &ref), "import_ref: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(ref.kind, MDEVX_OBJ_FLOW_COUNTER, "kind");
+	TEST_ASSERT_EQUAL(ref.id, info.id, "id");
+	TEST_ASSERT_EQUAL(ref.size_or_tirn, info.bulk_size, "bulk size");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, info.id, 77, 7700), "inject");
+	TEST_ASSERT_SUCCESS(mdevx_counter_query(cnt, 0, 1, 0, &a), "query original");
+	TEST_ASSERT_SUCCESS(mdevx_ref_counter_query(ctx2, &ref, 0, 1, 0, &b), "query ref");
+	TEST_ASSERT(a.packets == 77 && b.packets == 77 && b.bytes == 7700, "values %lu/%lu",
+		    (unsigned long)a.packets, (unsigned long)b.packets);
+	/* errno cases, none of which touches the reference */
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_import_ref(ctx2, buf, exp_size, MDEVX_OBJ_FLOW_COUNTER,
+						  NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_import_ref(ctx2, buf, exp_size, MDEVX_OBJ_TD, &tref),
+			     EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_import_ref(ctx2, buf, exp_size, MDEVX_OBJ_TIR, &tref),
+			     EPROTOTYPE);
+	buf[exp_size - 1] ^= 0x40;
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_import_ref(ctx2, buf, exp_size, MDEVX_OBJ_FLOW_COUNTER,
+						  &tref), EBADMSG);
+	buf[exp_size - 1] ^= 0x40;
+	TEST_ASSERT_RC_ERRNO(mdevx_ref_counter_query(ctx2, NULL, 0, 1, 0, &b), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_ref_tir_query(ctx2, &ref, &got), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_ref_counter_query(ctx2, &ref, info.bulk_size, 1, 0, &b),
+			     ERANGE);
+	/* The creator destroys: using the reference fails, releasing it works. */
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	errno = 0;
+	TEST_ASSERT(mdevx_ref_counter_query(ctx2, &ref, 0, 1, 0, &b) < 0 && errno != 0,
+		    "query of a destroyed counter through a reference succeeded");
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport_ref(ctx2, &ref), "unimport_ref");
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_unimport_ref(ctx2, &ref), EINVAL);
+
+	/* A TIR through a reference answers as the original. */
+	if (tir_env_make(&e, 1) != TEST_SUCCESS)
+		goto out_env;
+	memset(&attr, 0, sizeof(attr));
+	attr.disp_type = MDEVX_TIR_DISP_DIRECT;
+	attr.inline_rqn = obj_id(e.rq[0]);
+	attr.transport_domain = obj_id(e.td);
+	tir = mdevx_tir_create(ctx1, &attr);
+	if (tir == NULL || mdevx_obj_export(tir, tbuf, exp_size) != 0 ||
+	    mdevx_obj_import_ref(ctx2, tbuf, exp_size, MDEVX_OBJ_TIR, &tref) != 0) {
+		printf("TIR reference: %s\n", strerror(errno));
+		goto out_tir;
+	}
+	rc = mdevx_ref_tir_query(ctx2, &tref, &got) == 0 &&
+	     check_tir_attr(&attr, &got) == TEST_SUCCESS && tref.id == obj_id(tir) &&
+	     tref.size_or_tirn == obj_id(tir) && tref.rx_icm_addr != 0 ?
+	     TEST_SUCCESS : TEST_FAILED;
+	if (mdevx_obj_unimport_ref(ctx2, &tref) != 0)
+		rc = TEST_FAILED;
+out_tir:
+	if (tir != NULL)
+		mdevx_obj_destroy(tir);
+out_env:
+	tir_env_free(&e);
+	free(buf);
+	free(tbuf);
+	return rc;
+}
+
 static int
 test_errno_cases(void)
 {
@@ -863,6 +947,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_counter_export),
 		TEST_CASE(test_tir_direct_export),
 		TEST_CASE(test_tir_indirect_export),
+		TEST_CASE(test_ref_import),
 		TEST_CASE(test_errno_cases),
 		TEST_CASE(test_many_objects),
 		TEST_CASE(test_rdma_backend_no_nic),

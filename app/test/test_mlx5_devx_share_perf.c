@@ -136,7 +136,7 @@ role_perf_importer(int argc, char **argv)
 	struct swdev_obj **raw;
 	uint8_t exp_buf[MDEVX_SHARE_EXPORT_MAX];
 	struct mdevx_obj *obj;
-	size_t exp_len, raw_mem, share_mem, l4_mem;
+	size_t exp_len, raw_mem, share_mem;
 	double raw_ns, name_ns, mp_ns, ns_1k, ns_100k, bulk_ns, single_ns;
 	uint64_t t0;
 	const uint32_t reps = 20000;
@@ -230,16 +230,16 @@ role_perf_importer(int argc, char **argv)
 		lk_ns = (double)(now_ns() - t0) / reps;
 		t0 = now_ns();
 		for (uint32_t i = 0; i < reps; i++) {
-			struct mdevx_obj *o = mdevx_obj_import(mdevx_share_dev_ctx(dev), exp_buf,
-							       exp_len, MDEVX_OBJ_FLOW_COUNTER);
+			struct mdevx_obj_ref ref;
 
-			if (o == NULL)
+			if (mdevx_obj_import_ref(mdevx_share_dev_ctx(dev), exp_buf, exp_len,
+						 MDEVX_OBJ_FLOW_COUNTER, &ref) != 0)
 				goto out;
-			mdevx_obj_unimport(o);
+			mdevx_obj_unimport_ref(mdevx_share_dev_ctx(dev), &ref);
 		}
 		l4_ns = (double)(now_ns() - t0) / reps;
 		perf_info("  of which: registry lookup", lk_ns, "ns");
-		perf_info("  of which: mdevx import+unimport", l4_ns, "ns");
+		perf_info("  of which: mdevx reference import+unimport", l4_ns, "ns");
 	}
 	perf_info("raw backend import+unimport", raw_ns, "ns");
 	perf_info("import+unimport by name", name_ns, "ns");
@@ -250,10 +250,8 @@ role_perf_importer(int argc, char **argv)
 		  mp_ns / name_ns >= 100.0);
 
 	/*
-	 * 2. 1k vs 100k imports, and memory per import: the whole stack first
-	 * (it also grows layer 4's table of live objects, which keeps its
-	 * size), then the backend object alone and layer 4 alone on the same
-	 * buffer, to split the total.
+	 * 2. 1k vs 100k imports, and memory per import: the whole stack, then
+	 * the backend object alone on the same buffer; ours is the difference.
 	 */
 	ns_1k = import_run(dev, SMALL_RECORDS, imps, NULL);
 	ns_100k = import_run(dev, ps->nb_records, imps, &share_mem);
@@ -263,7 +261,6 @@ role_perf_importer(int argc, char **argv)
 	}
 	{
 		struct swdev_export_sizes sz;
-		struct mdevx_obj **l4 = (struct mdevx_obj **)raw;
 		const uint8_t *attrs;
 		size_t before;
 
@@ -275,14 +272,6 @@ role_perf_importer(int argc, char **argv)
 		raw_mem = heap_used() - before;
 		for (uint32_t i = 0; i < ps->nb_records; i++)
 			swdev_obj_unimport(raw[i]);
-		before = heap_used();
-		for (uint32_t i = 0; i < ps->nb_records; i++)
-			l4[i] = mdevx_obj_import(mdevx_share_dev_ctx(dev), exp_buf, exp_len,
-						 MDEVX_OBJ_FLOW_COUNTER);
-		l4_mem = heap_used() - before;
-		for (uint32_t i = 0; i < ps->nb_records; i++)
-			if (l4[i] != NULL)
-				mdevx_obj_unimport(l4[i]);
 	}
 	perf_info("import by name, 1k records", ns_1k, "ns/record");
 	perf_info("import by name, 100k records", ns_100k, "ns/record");
@@ -291,12 +280,9 @@ role_perf_importer(int argc, char **argv)
 	{
 		double n = ps->nb_records;
 		double ours = ((double)share_mem - (double)raw_mem) / n;
-		double wrapper = ((double)l4_mem - (double)raw_mem) / n;
 
 		perf_info("heap per import, whole stack", (double)share_mem / n, "B");
 		perf_info("  of which: backend object", (double)raw_mem / n, "B");
-		perf_info("  of which: mdevx wrapper", wrapper, "B");
-		perf_info("  of which: share slot + mdevx object table", ours - wrapper, "B");
 		perf_line("our memory per import", ours, "B", "<= 64", ours <= 64.0);
 	}
 

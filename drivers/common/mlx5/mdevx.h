@@ -409,6 +409,43 @@ MDEVX_API struct mdevx_obj *mdevx_obj_import(struct mdevx_ctx *ctx, const void *
  */
 MDEVX_API int mdevx_obj_unimport(struct mdevx_obj *obj);
 
+/**
+ * Compact import of a flow counter bulk or a TIR, held in caller storage
+ * (32 bytes): no wrapper allocation and no entry in the library's table of
+ * live objects. For layers that keep their own handles (libmdevx_share keeps
+ * one per import in its pool). The caller owns the storage and must make sure
+ * it is used with the context it was imported on, and released once with
+ * mdevx_obj_unimport_ref(): the library cannot tell a stale or forged
+ * reference. Fields are read-only for the caller.
+ */
+struct mdevx_obj_ref {
+	void *bobj;			/**< backend object (private) */
+	uint64_t rx_icm_addr;		/**< TIRs */
+	uint32_t id;			/**< counter base id or tirn */
+	uint32_t size_or_tirn;		/**< bulk size (counters) or tirn (TIRs) */
+	uint8_t kind;			/**< MDEVX_OBJ_FLOW_COUNTER or MDEVX_OBJ_TIR */
+	uint8_t reserved[7];
+};
+
+/**
+ * Import a counter bulk or TIR from an export buffer into @p ref, with the
+ * validation of mdevx_obj_import().
+ * @param expect  MDEVX_OBJ_FLOW_COUNTER or MDEVX_OBJ_TIR (else -EINVAL).
+ * @return 0; -EINVAL; -ENOENT (context); -EBADMSG; -EXDEV; -EPROTOTYPE;
+ *   backend errors.
+ */
+MDEVX_API int mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
+				   enum mdevx_obj_kind expect, struct mdevx_obj_ref *ref);
+/** Release a reference (local only). 0; -EINVAL (NULL or released); -ENOENT. */
+MDEVX_API int mdevx_obj_unimport_ref(struct mdevx_ctx *ctx, struct mdevx_obj_ref *ref);
+/** mdevx_counter_query() on a reference (-EPROTOTYPE if not a counter). */
+MDEVX_API int mdevx_ref_counter_query(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
+				      uint32_t offset, uint32_t n, int clear,
+				      struct mdevx_counter_stats *stats);
+/** mdevx_tir_query() on a reference (-EPROTOTYPE if not a TIR). */
+MDEVX_API int mdevx_ref_tir_query(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
+				  struct mdevx_tir_attr *attr);
+
 /* ------------------------------------------------------------------ */
 /* rdma-core compatibility path                                       */
 /* ------------------------------------------------------------------ */

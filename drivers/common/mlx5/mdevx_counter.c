@@ -135,16 +135,14 @@ query_chunk(struct mdevx_obj *cnt, uint32_t first, uint32_t n, int clear,
 	return rc;
 }
 
-MDEVX_API int
-mdevx_counter_query(struct mdevx_obj *cnt, uint32_t offset, uint32_t n, int clear,
-		    struct mdevx_counter_stats *stats)
+/* The query itself, on a checked (or reference-built) counter object. */
+static int
+counter_query(struct mdevx_obj *cnt, uint32_t offset, uint32_t n, int clear,
+	      struct mdevx_counter_stats *stats)
 {
 	uint32_t max_per_cmd, done, chunk;
 	int rc;
 
-	rc = mdevx_obj_check(cnt, MDEVX_OBJ_FLOW_COUNTER);
-	if (rc != 0)
-		return mdevx_ret(rc);
 	if (stats == NULL || n == 0)
 		return mdevx_ret(EINVAL);
 	if (offset >= cnt->bulk_size || n > cnt->bulk_size - offset)
@@ -159,4 +157,32 @@ mdevx_counter_query(struct mdevx_obj *cnt, uint32_t offset, uint32_t n, int clea
 			return mdevx_ret(rc);
 	}
 	return 0;
+}
+
+MDEVX_API int
+mdevx_counter_query(struct mdevx_obj *cnt, uint32_t offset, uint32_t n, int clear,
+		    struct mdevx_counter_stats *stats)
+{
+	int rc = mdevx_obj_check(cnt, MDEVX_OBJ_FLOW_COUNTER);
+
+	if (rc != 0)
+		return mdevx_ret(rc);
+	return counter_query(cnt, offset, n, clear, stats);
+}
+
+MDEVX_API int
+mdevx_ref_counter_query(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
+			uint32_t offset, uint32_t n, int clear,
+			struct mdevx_counter_stats *stats)
+{
+	struct mdevx_obj tmp;
+
+	if (ref == NULL || ref->bobj == NULL)
+		return mdevx_ret(EINVAL);
+	if (ref->kind != MDEVX_OBJ_FLOW_COUNTER)
+		return mdevx_ret(EPROTOTYPE);
+	if (!mdevx_ctx_valid(ctx))
+		return -errno;
+	mdevx_ref_to_obj(ctx, ref, &tmp);
+	return counter_query(&tmp, offset, n, clear, stats);
 }

@@ -204,13 +204,16 @@ import_fail(int err, const char *why)
 	return NULL;
 }
 
-MDEVX_API struct mdevx_obj *
-mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
-		 enum mdevx_obj_kind expect)
+/*
+ * Validate an export buffer for @p ctx and import its backend object: what
+ * both import flavours share. Returns the backend object or NULL + errno.
+ */
+static void *
+import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
+	       enum mdevx_obj_kind expect, struct export_hdr *hdr_out)
 {
 	struct export_hdr hdr;
 	const uint8_t *attrs;
-	struct mdevx_obj *obj;
 	void *bobj;
 	size_t asz;
 	int rc;
@@ -254,6 +257,22 @@ mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
 		errno = rc;
 		return NULL;
 	}
+	*hdr_out = hdr;
+	return bobj;
+}
+
+MDEVX_API struct mdevx_obj *
+mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
+		 enum mdevx_obj_kind expect)
+{
+	struct export_hdr hdr;
+	struct mdevx_obj *obj;
+	void *bobj;
+	int rc;
+
+	bobj = import_backend(ctx, buf, len, expect, &hdr);
+	if (bobj == NULL)
+		return NULL;
 	obj = mdevx_obj_new(ctx, (enum mdevx_obj_kind)hdr.kind, bobj, hdr.id, true);
 	if (obj == NULL) {
 		ctx->ops->obj_unimport(bobj);
@@ -299,4 +318,57 @@ mdevx_obj_unimport(struct mdevx_obj *obj)
 	if (rc != 0)
 		return mdevx_ret(rc);
 	return 0;
+}
+
+MDEVX_API int
+mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
+		     enum mdevx_obj_kind expect, struct mdevx_obj_ref *ref)
+{
+	struct export_hdr hdr;
+	void *bobj;
+
+	if (ref == NULL)
+		return mdevx_ret(EINVAL);
+	if (expect != MDEVX_OBJ_FLOW_COUNTER && expect != MDEVX_OBJ_TIR)
+		return mdevx_ret(EINVAL);
+	bobj = import_backend(ctx, buf, len, expect, &hdr);
+	if (bobj == NULL)
+		return -errno;
+	memset(ref, 0, sizeof(*ref));
+	ref->bobj = bobj;
+	ref->rx_icm_addr = hdr.rx_icm_addr;
+	ref->id = hdr.id;
+	ref->size_or_tirn = expect == MDEVX_OBJ_FLOW_COUNTER ? hdr.bulk_size : hdr.tirn;
+	ref->kind = (uint8_t)expect;
+	return 0;
+}
+
+MDEVX_API int
+mdevx_obj_unimport_ref(struct mdevx_ctx *ctx, struct mdevx_obj_ref *ref)
+{
+	int rc;
+
+	if (ref == NULL || ref->bobj == NULL)
+		return mdevx_ret(EINVAL);
+	if (!mdevx_ctx_valid(ctx))
+		return -errno;
+	rc = ctx->ops->obj_unimport(ref->bobj);
+	ref->bobj = NULL;
+	return rc != 0 ? mdevx_ret(rc) : 0;
+}
+
+void
+mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref, struct mdevx_obj *obj)
+{
+	memset(obj, 0, sizeof(*obj));
+	obj->ctx = ctx;
+	obj->bobj = ref->bobj;
+	obj->kind = (enum mdevx_obj_kind)ref->kind;
+	obj->id = ref->id;
+	obj->imported = true;
+	obj->rx_icm_addr = ref->rx_icm_addr;
+	if (ref->kind == MDEVX_OBJ_FLOW_COUNTER)
+		obj->bulk_size = ref->size_or_tirn;
+	else
+		obj->tirn = ref->size_or_tirn;
 }

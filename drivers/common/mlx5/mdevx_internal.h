@@ -97,6 +97,9 @@ int mdevx_obj_unregister(struct mdevx_obj *obj);
 void mdevx_obj_free_owned(struct mdevx_obj *obj);
 /** Release an unregistered local wrapper (backend object + owned + free). */
 int mdevx_obj_release_internal(struct mdevx_obj *obj);
+/** A stack object standing for @p ref in the internal query code. */
+void mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
+		      struct mdevx_obj *obj);
 /** Next generation number (process-wide, never 0). */
 uint32_t mdevx_next_generation(void);
 

@@ -86,15 +86,14 @@ mdevx_tir_create(struct mdevx_ctx *ctx, const struct mdevx_tir_attr *attr)
 	return obj;
 }
 
-MDEVX_API int
-mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr)
+/* The query itself, on a checked (or reference-built) TIR object. */
+static int
+tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr)
 {
 	uint8_t in[MDEVX_ST_SZ_BYTES(query_tir_in)] = { 0 };
 	uint8_t out[MDEVX_ST_SZ_BYTES(query_tir_out)];
-	int rc = mdevx_obj_check(tir, MDEVX_OBJ_TIR);
+	int rc;
 
-	if (rc != 0)
-		return mdevx_ret(rc);
 	if (attr == NULL)
 		return mdevx_ret(EINVAL);
 	MDEVX_SET(query_tir_in, in, opcode, MDEVX_CMD_OP_QUERY_TIR);
@@ -118,4 +117,30 @@ mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr)
 	       MDEVX_ADDR_OF(query_tir_out, out, tir_context.rx_hash_toeplitz_key),
 	       MDEVX_TOEPLITZ_KEY_LEN);
 	return 0;
+}
+
+MDEVX_API int
+mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr)
+{
+	int rc = mdevx_obj_check(tir, MDEVX_OBJ_TIR);
+
+	if (rc != 0)
+		return mdevx_ret(rc);
+	return tir_query(tir, attr);
+}
+
+MDEVX_API int
+mdevx_ref_tir_query(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
+		    struct mdevx_tir_attr *attr)
+{
+	struct mdevx_obj tmp;
+
+	if (ref == NULL || ref->bobj == NULL)
+		return mdevx_ret(EINVAL);
+	if (ref->kind != MDEVX_OBJ_TIR)
+		return mdevx_ret(EPROTOTYPE);
+	if (!mdevx_ctx_valid(ctx))
+		return -errno;
+	mdevx_ref_to_obj(ctx, ref, &tmp);
+	return tir_query(&tmp, attr);
 }

@@ -86,8 +86,14 @@ enum imp_state {
 };
 
 /* One import: 32 bytes, in chunks (no per-import allocation of ours). */
+/*
+ * One import: 64 bytes in chunks, the whole of our memory per import. The
+ * object itself is a compact layer-4 reference; the full wrapper is made
+ * only when the application asks for it (mdevx_share_import_obj()).
+ */
 struct imp_slot {
-	struct mdevx_obj *obj;
+	struct mdevx_obj_ref ref;	/* the import (ref.bobj NULL once released) */
+	struct mdevx_obj *obj;		/* full wrapper, on demand */
 	uint64_t rec_gen;
 	uint32_t rec_idx;
 	uint32_t gen;			/* slot generation, part of the handle */
@@ -96,7 +102,7 @@ struct imp_slot {
 	uint16_t state;
 };
 
-_Static_assert(sizeof(struct imp_slot) == 32, "import slot size");
+_Static_assert(sizeof(struct imp_slot) == 64, "import slot size");
 
 struct mdevx_share_dev {
 	TAILQ_ENTRY(mdevx_share_dev) next;
@@ -242,9 +248,20 @@ slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
 		dev->nb_live--;
 	s->state = IMP_FREE;
 	s->obj = NULL;
+	s->ref.bobj = NULL;
 	s->gen++;
 	s->next_free = dev->free_head;
 	dev->free_head = idx + 1;
+}
+
+/* Release what a live slot holds (the reference, the wrapper if made). */
+static void
+slot_release(struct mdevx_share_dev *dev, struct mdevx_obj_ref *ref, struct mdevx_obj *obj)
+{
+	if (obj != NULL)
+		mdevx_obj_unimport(obj);
+	if (ref->bobj != NULL)
+		mdevx_obj_unimport_ref(dev->ctx, ref);
 }
 
 /* Unimport every import of record @p rec_idx of generation @p gen (all if
@@ -261,7 +278,7 @@ unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 			continue;
 		if (rec_idx != UINT32_MAX && (s->rec_idx != rec_idx || s->rec_gen != gen))
 			continue;
-		mdevx_obj_unimport(s->obj);
+		slot_release(dev, &s->ref, s->obj);
 		s->obj = NULL;
 		s->state = IMP_STALE;
 		dev->nb_live--;
@@ -1232,8 +1249,7 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 		   mdevx_share_imp_t *imp)
 {
 	struct mdevx_share_rec_info info;
-	struct mdevx_obj_info oi;
-	struct mdevx_obj *obj;
+	struct mdevx_obj_ref ref;
 	struct imp_slot *s;
 	uint32_t idx, sidx;
 	int ret;
@@ -1251,16 +1267,15 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 		return fail(EPROTOTYPE);
 	if (info.export_len != dev->export_size)
 		return fail(EBADMSG);
-	obj = mdevx_obj_import(dev->ctx, info.export_buf, info.export_len,
-			       info.kind == MDEVX_SHARE_COUNTER ? MDEVX_OBJ_FLOW_COUNTER :
-			       MDEVX_OBJ_TIR);
-	if (obj == NULL)
-		return fail(errno == EPROTOTYPE ? EBADMSG : errno);
+	ret = mdevx_obj_import_ref(dev->ctx, info.export_buf, info.export_len,
+				   info.kind == MDEVX_SHARE_COUNTER ? MDEVX_OBJ_FLOW_COUNTER :
+				   MDEVX_OBJ_TIR, &ref);
+	if (ret != 0)
+		return fail(ret == -EPROTOTYPE ? EBADMSG : -ret);
 	/* The export buffer must describe the object the record names. */
-	if (mdevx_obj_info(obj, &oi) != 0 || oi.id != info.object_id ||
-	    (info.kind == MDEVX_SHARE_COUNTER ? oi.bulk_size != info.size_or_tirn :
-	     oi.tirn != info.size_or_tirn || oi.rx_icm_addr != info.rx_icm_addr)) {
-		mdevx_obj_unimport(obj);
+	if (ref.id != info.object_id || ref.size_or_tirn != info.size_or_tirn ||
+	    (info.kind == MDEVX_SHARE_TIR && ref.rx_icm_addr != info.rx_icm_addr)) {
+		mdevx_obj_unimport_ref(dev->ctx, &ref);
 		return fail(EBADMSG);
 	}
 	pthread_rwlock_wrlock(&dev->lock);
@@ -1268,10 +1283,11 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 	if (s == NULL) {
 		ret = errno;
 		pthread_rwlock_unlock(&dev->lock);
-		mdevx_obj_unimport(obj);
+		mdevx_obj_unimport_ref(dev->ctx, &ref);
 		return fail(ret);
 	}
-	s->obj = obj;
+	s->ref = ref;
+	s->obj = NULL;
 	s->rec_idx = idx;
 	s->rec_gen = info.generation;
 	s->kind = info.kind;
@@ -1286,7 +1302,7 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 	if (ret != 0) {
 		slot_free(dev, s, sidx);
 		pthread_rwlock_unlock(&dev->lock);
-		mdevx_obj_unimport(obj);
+		mdevx_obj_unimport_ref(dev->ctx, &ref);
 		return fail(ret == ENODEV ? ENODEV : ESTALE);
 	}
 	*imp = slot_handle(sidx, s);
@@ -1297,6 +1313,7 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 int
 mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 {
+	struct mdevx_obj_ref ref = { .bobj = NULL };
 	struct mdevx_obj *obj = NULL;
 	struct imp_slot *s;
 	uint32_t sidx;
@@ -1309,19 +1326,23 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		pthread_rwlock_unlock(&dev->lock);
 		return fail(ENOENT);
 	}
-	if (s->state == IMP_LIVE)
+	if (s->state == IMP_LIVE) {
+		ref = s->ref;
 		obj = s->obj;
+	}
 	slot_free(dev, s, sidx);
 	pthread_rwlock_unlock(&dev->lock);
-	if (obj != NULL)
-		mdevx_obj_unimport(obj);
+	slot_release(dev, &ref, obj);
 	return 0;
 }
 
-/* Read lock taken on success: the caller uses the object, then unlocks. */
-static struct mdevx_obj *
+/*
+ * Lock taken on success (shared, or exclusive with @p excl): the caller
+ * uses the slot, then unlocks.
+ */
+static struct imp_slot *
 use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_kind kind,
-	  int *err)
+	  bool excl, int *err)
 {
 	struct imp_slot *s;
 
@@ -1329,7 +1350,10 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 		*err = EINVAL;
 		return NULL;
 	}
-	pthread_rwlock_rdlock(&dev->lock);
+	if (excl)
+		pthread_rwlock_wrlock(&dev->lock);
+	else
+		pthread_rwlock_rdlock(&dev->lock);
 	s = slot_of(dev, imp, NULL);
 	if (s == NULL) {
 		*err = ENOENT;
@@ -1340,7 +1364,7 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 	} else {
 		*err = mdevx_share_reg_check(dev->reg, s->rec_idx, s->rec_gen);
 		if (*err == 0)
-			return s->obj;
+			return s;
 	}
 	pthread_rwlock_unlock(&dev->lock);
 	return NULL;
@@ -1355,15 +1379,33 @@ use_end(struct mdevx_share_dev *dev)
 struct mdevx_obj *
 mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 {
+	struct mdevx_share_rec_info info;
 	struct mdevx_obj *obj;
-	int err;
+	struct imp_slot *s;
+	int err = 0;
 
-	obj = use_begin(dev, imp, MDEVX_SHARE_ANY, &err);
-	if (obj == NULL) {
+	s = use_begin(dev, imp, MDEVX_SHARE_ANY, true, &err);
+	if (s == NULL) {
 		errno = err;
 		return NULL;
 	}
+	/* First call: the full wrapper, from the record's export buffer. */
+	if (s->obj == NULL) {
+		err = mdevx_share_reg_read(dev->reg, s->rec_idx, &info);
+		if (err == 0 && (info.state != MDEVX_SHARE_REC_PUBLISHED ||
+				 info.generation != s->rec_gen))
+			err = ESTALE;
+		if (err == 0) {
+			s->obj = mdevx_obj_import(dev->ctx, info.export_buf, info.export_len,
+						  (enum mdevx_obj_kind)s->ref.kind);
+			if (s->obj == NULL)
+				err = errno;
+		}
+	}
+	obj = s->obj;
 	use_end(dev);
+	if (obj == NULL)
+		errno = err;
 	return obj;
 }
 
@@ -1371,13 +1413,13 @@ int
 mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t offset,
 			  uint32_t n, int clear, struct mdevx_counter_stats *stats)
 {
-	struct mdevx_obj *obj;
+	struct imp_slot *s;
 	int err, ret;
 
-	obj = use_begin(dev, imp, MDEVX_SHARE_COUNTER, &err);
-	if (obj == NULL)
+	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	if (s == NULL)
 		return fail(err);
-	ret = mdevx_counter_query(obj, offset, n, clear, stats);
+	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
 	use_end(dev);
 	return ret;
 }
@@ -1386,13 +1428,13 @@ int
 mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 		      struct mdevx_tir_attr *attr)
 {
-	struct mdevx_obj *obj;
+	struct imp_slot *s;
 	int err, ret;
 
-	obj = use_begin(dev, imp, MDEVX_SHARE_TIR, &err);
-	if (obj == NULL)
+	s = use_begin(dev, imp, MDEVX_SHARE_TIR, false, &err);
+	if (s == NULL)
 		return fail(err);
-	ret = mdevx_tir_query(obj, attr);
+	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);
 	use_end(dev);
 	return ret;
 }
