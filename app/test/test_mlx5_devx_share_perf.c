@@ -351,7 +351,7 @@ role_perf_holder(int argc, char **argv)
 		mdevx_share_imp_t imp;
 
 		if (r == seen) {
-			usleep(50);
+			usleep(500);
 			continue;
 		}
 		snprintf(name, sizeof(name), "perf-w-%u", r);
@@ -359,10 +359,15 @@ role_perf_holder(int argc, char **argv)
 			goto out;
 		seen = r;
 		__atomic_add_fetch(&ps->imported, 1, __ATOMIC_RELEASE);
-		/* The withdrawal notification unimports it; we release the handle. */
-		while (!ps->stop && __atomic_load_n(&ps->round, __ATOMIC_ACQUIRE) == r &&
-		       mdevx_share_import_obj(dev, imp) != NULL)
-			usleep(50);
+		/*
+		 * The withdrawal notification unimports it; we release the
+		 * handle once the next round starts. Sleep meanwhile: 16
+		 * pollers on 2 CPUs would be measured as withdraw time.
+		 */
+		while (!ps->stop && __atomic_load_n(&ps->round, __ATOMIC_ACQUIRE) == r)
+			usleep(1000);
+		if (mdevx_share_dev_imports(dev) != 0)
+			goto out;	/* the notification did not unimport it */
 		mdevx_share_unimport(dev, imp);
 	}
 	ret = 0;
