@@ -64,16 +64,9 @@ swdev_cmd_create_cq(struct swdev_cmd *cmd)
 	if (!fits(dbr, dbr_off, 8))
 		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_PARAM_ERR,
 				      SWDEV_SYND_CQ_DBR_OUT_OF_UMEM);
-	obj = swdev_obj_new(cmd, SWDEV_KIND_CQ);
-	if (obj == NULL)
-		return -ENOMEM;
-	rc = swdev_obj_assign_id(cmd->dev, obj, &id);
-	if (rc != 0) {
-		free(obj);
-		if (rc == ENOMEM)
-			return -ENOMEM;
-		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_LIM_ERR, SWDEV_SYND_CQ_LIMIT);
-	}
+	rc = swdev_obj_create(cmd, SWDEV_KIND_CQ, SWDEV_SYND_CQ_LIMIT, &obj, &id);
+	if (rc != 0)
+		return rc;
 	/* keep the context field by field, as queried back */
 	st = obj->u.cq.cqc;
 	SWDEV_COPY_FLD(cqc, st, cqc, cqe_sz);

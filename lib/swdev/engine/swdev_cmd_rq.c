@@ -113,16 +113,9 @@ swdev_cmd_create_rq(struct swdev_cmd *cmd)
 	if (!fits(dbr, MDEVX_GET64(rqc, rqc, wq.dbr_addr), 8))
 		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_PARAM_ERR,
 				      SWDEV_SYND_RQ_DBR_OUT_OF_UMEM);
-	obj = swdev_obj_new(cmd, SWDEV_KIND_RQ);
-	if (obj == NULL)
-		return -ENOMEM;
-	rc = swdev_obj_assign_id(cmd->dev, obj, &id);
-	if (rc != 0) {
-		free(obj);
-		if (rc == ENOMEM)
-			return -ENOMEM;
-		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_LIM_ERR, SWDEV_SYND_RQ_LIMIT);
-	}
+	rc = swdev_obj_create(cmd, SWDEV_KIND_RQ, SWDEV_SYND_RQ_LIMIT, &obj, &id);
+	if (rc != 0)
+		return rc;
 	store_rqc(obj->u.rq.rqc, rqc);
 	obj->u.rq.cq = cq;
 	obj->u.rq.pd = pd;

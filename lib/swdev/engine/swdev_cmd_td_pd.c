@@ -18,16 +18,9 @@ alloc_simple(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit)
 	if (swdev_cmd_short_in(cmd, MDEVX_ST_SZ_BYTES(mbox_in)) ||
 	    swdev_cmd_short_out(cmd, MDEVX_ST_SZ_BYTES(mbox_out)))
 		return cmd->status;
-	obj = swdev_obj_new(cmd, kind);
-	if (obj == NULL)
-		return -ENOMEM;
-	rc = swdev_obj_assign_id(cmd->dev, obj, NULL);
-	if (rc != 0) {
-		free(obj);
-		if (rc == ENOMEM)
-			return -ENOMEM;
-		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_LIM_ERR, synd_limit);
-	}
+	rc = swdev_obj_create(cmd, kind, synd_limit, &obj, NULL);
+	if (rc != 0)
+		return rc;
 	cmd->obj = obj;
 	return 0;
 }

@@ -96,16 +96,9 @@ swdev_cmd_create_tir(struct swdev_cmd *cmd)
 				  SWDEV_SYND_TIR_BAD_TD, SWDEV_SYND_TIR_TD_OTHER_UID);
 	if (td == NULL)
 		return cmd->status;
-	obj = swdev_obj_new(cmd, SWDEV_KIND_TIR);
-	if (obj == NULL)
-		return -ENOMEM;
-	rc = swdev_obj_assign_id(cmd->dev, obj, &id);
-	if (rc != 0) {
-		free(obj);
-		if (rc == ENOMEM)
-			return -ENOMEM;
-		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_LIM_ERR, SWDEV_SYND_TIR_LIMIT);
-	}
+	rc = swdev_obj_create(cmd, SWDEV_KIND_TIR, SWDEV_SYND_TIR_LIMIT, &obj, &id);
+	if (rc != 0)
+		return rc;
 	st = obj->u.tir.tirc;
 	SWDEV_COPY_FLD(tirc, st, tirc, disp_type);
 	SWDEV_COPY_FLD(tirc, st, tirc, tunneled_offload_en);

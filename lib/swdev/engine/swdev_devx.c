@@ -255,6 +255,22 @@ cmd_init(struct swdev_cmd *cmd, struct swdev_file *f, const void *in, size_t inl
 	cmd->op_mod = (uint16_t)MDEVX_GET(mbox_in, in, op_mod);
 }
 
+/* An entry point's command from caller buffers: EINVAL as the kernel's checks. */
+static int
+cmd_begin(struct swdev_cmd *cmd, struct swdev_file *f, const void *in, size_t inlen,
+	  void *out, size_t outlen)
+{
+	int rc;
+
+	if (f == NULL)
+		return EINVAL;
+	rc = check_buffers(in, inlen, out, outlen);
+	if (rc != 0)
+		return rc;
+	cmd_init(cmd, f, in, inlen, out, outlen);
+	return 0;
+}
+
 void
 swdev_obj_build_destroy(struct swdev_obj *obj)
 {
@@ -423,12 +439,9 @@ swdev_devx_obj_create(struct swdev_file *f, const void *in, size_t inlen,
 	struct swdev_obj *obj;
 	int rc;
 
-	if (f == NULL)
-		return EINVAL;
-	rc = check_buffers(in, inlen, out, outlen);
+	rc = cmd_begin(&cmd, f, in, inlen, out, outlen);
 	if (rc != 0)
 		return rc;
-	cmd_init(&cmd, f, in, inlen, out, outlen);
 	if (!is_create_op(cmd.opcode, cmd.op_mod)) {
 		log_refusal(f, CLASS_CREATE, cmd.opcode, EINVAL, "not a create command");
 		return EINVAL;
@@ -514,12 +527,9 @@ obj_cmd(struct swdev_file *f, uint32_t handle, const void *in, size_t inlen,
 	struct swdev_obj *obj;
 	int rc;
 
-	if (f == NULL)
-		return EINVAL;
-	rc = check_buffers(in, inlen, out, outlen);
+	rc = cmd_begin(&cmd, f, in, inlen, out, outlen);
 	if (rc != 0)
 		return rc;
-	cmd_init(&cmd, f, in, inlen, out, outlen);
 	obj = swdev_idmap_get(&f->handles, handle);
 	if (obj == NULL) {
 		log_refusal(f, cls, cmd.opcode, ENOENT, "no such handle");
@@ -582,12 +592,9 @@ swdev_devx_general_cmd(struct swdev_file *f, const void *in, size_t inlen,
 	struct swdev_cmd cmd;
 	int rc;
 
-	if (f == NULL)
-		return EINVAL;
-	rc = check_buffers(in, inlen, out, outlen);
+	rc = cmd_begin(&cmd, f, in, inlen, out, outlen);
 	if (rc != 0)
 		return rc;
-	cmd_init(&cmd, f, in, inlen, out, outlen);
 	if (!is_general_op(cmd.opcode)) {
 		log_refusal(f, CLASS_GENERAL, cmd.opcode, EINVAL, "not in the general whitelist");
 		return EINVAL;

@@ -256,6 +256,13 @@ void swdev_engine_logf(struct swdev_engine *eng, const char *fmt, ...)
 struct swdev_obj *swdev_obj_new(struct swdev_cmd *cmd, enum swdev_kind kind);
 /** Give @p obj a device id of its kind: 0, or ENOSPC when the table is full. */
 int swdev_obj_assign_id(struct swdev_dev *dev, struct swdev_obj *obj, uint32_t *id);
+/*
+ * A new DEVX object of @p kind with its id (swdev_obj_new() +
+ * swdev_obj_assign_id()): 0, -ENOMEM, or LIM_ERR with @p synd_limit when
+ * the device has no id left.
+ */
+int swdev_obj_create(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit,
+		     struct swdev_obj **objp, uint32_t *id);
 /** Drop the id and free @p obj (references must already be released). */
 void swdev_obj_release(struct swdev_dev *dev, struct swdev_obj *obj);
 /** Id base of a kind (ids are base + index). */

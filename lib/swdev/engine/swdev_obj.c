@@ -76,6 +76,26 @@ swdev_obj_assign_id(struct swdev_dev *dev, struct swdev_obj *obj, uint32_t *id)
 	return 0;
 }
 
+int
+swdev_obj_create(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit,
+		 struct swdev_obj **objp, uint32_t *id)
+{
+	struct swdev_obj *obj = swdev_obj_new(cmd, kind);
+	int rc;
+
+	if (obj == NULL)
+		return -ENOMEM;
+	rc = swdev_obj_assign_id(cmd->dev, obj, id);
+	if (rc != 0) {
+		free(obj);
+		if (rc == ENOMEM)
+			return -ENOMEM;
+		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_LIM_ERR, synd_limit);
+	}
+	*objp = obj;
+	return 0;
+}
+
 struct swdev_obj *
 swdev_obj_by_id(struct swdev_dev *dev, enum swdev_kind kind, uint32_t id)
 {
