@@ -12,9 +12,13 @@
 static struct mdevx_ctx *
 ctx_finish(struct mdevx_ctx *ctx, const char *devstr)
 {
+	size_t asz;
 	int rc;
 
 	snprintf(ctx->devstr, sizeof(ctx->devstr), "%s", devstr);
+	/* Constant per backend: every import would ask for it otherwise. */
+	if (ctx->ops->export_size(&asz) == 0 && asz > 0 && asz <= MDEVX_ATTR_SIZE_MAX)
+		ctx->attr_size = asz;
 	rc = mdevx_caps_query(ctx);
 	if (rc == 0) {
 		mdevx_reg_lock();

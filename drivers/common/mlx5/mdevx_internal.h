@@ -32,6 +32,8 @@ extern int mdevx_logtype;
 /* ---- context and objects ---- */
 
 #define MDEVX_DEVSTR_MAX 160
+/** Largest backend export attribute size the library accepts. */
+#define MDEVX_ATTR_SIZE_MAX 4096
 
 struct mdevx_ctx {
 	const struct mdevx_backend_ops *ops;
@@ -39,6 +41,7 @@ struct mdevx_ctx {
 	struct mdevx_caps caps;
 	bool imported;			/**< made by mdevx_import_device() */
 	uint32_t nobjs;			/**< live wrappers; registry lock */
+	size_t attr_size;		/**< backend export attributes, 0 = ask the backend */
 	char devstr[MDEVX_DEVSTR_MAX];
 };
 

@@ -12,6 +12,13 @@
  * Limitation: a freed wrapper whose address malloc() hands out again for a
  * new wrapper is indistinguishable from the new one (ABA); the library
  * cannot detect that use-after-free.
+ *
+ * Context checks sit on the import fast path, so each thread remembers the
+ * last context it found live together with the context epoch, which grows
+ * (under the lock) whenever a context leaves the table: while the epoch is
+ * unchanged, the context is still live and the check takes no lock. It is
+ * as strong as the locked check (which also only answers for the moment it
+ * was made).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +38,14 @@ static struct reg_slot *reg_slots;
 static size_t reg_cap;		/* power of two or 0 */
 static size_t reg_used;
 static atomic_uint reg_generation;
+static uint64_t ctx_epoch;	/* bumped (lock held) when a context leaves */
+/*
+ * Initial-exec: no __tls_get_addr call on the fast path. 16 bytes, which
+ * glibc's static TLS reserve covers even if the library is dlopen()ed.
+ */
+#define LIVE_TLS __thread __attribute__((tls_model("initial-exec")))
+static LIVE_TLS const struct mdevx_ctx *live_ctx;	/* last context found live */
+static LIVE_TLS uint64_t live_ctx_epoch;
 
 void
 mdevx_reg_lock(void)
@@ -132,6 +147,8 @@ mdevx_reg_del_locked(const void *p)
 	if (idx < 0)
 		return ENOENT;
 	i = (size_t)idx;
+	if (reg_slots[i].type == MDEVX_REG_CTX)
+		__atomic_store_n(&ctx_epoch, ctx_epoch + 1, __ATOMIC_RELEASE);
 	reg_slots[i].key = 0;
 	reg_used--;
 	/* Backward shift: move later entries of the cluster into the hole. */
@@ -160,18 +177,24 @@ bool
 mdevx_ctx_valid(const struct mdevx_ctx *ctx)
 {
 	enum mdevx_reg_type t;
+	uint64_t epoch;
 
 	if (ctx == NULL) {
 		errno = EINVAL;
 		return false;
 	}
+	if (ctx == live_ctx && __atomic_load_n(&ctx_epoch, __ATOMIC_ACQUIRE) == live_ctx_epoch)
+		return true;
 	mdevx_reg_lock();
 	t = mdevx_reg_find_locked(ctx);
+	epoch = ctx_epoch;
 	mdevx_reg_unlock();
 	if (t != MDEVX_REG_CTX) {
 		errno = ENOENT;
 		return false;
 	}
+	live_ctx = ctx;
+	live_ctx_epoch = epoch;
 	return true;
 }
 
