@@ -9,10 +9,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "mdevx_csum.h"
 #include "mdevx_share_reg.h"
 
 #define REG_MAGIC 0x6d64657678726567ULL	/* "mdevxreg" */
-#define REG_VERSION 1u
+#define REG_VERSION 2u			/* 2: mdevx_csum64 checksum and name hash */
 #define READ_RETRIES 64			/* a reader gives up (EAGAIN) after this */
 #define REC_SIZE 256
 
@@ -100,65 +101,26 @@ store_rel32(uint32_t *p, uint32_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
-/* Name hash: FNV-1a, then a murmur3 finaliser for the low bits. */
-static uint32_t
-name_hash(const char *name, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (uint8_t)name[i];
-		h *= 16777619u;
-	}
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
 /*
- * 64-bit checksum over the record contents: four independent multiply-xor
- * lanes (every lookup verifies 232 bytes, so the lanes must not wait on
- * each other), folded at the end together with the slot index.
+ * A name as the records hold it: zero-padded to the full field, so that it
+ * hashes word by word.
  */
-static uint64_t
-rec_checksum(const void *data, size_t len, uint32_t idx)
+#define NAME_WORDS ((MDEVX_SHARE_NAME_MAX + 1) / 8)
+_Static_assert((MDEVX_SHARE_NAME_MAX + 1) % 8 == 0, "name field in whole words");
+
+struct name_key {
+	uint64_t w[NAME_WORDS];
+	uint64_t last_mask;		/* bytes of the last word that hold the name or its NUL */
+	uint32_t last;			/* index of that word */
+	uint32_t hash;
+};
+
+/* Record checksum, seeded with the slot index: a record copied to another slot fails. */
+static inline uint64_t
+rec_checksum(const struct reg_rec *rec, uint32_t idx)
 {
-	const uint8_t *p = data;
-	uint64_t h[4] = { 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL,
-			  0x165667b19e3779f9ULL, 0x27d4eb2f165667c5ULL };
-	uint64_t r;
-	size_t i;
-
-	for (i = 0; i + 32 <= len; i += 32) {
-		for (int l = 0; l < 4; l++) {
-			uint64_t w;
-
-			memcpy(&w, p + i + 8 * l, 8);
-			h[l] = (h[l] ^ w) * 0xff51afd7ed558ccdULL;
-			h[l] ^= h[l] >> 31;
-		}
-	}
-	r = h[0] ^ (h[1] * 3) ^ (h[2] * 5) ^ (h[3] * 7) ^ ((uint64_t)idx << 32) ^ len;
-	for (; i < len; i++)
-		r = (r ^ p[i]) * 0xc4ceb9fe1a85ec53ULL;
-	r ^= r >> 33;
-	r *= 0xff51afd7ed558ccdULL;
-	r ^= r >> 33;
-	return r;
-}
-
-static size_t
-bounded_strlen(const char *s, size_t max, bool *too_long)
-{
-	size_t n = 0;
-
-	while (n <= max && s[n] != '\0')
-		n++;
-	*too_long = n > max;
-	return n;
+	return mdevx_csum64((const uint8_t *)rec + CSUM_START, CSUM_LEN,
+			    REG_MAGIC ^ ((uint64_t)idx << 20));
 }
 
 static uint32_t
@@ -261,15 +223,22 @@ rec_write_begin(struct reg_rec *rec)
 static inline void
 rec_write_end(struct reg_rec *rec, uint32_t idx)
 {
-	rec->checksum = rec_checksum((const uint8_t *)rec + CSUM_START, CSUM_LEN, idx);
+	rec->checksum = rec_checksum(rec, idx);
 	store_rel32(&rec->seq, rec->seq + 1);
 }
 
-static void
-rec_to_info(const struct reg_rec *rec, struct mdevx_share_rec_info *out)
+/*
+ * Copy record @p rec (slot @p idx) out of shared memory as it is now, and
+ * verify its checksum on the shared bytes themselves (no intermediate
+ * copy). Only meaningful if the caller then finds the sequence counter
+ * unchanged: a concurrent writer can make both the copy and the verdict
+ * garbage. Returns whether the checksum matched (FREE slots carry none).
+ */
+static bool
+rec_copy_out(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_info *out)
 {
-	memcpy(out->name, rec->name, sizeof(out->name));
-	out->name[MDEVX_SHARE_NAME_MAX] = '\0';
+	uint32_t elen = rec->export_len;
+
 	out->kind = rec->kind;
 	out->state = rec->state;
 	out->generation = rec->generation;
@@ -277,53 +246,117 @@ rec_to_info(const struct reg_rec *rec, struct mdevx_share_rec_info *out)
 	out->owner_pid = rec->owner_pid;
 	out->object_id = rec->object_id;
 	out->size_or_tirn = rec->size_or_tirn;
-	out->export_len = rec->export_len;
 	out->rx_icm_addr = rec->rx_icm_addr;
+	/* A torn or corrupted length must not overrun: the checksum decides later. */
+	out->export_len = elen <= MDEVX_SHARE_EXPORT_MAX ? elen : MDEVX_SHARE_EXPORT_MAX;
+	memcpy(out->name, rec->name, sizeof(out->name));
+	out->name[MDEVX_SHARE_NAME_MAX] = '\0';
+	/* The whole field: a fixed-size copy is cheaper than a variable one. */
 	memcpy(out->export_buf, rec->export_buf, sizeof(out->export_buf));
+	return out->state == MDEVX_SHARE_REC_FREE || rec->checksum == rec_checksum(rec, idx);
 }
 
 /*
- * Consistent copy of one record: copy between two reads of an even
- * sequence counter. Returns 0, EAGAIN (kept changing), EBADMSG (checksum).
+ * Consistent, verified copy of one record: copied between two reads of an
+ * even sequence counter. Returns 0, EAGAIN (kept changing), EBADMSG
+ * (checksum).
  */
 static int
-rec_snapshot(const struct mdevx_share_reg *reg, uint32_t idx, struct reg_rec *copy)
+rec_snapshot(const struct mdevx_share_reg *reg, uint32_t idx, struct mdevx_share_rec_info *out)
 {
 	const struct reg_rec *rec = &reg_records(reg)[idx];
 
 	for (int i = 0; i < READ_RETRIES; i++) {
 		uint32_t s1 = load_acq32(&rec->seq), s2;
+		bool sum_ok;
 
 		if (s1 & 1) {
 			cpu_relax();
 			continue;
 		}
-		memcpy(copy, rec, sizeof(*copy));
+		sum_ok = rec_copy_out(rec, idx, out);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
 		if (s1 != s2)
 			continue;
-		if (copy->state != MDEVX_SHARE_REC_FREE &&
-		    copy->checksum != rec_checksum((const uint8_t *)copy + CSUM_START,
-						   CSUM_LEN, idx))
-			return EBADMSG;
-		return 0;
+		return sum_ok ? 0 : EBADMSG;
 	}
 	return EAGAIN;
 }
 
 /*
- * Walk the chain of @p name. 0 with the record copied, ENOENT, EAGAIN,
- * EBADMSG. A reader that lands on a slot that was unlinked and reused
- * meanwhile notices it (sequence changed, or the slot's hash belongs to
- * another bucket) and starts the walk again.
+ * Does record @p rec hold the name of @p key? The name and its NUL only:
+ * the padding after it is the checksum's business (a flipped bit there is
+ * EBADMSG, not "no such name").
+ */
+static inline bool
+name_equal(const struct reg_rec *rec, const struct name_key *key)
+{
+	uint64_t w;
+	uint32_t i;
+
+	for (i = 0; i < key->last; i++) {
+		memcpy(&w, rec->name + 8 * i, 8);
+		if (w != key->w[i])
+			return false;
+	}
+	memcpy(&w, rec->name + 8 * i, 8);
+	return ((w ^ key->w[i]) & key->last_mask) == 0;
+}
+
+/* Check @p name and make its key: 0, EINVAL (NULL or empty), ENAMETOOLONG. */
+/* Shift that puts byte @p k of a word in place, in memory order. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BYTE_SHIFT(k) (8 * (k))
+#else
+#define BYTE_SHIFT(k) (56 - 8 * (k))
+#endif
+
+static int
+make_key(const char *name, struct name_key *key)
+{
+	size_t len, i, n;
+
+	if (name == NULL)
+		return EINVAL;
+	len = strnlen(name, MDEVX_SHARE_NAME_MAX + 1);
+	if (len > MDEVX_SHARE_NAME_MAX)
+		return ENAMETOOLONG;
+	if (len == 0)
+		return EINVAL;
+	/*
+	 * Whole words, then the tail assembled in a register: the checksum
+	 * loads words that were stored as words (a byte-wise store read back
+	 * as a word stalls store forwarding, on every lookup).
+	 */
+	for (i = 0; i + 8 <= len; i += 8)
+		memcpy(&key->w[i / 8], name + i, 8);
+	key->last = (uint32_t)(i / 8);
+	key->w[key->last] = 0;
+	key->last_mask = 0;
+	for (n = 0; n < len - i; n++)
+		key->w[key->last] |= (uint64_t)(uint8_t)name[i + n] << BYTE_SHIFT(n);
+	for (n = 0; n <= len - i; n++)	/* the name's bytes and the NUL */
+		key->last_mask |= 0xffULL << BYTE_SHIFT(n);
+	for (n = key->last + 1; n < NAME_WORDS; n++)
+		key->w[n] = 0;
+	key->hash = (uint32_t)mdevx_csum64(key->w, sizeof(key->w), 0);
+	return 0;
+}
+
+/*
+ * Walk the chain of @p key. 0 with the record copied into @p out (if not
+ * NULL) and verified, ENOENT, EAGAIN, EBADMSG. A reader that lands on a
+ * slot that was unlinked and reused meanwhile notices it (sequence
+ * changed, or the slot's hash belongs to another bucket) and starts the
+ * walk again.
  */
 static int
-reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint32_t hash,
-	 struct reg_rec *copy, uint32_t *idx_out, uint32_t *probes_out)
+reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
+	 struct mdevx_share_rec_info *out, uint32_t *idx_out, uint32_t *probes_out)
 {
 	const uint32_t mask = reg->hdr.nb_buckets - 1;
-	const uint32_t bucket = hash & mask;
+	const uint32_t bucket = key->hash & mask;
 	const struct reg_rec *recs = reg_records(reg);
 	uint32_t probes = 0;
 
@@ -335,8 +368,8 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 		while (cur != 0) {
 			const struct reg_rec *rec;
 			uint32_t idx = cur - 1, s1, s2, rhash, next;
+			bool match, sum_ok = true;
 			uint16_t state;
-			bool match;
 
 			/*
 			 * A corrupted link: out of range, or a cycle (links are not
@@ -356,10 +389,10 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 			rhash = rec->hash;
 			next = rec->next;
 			state = rec->state;
-			match = rhash == hash && state != MDEVX_SHARE_REC_FREE &&
-				memcmp(rec->name, name, nlen) == 0 && rec->name[nlen] == '\0';
-			if (match)	/* one copy, checked below */
-				memcpy(copy, rec, sizeof(*copy));
+			match = rhash == key->hash && state != MDEVX_SHARE_REC_FREE &&
+				name_equal(rec, key);
+			if (match && out != NULL)
+				sum_ok = rec_copy_out(rec, idx, out);
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
 			if (s1 != s2 || state == MDEVX_SHARE_REC_FREE || (rhash & mask) != bucket) {
@@ -371,9 +404,7 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 					*idx_out = idx;
 				if (probes_out != NULL)
 					*probes_out = probes;
-				return copy->checksum == rec_checksum((const uint8_t *)copy +
-								      CSUM_START, CSUM_LEN, idx) ?
-				       0 : EBADMSG;
+				return sum_ok ? 0 : EBADMSG;
 			}
 			cur = next;
 		}
@@ -387,48 +418,32 @@ reg_find(const struct mdevx_share_reg *reg, const char *name, size_t nlen, uint3
 	return EAGAIN;
 }
 
-static int
-check_name(const char *name, size_t *len)
-{
-	bool too_long;
-
-	if (name == NULL)
-		return EINVAL;
-	*len = bounded_strlen(name, MDEVX_SHARE_NAME_MAX, &too_long);
-	if (too_long)
-		return ENAMETOOLONG;
-	if (*len == 0)
-		return EINVAL;
-	return 0;
-}
-
 int
 mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
 			uint32_t *idx_out, uint64_t *gen_out)
 {
-	struct reg_rec copy, *rec;
-	uint32_t hash, idx, bucket;
-	size_t nlen;
+	struct name_key key;
+	struct reg_rec *rec;
+	uint32_t idx, bucket;
 	int ret;
 
 	if (reg == NULL || info == NULL || info->export_len > MDEVX_SHARE_EXPORT_MAX)
 		return EINVAL;
-	ret = check_name(info->name, &nlen);
+	ret = make_key(info->name, &key);
 	if (ret != 0)
 		return ret;
-	hash = name_hash(info->name, nlen);
-	ret = reg_find(reg, info->name, nlen, hash, &copy, NULL, NULL);
+	ret = reg_find(reg, &key, NULL, NULL, NULL);
 	if (ret != ENOENT)
-		return ret == 0 || ret == EBADMSG ? EEXIST : ret;
+		return ret == 0 ? EEXIST : ret;
 	if (reg->hdr.free_head == 0)
 		return ENOSPC;
 	idx = reg->hdr.free_head - 1;
 	rec = &reg_records(reg)[idx];
-	bucket = hash & (reg->hdr.nb_buckets - 1);
+	bucket = key.hash & (reg->hdr.nb_buckets - 1);
 
 	rec_write_begin(rec);
 	reg->hdr.free_head = rec->next;
-	rec->hash = hash;
+	rec->hash = key.hash;
 	rec->kind = info->kind;
 	rec->state = MDEVX_SHARE_REC_PUBLISHED;
 	rec->generation++;
@@ -438,8 +453,7 @@ mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_re
 	rec->size_or_tirn = info->size_or_tirn;
 	rec->export_len = info->export_len;
 	rec->rx_icm_addr = info->rx_icm_addr;
-	memset(rec->name, 0, sizeof(rec->name));
-	memcpy(rec->name, info->name, nlen);
+	memcpy(rec->name, key.w, sizeof(rec->name));
 	memset(rec->export_buf, 0, sizeof(rec->export_buf));
 	memcpy(rec->export_buf, info->export_buf, info->export_len);
 	rec->next = reg_buckets(reg)[bucket];
@@ -512,34 +526,24 @@ int
 mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
 		       struct mdevx_share_rec_info *out, uint32_t *idx, uint32_t *probes)
 {
-	struct reg_rec copy;
-	size_t nlen;
+	struct name_key key;
 	int ret;
 
 	if (reg == NULL || out == NULL)
 		return EINVAL;
-	ret = check_name(name, &nlen);
+	ret = make_key(name, &key);
 	if (ret != 0)
 		return ret;
-	ret = reg_find(reg, name, nlen, name_hash(name, nlen), &copy, idx, probes);
-	if (ret == 0)
-		rec_to_info(&copy, out);
-	return ret;
+	return reg_find(reg, &key, out, idx, probes);
 }
 
 int
 mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
 		     struct mdevx_share_rec_info *out)
 {
-	struct reg_rec copy;
-	int ret;
-
 	if (reg == NULL || out == NULL || idx >= reg->hdr.capacity)
 		return EINVAL;
-	ret = rec_snapshot(reg, idx, &copy);
-	if (ret == 0)
-		rec_to_info(&copy, out);
-	return ret;
+	return rec_snapshot(reg, idx, out);
 }
 
 int
