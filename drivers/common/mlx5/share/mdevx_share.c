@@ -1256,35 +1256,48 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 
 	if (dev == NULL || imp == NULL || kind > MDEVX_SHARE_TIR)
 		return fail(EINVAL);
-	ret = reg_lookup(dev, name, &info, &idx);
+	/*
+	 * One exclusive section from the lookup to the visible slot. The
+	 * primary marks a record withdrawn before it notifies, and the
+	 * notification takes this lock: it either ran before (the lookup sees
+	 * the mark) or runs after (and finds the slot). The backend import is
+	 * local (no command), so holding the lock across it costs nothing.
+	 */
+	pthread_rwlock_wrlock(&dev->lock);
+	if (dev->orphan) {
+		ret = ENODEV;
+		goto out;
+	}
+	ret = mdevx_share_reg_lookup(dev->reg, name, &info, &idx, NULL);
 	if (ret != 0)
-		return fail(ret);
+		goto out;
 	if (info.state != MDEVX_SHARE_REC_PUBLISHED)
-		return fail(ESTALE);
-	if (info.cookie != dev->cookie)
-		return fail(EXDEV);
-	if (kind != MDEVX_SHARE_ANY && info.kind != kind)
-		return fail(EPROTOTYPE);
-	if (info.export_len != dev->export_size)
-		return fail(EBADMSG);
-	ret = mdevx_obj_import_ref(dev->ctx, info.export_buf, info.export_len,
-				   info.kind == MDEVX_SHARE_COUNTER ? MDEVX_OBJ_FLOW_COUNTER :
-				   MDEVX_OBJ_TIR, &ref);
+		ret = ESTALE;
+	else if (info.cookie != dev->cookie)
+		ret = EXDEV;
+	else if (kind != MDEVX_SHARE_ANY && info.kind != kind)
+		ret = EPROTOTYPE;
+	else if (info.export_len != dev->export_size)
+		ret = EBADMSG;
 	if (ret != 0)
-		return fail(ret == -EPROTOTYPE ? EBADMSG : -ret);
+		goto out;
+	ret = -mdevx_obj_import_ref(dev->ctx, info.export_buf, info.export_len,
+				    info.kind == MDEVX_SHARE_COUNTER ? MDEVX_OBJ_FLOW_COUNTER :
+				    MDEVX_OBJ_TIR, &ref);
+	if (ret != 0) {
+		ret = ret == EPROTOTYPE ? EBADMSG : ret;
+		goto out;
+	}
 	/* The export buffer must describe the object the record names. */
 	if (ref.id != info.object_id || ref.size_or_tirn != info.size_or_tirn ||
 	    (info.kind == MDEVX_SHARE_TIR && ref.rx_icm_addr != info.rx_icm_addr)) {
-		mdevx_obj_unimport_ref(dev->ctx, &ref);
-		return fail(EBADMSG);
+		ret = EBADMSG;
+		goto out_ref;
 	}
-	pthread_rwlock_wrlock(&dev->lock);
 	s = slot_alloc(dev, &sidx);
 	if (s == NULL) {
 		ret = errno;
-		pthread_rwlock_unlock(&dev->lock);
-		mdevx_obj_unimport_ref(dev->ctx, &ref);
-		return fail(ret);
+		goto out_ref;
 	}
 	s->ref = ref;
 	s->obj = NULL;
@@ -1293,21 +1306,14 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 	s->kind = info.kind;
 	s->state = IMP_LIVE;
 	dev->nb_live++;
-	/*
-	 * Withdrawn between the lookup and now? The primary marks the record
-	 * before it notifies, and the notification takes this lock: checking
-	 * after the slot is visible closes the window.
-	 */
-	ret = dev->orphan ? ENODEV : mdevx_share_reg_check(dev->reg, idx, info.generation);
-	if (ret != 0) {
-		slot_free(dev, s, sidx);
-		pthread_rwlock_unlock(&dev->lock);
-		mdevx_obj_unimport_ref(dev->ctx, &ref);
-		return fail(ret == ENODEV ? ENODEV : ESTALE);
-	}
 	*imp = slot_handle(sidx, s);
 	pthread_rwlock_unlock(&dev->lock);
 	return 0;
+out_ref:
+	mdevx_obj_unimport_ref(dev->ctx, &ref);
+out:
+	pthread_rwlock_unlock(&dev->lock);
+	return fail(ret);
 }
 
 int
