@@ -55,6 +55,8 @@ extern "C" {
 #endif
 
 #define MDEVX_API __attribute__((visibility("default")))
+/** Exported for our own libraries only (version node INTERNAL, like DPDK's __rte_internal). */
+#define MDEVX_INTERNAL __attribute__((visibility("default")))
 
 /** Device context (one uverbs file of one device). Opaque. */
 struct mdevx_ctx;
@@ -436,6 +438,16 @@ struct mdevx_obj_ref {
  */
 MDEVX_API int mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
 				   enum mdevx_obj_kind expect, struct mdevx_obj_ref *ref);
+/**
+ * Internal (for libmdevx_share, not a stable API): mdevx_obj_import_ref()
+ * for a caller that has already verified the integrity of @p buf itself
+ * (the share registry's record checksum covers the export buffer): every
+ * check of mdevx_obj_import_ref() except the buffer checksum, which would
+ * verify the same bytes a second time on the import fast path.
+ */
+MDEVX_INTERNAL int mdevx_obj_import_ref_verified(struct mdevx_ctx *ctx, const void *buf,
+						 size_t len, enum mdevx_obj_kind expect,
+						 struct mdevx_obj_ref *ref);
 /** Release a reference (local only). 0; -EINVAL (NULL or released); -ENOENT. */
 MDEVX_API int mdevx_obj_unimport_ref(struct mdevx_ctx *ctx, struct mdevx_obj_ref *ref);
 /** mdevx_counter_query() on a reference (-EPROTOTYPE if not a counter). */

@@ -173,25 +173,94 @@ mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Field loads straight from a buffer. Import reads the header this way
+ * rather than through a struct copy: a copy made with vector stores and
+ * read back field by field stalls store forwarding on the fast path.
+ */
+#define BUF_LD(type, buf, off) buf_ld_##type((const uint8_t *)(buf) + (off))
+
+static inline uint16_t
+buf_ld_uint16_t(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t
+buf_ld_uint32_t(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t
+buf_ld_uint64_t(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+#define HDR_LD(type, buf, field) BUF_LD(type, buf, offsetof(struct export_hdr, field))
+#define ATTR_LD(type, attrs, field) \
+	BUF_LD(type, attrs, offsetof(struct mdevx_compat_export_attrs, field))
+
 /* Cross-check the header with the rdma-core 63 attributes (32 bytes:
  * handle, type, object_id at 0, 4, 8) where rdma-core records them. */
 static bool
 attrs_consistent(const struct export_hdr *hdr, const uint8_t *attrs)
 {
-	struct mdevx_compat_export_attrs a;
+	uint32_t type, object_id;
 
-	if (hdr->attr_size != sizeof(a))
+	if (hdr->attr_size != sizeof(struct mdevx_compat_export_attrs))
 		return true;	/* another layout: opaque */
-	memcpy(&a, attrs, sizeof(a));
+	type = ATTR_LD(uint32_t, attrs, type);
+	object_id = ATTR_LD(uint32_t, attrs, object_id);
 	switch (hdr->kind) {
 	case MDEVX_OBJ_FLOW_COUNTER:
-		return a.type == MDEVX_RDMA_OBJ_TYPE_FLOW_COUNTER && a.object_id == hdr->id;
+		return type == MDEVX_RDMA_OBJ_TYPE_FLOW_COUNTER && object_id == hdr->id;
 	case MDEVX_OBJ_TIR:
-		return a.type == MDEVX_RDMA_OBJ_TYPE_TIR && a.object_id == hdr->id &&
-		       a.rx_icm_addr == hdr->rx_icm_addr && hdr->tirn == hdr->id;
+		return type == MDEVX_RDMA_OBJ_TYPE_TIR && object_id == hdr->id &&
+		       ATTR_LD(uint64_t, attrs, rx_icm_addr) == hdr->rx_icm_addr &&
+		       hdr->tirn == hdr->id;
 	default:
 		return true;
 	}
+}
+
+/*
+ * The header of an export buffer, field by field (see BUF_LD). The first
+ * three fields are checked here as one word, against a word built the same
+ * way, so that no narrow stores are read back wide either.
+ */
+static bool
+hdr_load(const void *buf, struct export_hdr *h)
+{
+	static const struct {
+		uint32_t magic;
+		uint16_t version;
+		uint16_t hdr_size;
+	} want = { EXPORT_MAGIC, EXPORT_VERSION, sizeof(struct export_hdr) };
+	uint64_t head, w;
+
+	memcpy(&w, &want, sizeof(w));
+	head = BUF_LD(uint64_t, buf, 0);
+	h->backend = HDR_LD(uint32_t, buf, backend);
+	h->kind = HDR_LD(uint32_t, buf, kind);
+	h->id = HDR_LD(uint32_t, buf, id);
+	h->bulk_size = HDR_LD(uint32_t, buf, bulk_size);
+	h->tirn = HDR_LD(uint32_t, buf, tirn);
+	h->generation = HDR_LD(uint32_t, buf, generation);
+	h->rx_icm_addr = HDR_LD(uint64_t, buf, rx_icm_addr);
+	h->attr_size = HDR_LD(uint32_t, buf, attr_size);
+	h->checksum = HDR_LD(uint32_t, buf, checksum);
+	return head == w;
 }
 
 static struct mdevx_obj *
@@ -204,11 +273,13 @@ import_fail(int err, const char *why)
 
 /*
  * Validate an export buffer for @p ctx and import its backend object: what
- * both import flavours share. Returns the backend object or NULL + errno.
+ * every import flavour shares. The checksum is skipped only when the
+ * caller vouches for the bytes (@p verified). Returns the backend object or
+ * NULL + errno.
  */
 static void *
 import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
-	       enum mdevx_obj_kind expect, struct export_hdr *hdr_out)
+	       enum mdevx_obj_kind expect, bool verified, struct export_hdr *hdr_out)
 {
 	struct export_hdr hdr;
 	const uint8_t *attrs;
@@ -224,10 +295,8 @@ import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
 	}
 	if (len < sizeof(hdr))
 		return import_fail(EBADMSG, "buffer shorter than the export header");
-	memcpy(&hdr, buf, sizeof(hdr));
 	attrs = (const uint8_t *)buf + sizeof(hdr);
-	if (hdr.magic != EXPORT_MAGIC || hdr.version != EXPORT_VERSION ||
-	    hdr.hdr_size != sizeof(hdr))
+	if (!hdr_load(buf, &hdr))
 		return import_fail(EBADMSG, "not an mdevx export buffer (magic/version)");
 	if (hdr.backend != (uint32_t)ctx->ops->id)
 		return import_fail(EXDEV, "exported from another backend");
@@ -238,7 +307,7 @@ import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
 	}
 	if (hdr.attr_size != asz || len < sizeof(hdr) + asz)
 		return import_fail(EBADMSG, "attribute size mismatch or truncated buffer");
-	if (buf_checksum(buf, hdr.attr_size) != hdr.checksum)
+	if (!verified && buf_checksum(buf, hdr.attr_size) != hdr.checksum)
 		return import_fail(EBADMSG, "checksum mismatch (corrupted buffer)");
 	if (!kind_exportable(hdr.kind) || !attrs_consistent(&hdr, attrs))
 		return import_fail(EBADMSG, "inconsistent object kind / attributes");
@@ -268,7 +337,7 @@ mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
 	void *bobj;
 	int rc;
 
-	bobj = import_backend(ctx, buf, len, expect, &hdr);
+	bobj = import_backend(ctx, buf, len, expect, false, &hdr);
 	if (bobj == NULL)
 		return NULL;
 	obj = mdevx_obj_new(ctx, (enum mdevx_obj_kind)hdr.kind, bobj, hdr.id, true);
@@ -318,9 +387,9 @@ mdevx_obj_unimport(struct mdevx_obj *obj)
 	return 0;
 }
 
-MDEVX_API int
-mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
-		     enum mdevx_obj_kind expect, struct mdevx_obj_ref *ref)
+static int
+import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len, enum mdevx_obj_kind expect,
+	   bool verified, struct mdevx_obj_ref *ref)
 {
 	struct export_hdr hdr;
 	void *bobj;
@@ -329,7 +398,7 @@ mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
 		return mdevx_ret(EINVAL);
 	if (expect != MDEVX_OBJ_FLOW_COUNTER && expect != MDEVX_OBJ_TIR)
 		return mdevx_ret(EINVAL);
-	bobj = import_backend(ctx, buf, len, expect, &hdr);
+	bobj = import_backend(ctx, buf, len, expect, verified, &hdr);
 	if (bobj == NULL)
 		return -errno;
 	memset(ref, 0, sizeof(*ref));
@@ -339,6 +408,20 @@ mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
 	ref->size_or_tirn = expect == MDEVX_OBJ_FLOW_COUNTER ? hdr.bulk_size : hdr.tirn;
 	ref->kind = (uint8_t)expect;
 	return 0;
+}
+
+MDEVX_API int
+mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
+		     enum mdevx_obj_kind expect, struct mdevx_obj_ref *ref)
+{
+	return import_ref(ctx, buf, len, expect, false, ref);
+}
+
+MDEVX_INTERNAL int
+mdevx_obj_import_ref_verified(struct mdevx_ctx *ctx, const void *buf, size_t len,
+			      enum mdevx_obj_kind expect, struct mdevx_obj_ref *ref)
+{
+	return import_ref(ctx, buf, len, expect, true, ref);
 }
 
 MDEVX_API int
