@@ -36,9 +36,14 @@ struct reg_hdr {
 	uint32_t free_head;		/* free list, slot index + 1 */
 };
 
+/*
+ * What a lookup reads first (sequence, link, checksum, the fields) shares
+ * the record's first cache line; the name and the export buffer follow.
+ */
 struct reg_rec {
 	uint32_t seq;			/* odd while being written */
 	uint32_t next;			/* hash chain or free list: index + 1 */
+	uint64_t checksum;		/* of what follows, up to the reserved tail */
 	/* --- covered by the checksum from here --- */
 	uint32_t hash;
 	uint16_t kind;
@@ -53,7 +58,6 @@ struct reg_rec {
 	char name[MDEVX_SHARE_NAME_MAX + 1];
 	uint8_t export_buf[MDEVX_SHARE_EXPORT_MAX];
 	/* --- to here --- */
-	uint64_t checksum;
 	uint8_t reserved[REC_SIZE - 240];
 };
 
@@ -75,7 +79,8 @@ cpu_relax(void)
 }
 
 #define CSUM_START offsetof(struct reg_rec, hash)
-#define CSUM_LEN (offsetof(struct reg_rec, checksum) - CSUM_START)
+#define CSUM_LEN (offsetof(struct reg_rec, reserved) - CSUM_START)
+_Static_assert(offsetof(struct reg_rec, name) == 64, "fields in the first cache line");
 
 static inline uint32_t *
 reg_buckets(const struct mdevx_share_reg *reg)
@@ -110,7 +115,7 @@ _Static_assert((MDEVX_SHARE_NAME_MAX + 1) % 8 == 0, "name field in whole words")
 
 struct name_key {
 	uint64_t w[NAME_WORDS];
-	uint64_t last_mask;		/* bytes of the last word that hold the name or its NUL */
+	uint64_t last_mask;		/* last word: the bytes of the name and its NUL */
 	uint32_t last;			/* index of that word */
 	uint32_t hash;
 };
@@ -256,6 +261,25 @@ rec_copy_out(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_inf
 	return out->state == MDEVX_SHARE_REC_FREE || rec->checksum == rec_checksum(rec, idx);
 }
 
+/* The same for a view: the scalar fields, the buffer left in place. */
+static bool
+rec_view_fill(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_view *v)
+{
+	uint32_t elen = rec->export_len;
+
+	v->kind = rec->kind;
+	v->state = rec->state;
+	v->generation = rec->generation;
+	v->cookie = rec->cookie;
+	v->object_id = rec->object_id;
+	v->size_or_tirn = rec->size_or_tirn;
+	v->rx_icm_addr = rec->rx_icm_addr;
+	v->export_len = elen <= MDEVX_SHARE_EXPORT_MAX ? elen : MDEVX_SHARE_EXPORT_MAX;
+	v->export_buf = rec->export_buf;
+	v->idx = idx;
+	return rec->checksum == rec_checksum(rec, idx);
+}
+
 /*
  * Consistent, verified copy of one record: copied between two reads of an
  * even sequence counter. Returns 0, EAGAIN (kept changing), EBADMSG
@@ -304,18 +328,24 @@ name_equal(const struct reg_rec *rec, const struct name_key *key)
 	return ((w ^ key->w[i]) & key->last_mask) == 0;
 }
 
-/* Check @p name and make its key: 0, EINVAL (NULL or empty), ENAMETOOLONG. */
-/* Shift that puts byte @p k of a word in place, in memory order. */
+/*
+ * BYTE_SHIFT: the shift that puts byte @p k of a word in place, in memory
+ * order; BYTE_MASK: the mask of the first @p n (< 8) bytes.
+ */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define BYTE_SHIFT(k) (8 * (k))
+#define BYTE_MASK(n) ((1ULL << (8 * (n))) - 1)
 #else
 #define BYTE_SHIFT(k) (56 - 8 * (k))
+#define BYTE_MASK(n) (~0ULL << (64 - 8 * (n)))
 #endif
 
+/* Check @p name and make its key: 0, EINVAL (NULL or empty), ENAMETOOLONG. */
 static int
 make_key(const char *name, struct name_key *key)
 {
 	size_t len, i, n;
+	uint64_t tail = 0;
 
 	if (name == NULL)
 		return EINVAL;
@@ -331,13 +361,25 @@ make_key(const char *name, struct name_key *key)
 	 */
 	for (i = 0; i + 8 <= len; i += 8)
 		memcpy(&key->w[i / 8], name + i, 8);
+	n = len - i;		/* bytes in the last word, 0..7 */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n != 0 && len >= 8) {
+		/* the word that ends with the name, shifted down: no byte loop */
+		memcpy(&tail, name + len - 8, 8);
+		tail >>= 8 * (8 - n);
+	} else {
+		for (size_t j = 0; j < n; j++)
+			tail |= (uint64_t)(uint8_t)name[i + j] << BYTE_SHIFT(j);
+	}
+#else
+	for (size_t j = 0; j < n; j++)
+		tail |= (uint64_t)(uint8_t)name[i + j] << BYTE_SHIFT(j);
+#endif
 	key->last = (uint32_t)(i / 8);
-	key->w[key->last] = 0;
-	key->last_mask = 0;
-	for (n = 0; n < len - i; n++)
-		key->w[key->last] |= (uint64_t)(uint8_t)name[i + n] << BYTE_SHIFT(n);
-	for (n = 0; n <= len - i; n++)	/* the name's bytes and the NUL */
-		key->last_mask |= 0xffULL << BYTE_SHIFT(n);
+	key->w[key->last] = tail;
+	/* the name's bytes in that word and the NUL: len - i + 1 <= 8 */
+	n = len - i + 1;
+	key->last_mask = n == 8 ? ~0ULL : BYTE_MASK(n);
 	for (n = key->last + 1; n < NAME_WORDS; n++)
 		key->w[n] = 0;
 	key->hash = (uint32_t)mdevx_csum64(key->w, sizeof(key->w), 0);
@@ -345,15 +387,17 @@ make_key(const char *name, struct name_key *key)
 }
 
 /*
- * Walk the chain of @p key. 0 with the record copied into @p out (if not
- * NULL) and verified, ENOENT, EAGAIN, EBADMSG. A reader that lands on a
+ * Walk the chain of @p key. 0 with the record verified and copied into
+ * @p out, or described in place by @p view (either may be NULL), ENOENT,
+ * EAGAIN, EBADMSG. A reader that lands on a
  * slot that was unlinked and reused meanwhile notices it (sequence
  * changed, or the slot's hash belongs to another bucket) and starts the
  * walk again.
  */
 static int
 reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
-	 struct mdevx_share_rec_info *out, uint32_t *idx_out, uint32_t *probes_out)
+	 struct mdevx_share_rec_info *out, struct mdevx_share_rec_view *view, uint32_t *idx_out,
+	 uint32_t *probes_out)
 {
 	const uint32_t mask = reg->hdr.nb_buckets - 1;
 	const uint32_t bucket = key->hash & mask;
@@ -393,6 +437,8 @@ reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 				name_equal(rec, key);
 			if (match && out != NULL)
 				sum_ok = rec_copy_out(rec, idx, out);
+			else if (match && view != NULL)
+				sum_ok = rec_view_fill(rec, idx, view);
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
 			if (s1 != s2 || state == MDEVX_SHARE_REC_FREE || (rhash & mask) != bucket) {
@@ -400,6 +446,8 @@ reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 				break;
 			}
 			if (match) {
+				if (view != NULL)
+					view->seq = s1;
 				if (idx_out != NULL)
 					*idx_out = idx;
 				if (probes_out != NULL)
@@ -432,7 +480,7 @@ mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_re
 	ret = make_key(info->name, &key);
 	if (ret != 0)
 		return ret;
-	ret = reg_find(reg, &key, NULL, NULL, NULL);
+	ret = reg_find(reg, &key, NULL, NULL, NULL, NULL);
 	if (ret != ENOENT)
 		return ret == 0 ? EEXIST : ret;
 	if (reg->hdr.free_head == 0)
@@ -534,7 +582,31 @@ mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
 	ret = make_key(name, &key);
 	if (ret != 0)
 		return ret;
-	return reg_find(reg, &key, out, idx, probes);
+	return reg_find(reg, &key, out, NULL, idx, probes);
+}
+
+int
+mdevx_share_reg_find(const struct mdevx_share_reg *reg, const char *name,
+		     struct mdevx_share_rec_view *view)
+{
+	struct name_key key;
+	int ret;
+
+	if (reg == NULL || view == NULL)
+		return EINVAL;
+	ret = make_key(name, &key);
+	if (ret != 0)
+		return ret;
+	return reg_find(reg, &key, NULL, view, NULL, NULL);
+}
+
+bool
+mdevx_share_reg_view_current(const struct mdevx_share_reg *reg,
+			     const struct mdevx_share_rec_view *view)
+{
+	/* The caller's reads of the buffer happen before the sequence read. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&reg_records(reg)[view->idx].seq, __ATOMIC_RELAXED) == view->seq;
 }
 
 int

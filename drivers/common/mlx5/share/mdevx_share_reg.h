@@ -23,6 +23,7 @@
 #ifndef MDEVX_SHARE_REG_H
 #define MDEVX_SHARE_REG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,26 @@ struct mdevx_share_rec_info {
 	uint32_t export_len;
 	uint64_t rx_icm_addr;
 	uint8_t export_buf[MDEVX_SHARE_EXPORT_MAX];
+};
+
+/**
+ * A record found in place by mdevx_share_reg_find(): its fields as they
+ * were when its checksum was verified, and its export buffer where it lies
+ * in the registry (no copy). The buffer still holds the verified bytes only
+ * while mdevx_share_reg_view_current() is true: use the bytes, then check.
+ */
+struct mdevx_share_rec_view {
+	const uint8_t *export_buf;	/**< in the registry */
+	uint64_t generation;
+	uint64_t cookie;
+	uint64_t rx_icm_addr;
+	uint32_t idx;			/**< slot */
+	uint32_t seq;			/**< sequence when verified */
+	uint32_t object_id;
+	uint32_t size_or_tirn;
+	uint32_t export_len;
+	uint16_t kind;
+	uint16_t state;
 };
 
 struct mdevx_share_reg;
@@ -120,6 +141,20 @@ int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
 			   struct mdevx_share_rec_info *out, uint32_t *idx, uint32_t *probes);
+/**
+ * mdevx_share_reg_lookup() without the copy, for the import fast path:
+ * @p view describes the verified record in place. Same errors.
+ */
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_find(const struct mdevx_share_reg *reg, const char *name,
+			 struct mdevx_share_rec_view *view);
+/**
+ * Is the record of @p view unchanged since it was verified (so that what
+ * was read from its buffer meanwhile is the verified content)?
+ */
+MDEVX_SHARE_REG_API
+bool mdevx_share_reg_view_current(const struct mdevx_share_reg *reg,
+				  const struct mdevx_share_rec_view *view);
 /** Consistent, verified copy of slot @p idx. Same errors as lookup. */
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
