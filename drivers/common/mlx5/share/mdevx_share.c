@@ -47,6 +47,7 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 #define DEVSTR_MAX 128
 #define IMP_CHUNK_SHIFT 12
 #define IMP_CHUNK (1u << IMP_CHUNK_SHIFT)
+#define IMPORT_RETRIES 8		/* record rewritten while imported: try again */
 #define IMP_MAX_CHUNKS 1024		/* 4M imports per device and process */
 
 enum mp_op {
@@ -1244,15 +1245,71 @@ mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start, struct mdevx_share
 /* Imports                                                           */
 /* ---------------------------------------------------------------- */
 
+/*
+ * One attempt at an import (write lock held): find the record in place,
+ * validate it, import from the registry's own bytes straight into a slot,
+ * then make sure the record did not change while its buffer was read.
+ * 0, EAGAIN (it changed: try again), or the error.
+ */
+static int
+import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
+	    mdevx_share_imp_t *imp)
+{
+	struct mdevx_share_rec_view v;
+	struct imp_slot *s;
+	uint32_t sidx;
+	int ret;
+
+	ret = mdevx_share_reg_find(dev->reg, name, &v);
+	if (ret != 0)
+		return ret;
+	if (v.state != MDEVX_SHARE_REC_PUBLISHED)
+		return ESTALE;
+	if (v.cookie != dev->cookie)
+		return EXDEV;
+	if (kind != MDEVX_SHARE_ANY && v.kind != kind)
+		return EPROTOTYPE;
+	if (v.export_len != dev->export_size)
+		return EBADMSG;
+	s = slot_alloc(dev, &sidx);
+	if (s == NULL)
+		return errno;
+	/* The record's checksum, just verified, covers the export buffer. */
+	ret = -mdevx_obj_import_ref_verified(dev->ctx, v.export_buf, v.export_len,
+					     v.kind == MDEVX_SHARE_COUNTER ?
+					     MDEVX_OBJ_FLOW_COUNTER : MDEVX_OBJ_TIR, &s->ref);
+	if (ret == 0 && !mdevx_share_reg_view_current(dev->reg, &v)) {
+		mdevx_obj_unimport_ref(dev->ctx, &s->ref);
+		ret = EAGAIN;
+	} else if (ret != 0 && !mdevx_share_reg_view_current(dev->reg, &v)) {
+		ret = EAGAIN;		/* read while rewritten: not a verdict */
+	} else if (ret == 0 &&
+		   /* the export buffer must describe the object the record names */
+		   (s->ref.id != v.object_id || s->ref.size_or_tirn != v.size_or_tirn ||
+		    (v.kind == MDEVX_SHARE_TIR && s->ref.rx_icm_addr != v.rx_icm_addr))) {
+		mdevx_obj_unimport_ref(dev->ctx, &s->ref);
+		ret = EBADMSG;
+	}
+	if (ret != 0) {
+		s->ref.bobj = NULL;
+		slot_free(dev, s, sidx);
+		return ret == EPROTOTYPE ? EBADMSG : ret;
+	}
+	s->obj = NULL;
+	s->rec_idx = v.idx;
+	s->rec_gen = v.generation;
+	s->kind = v.kind;
+	s->state = IMP_LIVE;
+	dev->nb_live++;
+	*imp = slot_handle(sidx, s);
+	return 0;
+}
+
 int
 mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
 		   mdevx_share_imp_t *imp)
 {
-	struct mdevx_share_rec_info info;
-	struct mdevx_obj_ref ref;
-	struct imp_slot *s;
-	uint32_t idx, sidx;
-	int ret;
+	int ret = EAGAIN;
 
 	if (dev == NULL || imp == NULL || kind > MDEVX_SHARE_TIR)
 		return fail(EINVAL);
@@ -1264,56 +1321,10 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 	 * local (no command), so holding the lock across it costs nothing.
 	 */
 	pthread_rwlock_wrlock(&dev->lock);
-	if (dev->orphan) {
-		ret = ENODEV;
-		goto out;
-	}
-	ret = mdevx_share_reg_lookup(dev->reg, name, &info, &idx, NULL);
-	if (ret != 0)
-		goto out;
-	if (info.state != MDEVX_SHARE_REC_PUBLISHED)
-		ret = ESTALE;
-	else if (info.cookie != dev->cookie)
-		ret = EXDEV;
-	else if (kind != MDEVX_SHARE_ANY && info.kind != kind)
-		ret = EPROTOTYPE;
-	else if (info.export_len != dev->export_size)
-		ret = EBADMSG;
-	if (ret != 0)
-		goto out;
-	ret = -mdevx_obj_import_ref(dev->ctx, info.export_buf, info.export_len,
-				    info.kind == MDEVX_SHARE_COUNTER ? MDEVX_OBJ_FLOW_COUNTER :
-				    MDEVX_OBJ_TIR, &ref);
-	if (ret != 0) {
-		ret = ret == EPROTOTYPE ? EBADMSG : ret;
-		goto out;
-	}
-	/* The export buffer must describe the object the record names. */
-	if (ref.id != info.object_id || ref.size_or_tirn != info.size_or_tirn ||
-	    (info.kind == MDEVX_SHARE_TIR && ref.rx_icm_addr != info.rx_icm_addr)) {
-		ret = EBADMSG;
-		goto out_ref;
-	}
-	s = slot_alloc(dev, &sidx);
-	if (s == NULL) {
-		ret = errno;
-		goto out_ref;
-	}
-	s->ref = ref;
-	s->obj = NULL;
-	s->rec_idx = idx;
-	s->rec_gen = info.generation;
-	s->kind = info.kind;
-	s->state = IMP_LIVE;
-	dev->nb_live++;
-	*imp = slot_handle(sidx, s);
+	for (int i = 0; i < IMPORT_RETRIES && ret == EAGAIN; i++)
+		ret = dev->orphan ? ENODEV : import_once(dev, name, kind, imp);
 	pthread_rwlock_unlock(&dev->lock);
-	return 0;
-out_ref:
-	mdevx_obj_unimport_ref(dev->ctx, &ref);
-out:
-	pthread_rwlock_unlock(&dev->lock);
-	return fail(ret);
+	return ret == 0 ? 0 : fail(ret);
 }
 
 int
