@@ -15,8 +15,9 @@
  *  5. reading a 64k-counter bulk from a secondary: commands used and time
  *     vs per-counter queries.
  *
- * MDEVX_PERF_REPS (environment) sets the repetitions of the item 1 loops
- * (default 20000): raise it to profile the import path.
+ * MDEVX_PERF_REPS (environment) sets the repetitions of each item 1 loop
+ * (default 20000, in 9 alternating rounds): raise it to profile the import
+ * path.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -49,6 +50,7 @@
 #define SMALL_RECORDS 1000
 #define BULK_64K 65536
 #define CHILD_TIMEOUT_MS 300000
+#define ROUNDS 9			/* item 1: alternating rounds, medians */
 
 struct perf_sync {
 	volatile uint32_t ready;
@@ -127,6 +129,82 @@ import_run(struct mdevx_share_dev *dev, uint32_t n, mdevx_share_imp_t *imps, siz
 	return (double)(t1 - t0) / n;
 }
 
+/*
+ * Item 1 loops, one function each so that rounds can alternate. Each
+ * returns ns per operation, or -1 if an operation failed.
+ */
+static double
+time_raw(struct swdev_ctx *sctx, const uint8_t *attrs, uint32_t reps)
+{
+	uint64_t t0 = now_ns();
+
+	for (uint32_t i = 0; i < reps; i++) {
+		struct swdev_obj *o = swdev_obj_import(sctx, attrs);
+
+		if (o == NULL)
+			return -1;
+		swdev_obj_unimport(o);
+	}
+	return (double)(now_ns() - t0) / reps;
+}
+
+static double
+time_by_name(struct mdevx_share_dev *dev, uint32_t reps)
+{
+	uint64_t t0 = now_ns();
+	mdevx_share_imp_t imp;
+
+	for (uint32_t i = 0; i < reps; i++) {
+		if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_SHARE_COUNTER, &imp) != 0)
+			return -1;
+		mdevx_share_unimport(dev, imp);
+	}
+	return (double)(now_ns() - t0) / reps;
+}
+
+static double
+time_lookup(struct mdevx_share_dev *dev, uint32_t reps)
+{
+	struct mdevx_share_rec_info info;
+	uint64_t t0 = now_ns();
+
+	for (uint32_t i = 0; i < reps; i++)
+		if (mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "perf-ctr-000000", &info,
+					   NULL, NULL) != 0)
+			return -1;
+	return (double)(now_ns() - t0) / reps;
+}
+
+static double
+time_ref_import(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t reps)
+{
+	uint64_t t0 = now_ns();
+
+	for (uint32_t i = 0; i < reps; i++) {
+		struct mdevx_obj_ref ref;
+
+		if (mdevx_obj_import_ref(ctx, buf, len, MDEVX_OBJ_FLOW_COUNTER, &ref) != 0)
+			return -1;
+		mdevx_obj_unimport_ref(ctx, &ref);
+	}
+	return (double)(now_ns() - t0) / reps;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int
 role_perf_importer(int argc, char **argv)
 {
@@ -182,29 +260,34 @@ role_perf_importer(int argc, char **argv)
 	}
 	mdevx_share_unimport(dev, imp);
 	{
-		/* The backend's attributes are the tail of the export buffer. */
+		/*
+		 * The backend's attributes are the tail of the export buffer.
+		 * The loops alternate, round after round, and each reports its
+		 * median: a neighbour's burst on this machine then moves both
+		 * sides of a ratio, not one.
+		 */
 		struct swdev_export_sizes sz;
+		double v[4][ROUNDS];
 		const uint8_t *attrs;
 
 		swdev_get_export_sizes(&sz);
 		attrs = exp_buf + exp_len - sz.devx_obj_attrs_size;
-		t0 = now_ns();
-		for (uint32_t i = 0; i < reps; i++) {
-			struct swdev_obj *o = swdev_obj_import(sctx, attrs);
-
-			if (o == NULL)
+		for (unsigned int r = 0; r < ROUNDS; r++) {
+			v[0][r] = time_raw(sctx, attrs, reps);
+			v[1][r] = time_by_name(dev, reps);
+			v[2][r] = time_lookup(dev, reps);
+			v[3][r] = time_ref_import(mdevx_share_dev_ctx(dev), exp_buf, exp_len, reps);
+			if (v[0][r] < 0 || v[1][r] < 0 || v[2][r] < 0 || v[3][r] < 0) {
+				printf("import loop failed: %s\n", strerror(errno));
 				goto out;
-			swdev_obj_unimport(o);
+			}
 		}
-		raw_ns = (double)(now_ns() - t0) / reps;
+		raw_ns = median(v[0], ROUNDS);
+		name_ns = median(v[1], ROUNDS);
+		perf_info("  of which: registry lookup", median(v[2], ROUNDS), "ns");
+		perf_info("  of which: mdevx reference import+unimport", median(v[3], ROUNDS),
+			  "ns");
 	}
-	t0 = now_ns();
-	for (uint32_t i = 0; i < reps; i++) {
-		if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_SHARE_COUNTER, &imp) != 0)
-			goto out;
-		mdevx_share_unimport(dev, imp);
-	}
-	name_ns = (double)(now_ns() - t0) / reps;
 	{
 		struct rte_mp_msg req;
 		struct rte_mp_reply rep;
@@ -221,30 +304,6 @@ role_perf_importer(int argc, char **argv)
 			free(rep.msgs);
 		}
 		mp_ns = (double)(now_ns() - t0) / n;
-	}
-	{
-		/* Where the time goes: the registry lookup, the layer-4 import. */
-		struct mdevx_share_rec_info info;
-		double lk_ns, l4_ns;
-
-		t0 = now_ns();
-		for (uint32_t i = 0; i < reps; i++)
-			if (mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "perf-ctr-000000",
-						   &info, NULL, NULL) != 0)
-				goto out;
-		lk_ns = (double)(now_ns() - t0) / reps;
-		t0 = now_ns();
-		for (uint32_t i = 0; i < reps; i++) {
-			struct mdevx_obj_ref ref;
-
-			if (mdevx_obj_import_ref(mdevx_share_dev_ctx(dev), exp_buf, exp_len,
-						 MDEVX_OBJ_FLOW_COUNTER, &ref) != 0)
-				goto out;
-			mdevx_obj_unimport_ref(mdevx_share_dev_ctx(dev), &ref);
-		}
-		l4_ns = (double)(now_ns() - t0) / reps;
-		perf_info("  of which: registry lookup", lk_ns, "ns");
-		perf_info("  of which: mdevx reference import+unimport", l4_ns, "ns");
 	}
 	perf_info("raw backend import+unimport", raw_ns, "ns");
 	perf_info("import+unimport by name", name_ns, "ns");
