@@ -544,6 +544,23 @@ test_ref_import(void)
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_import_ref(ctx2, buf, exp_size, MDEVX_OBJ_FLOW_COUNTER,
 						  &tref), EBADMSG);
 	buf[exp_size - 1] ^= 0x40;
+	/*
+	 * The internal verified flavour skips the checksum (bytes 44..47)
+	 * only: a wrong checksum passes there, a wrong magic does not.
+	 */
+	buf[44] ^= 0x01;
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_import_ref(ctx2, buf, exp_size, MDEVX_OBJ_FLOW_COUNTER,
+						  &tref), EBADMSG);
+	TEST_ASSERT_SUCCESS(mdevx_obj_import_ref_verified(ctx2, buf, exp_size,
+							  MDEVX_OBJ_FLOW_COUNTER, &tref),
+			    "verified import: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(tref.id, info.id, "verified import id");
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport_ref(ctx2, &tref), "unimport verified");
+	buf[44] ^= 0x01;
+	buf[0] ^= 0x01;
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_import_ref_verified(ctx2, buf, exp_size,
+							   MDEVX_OBJ_FLOW_COUNTER, &tref), EBADMSG);
+	buf[0] ^= 0x01;
 	TEST_ASSERT_RC_ERRNO(mdevx_ref_counter_query(ctx2, NULL, 0, 1, 0, &b), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_ref_tir_query(ctx2, &ref, &got), EPROTOTYPE);
 	TEST_ASSERT_RC_ERRNO(mdevx_ref_counter_query(ctx2, &ref, info.bulk_size, 1, 0, &b),

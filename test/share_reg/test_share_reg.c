@@ -97,9 +97,30 @@ test_basic(void)
 	CHECK(mdevx_share_reg_lookup(reg, "ctr1", &out, NULL, NULL) == ENOENT);
 	CHECK(mdevx_share_reg_lookup(reg, "", &out, NULL, NULL) == EINVAL);
 	CHECK(mdevx_share_reg_lookup(reg, NULL, &out, NULL, NULL) == EINVAL);
+	/* In-place views: the same record, its buffer where it lies. */
+	{
+		struct mdevx_share_rec_view v;
+
+		CHECK(mdevx_share_reg_find(reg, "ctr0", &v) == 0);
+		CHECK(v.idx == idx && v.state == MDEVX_SHARE_REC_PUBLISHED &&
+		      v.generation == gen && v.cookie == info.cookie);
+		CHECK(v.object_id == info.object_id && v.export_len == 32 &&
+		      memcmp(v.export_buf, info.export_buf, 32) == 0);
+		CHECK(mdevx_share_reg_view_current(reg, &v));
+		CHECK(mdevx_share_reg_find(reg, "ctr1", &v) == ENOENT);
+		CHECK(mdevx_share_reg_find(reg, NULL, &v) == EINVAL);
+		CHECK(mdevx_share_reg_find(reg, "ctr0", NULL) == EINVAL);
+		CHECK(mdevx_share_reg_find(reg, "", &v) == EINVAL);
+	}
+
 	memset(name, 'x', sizeof(name));
 	name[MDEVX_SHARE_NAME_MAX + 1] = '\0';
 	CHECK(mdevx_share_reg_lookup(reg, name, &out, NULL, NULL) == ENAMETOOLONG);
+	{
+		struct mdevx_share_rec_view v;
+
+		CHECK(mdevx_share_reg_find(reg, name, &v) == ENAMETOOLONG);
+	}
 	fill_info(&info, "", 1);
 	memcpy(info.name, name, MDEVX_SHARE_NAME_MAX);	/* exactly the maximum */
 	info.name[MDEVX_SHARE_NAME_MAX] = '\0';
@@ -113,7 +134,17 @@ test_basic(void)
 	CHECK(mdevx_share_reg_check(reg, idx, gen) == 0);
 	CHECK(mdevx_share_reg_withdraw(reg, idx, gen + 1, NULL) == ESTALE);
 	CHECK(mdevx_share_reg_release(reg, idx) == EBUSY);
-	CHECK(mdevx_share_reg_withdraw(reg, idx, gen, &gen2) == 0);
+	{
+		struct mdevx_share_rec_view v;
+
+		CHECK(mdevx_share_reg_find(reg, "ctr0", &v) == 0);
+		CHECK(mdevx_share_reg_withdraw(reg, idx, gen, &gen2) == 0);
+		/* a view taken before the withdrawal is no longer current */
+		CHECK(!mdevx_share_reg_view_current(reg, &v));
+		CHECK(mdevx_share_reg_find(reg, "ctr0", &v) == 0);
+		CHECK(v.state == MDEVX_SHARE_REC_WITHDRAWN && v.generation == gen2);
+		CHECK(mdevx_share_reg_view_current(reg, &v));
+	}
 	CHECK(gen2 == gen + 1);
 	CHECK(mdevx_share_reg_check(reg, idx, gen) == ESTALE);
 	CHECK(mdevx_share_reg_check(reg, idx, gen2) == ESTALE);
@@ -166,11 +197,20 @@ test_corruption_and_dead_writer(void)
 	CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);
 	raw = mdevx_share_reg_raw_record(reg, idx, &rlen);
 	CHECK(raw != NULL && rlen >= 128);
-	/* One flipped bit in the export buffer: the checksum catches it. */
-	raw[100] ^= 0x10;
-	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == EBADMSG);
-	CHECK(mdevx_share_reg_read(reg, idx, &out) == EBADMSG);
-	raw[100] ^= 0x10;
+	/*
+	 * One flipped bit, in the name's padding (record bytes 64..111) or in
+	 * the export buffer (112..239): the checksum catches either, through
+	 * every reader.
+	 */
+	for (size_t at = 100; at <= 115; at += 15) {
+		struct mdevx_share_rec_view v;
+
+		raw[at] ^= 0x10;
+		CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == EBADMSG);
+		CHECK(mdevx_share_reg_find(reg, "tir-a", &v) == EBADMSG);
+		CHECK(mdevx_share_reg_read(reg, idx, &out) == EBADMSG);
+		raw[at] ^= 0x10;
+	}
 	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
 	/* A writer that died mid-write leaves an odd sequence: EAGAIN, no hang. */
 	raw[0] |= 1;
