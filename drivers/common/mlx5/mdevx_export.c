@@ -401,12 +401,18 @@ import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len, enum mdevx_obj_ki
 	bobj = import_backend(ctx, buf, len, expect, verified, &hdr);
 	if (bobj == NULL)
 		return -errno;
-	memset(ref, 0, sizeof(*ref));
-	ref->bobj = bobj;
-	ref->rx_icm_addr = hdr.rx_icm_addr;
-	ref->id = hdr.id;
-	ref->size_or_tirn = expect == MDEVX_OBJ_FLOW_COUNTER ? hdr.bulk_size : hdr.tirn;
-	ref->kind = (uint8_t)expect;
+	/*
+	 * Whole-struct assignment, no memset then field stores: callers read
+	 * the fields back at once (id and size_or_tirn as one word), and a
+	 * wide load of several narrow stores stalls store forwarding.
+	 */
+	*ref = (struct mdevx_obj_ref){
+		.bobj = bobj,
+		.rx_icm_addr = hdr.rx_icm_addr,
+		.id = hdr.id,
+		.size_or_tirn = expect == MDEVX_OBJ_FLOW_COUNTER ? hdr.bulk_size : hdr.tirn,
+		.kind = (uint8_t)expect,
+	};
 	return 0;
 }
 
