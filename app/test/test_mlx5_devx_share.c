@@ -57,6 +57,8 @@
 #define NB_READERS 3
 #define CHILD_TIMEOUT_MS 60000
 #define WAIT_MS 20000
+#define OP_DEALLOC_FLOW_COUNTER 0x93a	/* PRM opcode, for fault injection */
+#define STAT_INTERNAL_ERR 0x01
 
 /* Shared between the test primary and its secondaries. */
 struct share_sync {
@@ -1762,6 +1764,137 @@ out:
 	return ret;
 }
 
+/*
+ * A close that a secondary never acknowledges (its handler does not run):
+ * the registry memzone must not be freed under it. The primary marks it
+ * closed and keeps it; the secondary's reads give ENODEV and its import
+ * ESTALE instead of reading freed memory. A new open of the device then
+ * takes a memzone of its own.
+ */
+static int
+role_close_mute(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	struct mdevx_share_record rec;
+	mdevx_share_imp_t imp, imp2;
+	int ret = 1;
+
+	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or device string");
+	mdevx_share_test_drop_acks(1);
+	dev = mdevx_share_dev_attach(argv[0]);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "u0", MDEVX_SHARE_COUNTER, &imp) == 0,
+		   "import: %s", strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	/* Never told: the registry itself says the device is closed. */
+	ROLE_CHECK(mdevx_share_lookup(dev, "u0", &rec) == -ENODEV, "lookup after close");
+	ROLE_CHECK(mdevx_share_import(dev, "u0", MDEVX_SHARE_COUNTER, &imp2) == -ENODEV,
+		   "import after close");
+	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == -ESTALE,
+		   "query after close");
+	ROLE_CHECK(mdevx_share_next(dev, 0, &rec) < 0, "iteration after close");
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport: %s", strerror(errno));
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_close_mute, role_close_mute);
+
+static int
+test_fault_close_unacked(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 1000 };
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_rec_info info;
+	const struct mdevx_share_reg *reg;
+	struct mdevx_share_dev *dev;
+	const char *args[1];
+	char devstr[128];
+	pid_t mute;
+
+	memset(s, 0, sizeof(*s));
+	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	dev = mdevx_share_dev_open(devstr, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "u0",
+						mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128)),
+			    "publish: %s", strerror(errno));
+	args[0] = devstr;
+	mute = spawn_tracked("share_close_mute", 1, args);
+	TEST_ASSERT(mute > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
+	reg = mdevx_share_dev_reg(dev);
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
+	/* Kept, so this read is of live memory: the registry says closed. */
+	TEST_ASSERT(mdevx_share_reg_is_closed(reg), "registry freed or not marked closed");
+	TEST_ASSERT_EQUAL(mdevx_share_reg_lookup(reg, "u0", &info, NULL, NULL), ENODEV,
+			  "lookup on a closed registry");
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	TEST_ASSERT_EQUAL(test_mp_wait(mute, CHILD_TIMEOUT_MS), 0, "secondary");
+	/* The device can be shared again, in a registry of its own. */
+	dev = mdevx_share_dev_open(devstr, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "reopen: %s", strerror(errno));
+	TEST_ASSERT(mdevx_share_dev_reg(dev) != reg, "the closed registry was reused");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close again");
+	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+/*
+ * A close that cannot finish keeps the device open, nothing lost: a
+ * published counter whose destroy fails stays (withdrawn, with its object)
+ * for the next close; an object of the application still on the device's
+ * context makes the close fail with EBUSY until it is gone.
+ */
+static int
+test_fault_close_failures(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 1000 };
+	struct mdevx_share_record rec;
+	struct mdevx_share_dev *dev;
+	struct mdevx_obj *td;
+	uint32_t before, total;
+	char devstr[128];
+	int rc;
+
+	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 2), "devstr");
+	TEST_ASSERT_SUCCESS(device_total(DEV, &before), "counts");
+	dev = mdevx_share_dev_open(devstr, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "f0",
+						mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128)),
+			    "publish: %s", strerror(errno));
+	td = mdevx_td_alloc(mdevx_share_dev_ctx(dev));
+	TEST_ASSERT_NOT_NULL(td, "td: %s", strerror(errno));
+	/* The counter's destroy fails once. */
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_DEALLOC_FLOW_COUNTER, 1,
+						STAT_INTERNAL_ERR, 0x5a5a, 0), "fault");
+	errno = 0;
+	rc = mdevx_share_dev_close(dev);
+	TEST_ASSERT(rc < 0 && errno == -rc, "close with a failing destroy: %d", rc);
+	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_EQUAL(total, before + 2, "objects lost or destroyed: %u", total - before);
+	/* Still open: the record is there, withdrawn, for the next close. */
+	TEST_ASSERT_SUCCESS(mdevx_share_lookup(dev, "f0", &rec), "lookup: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(rec.withdrawn, 1, "record not withdrawn");
+	/* Next: the counter goes, the application's TD keeps the context. */
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EBUSY);
+	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_EQUAL(total, before + 1, "objects after the second close: %u",
+			  total - before);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(dev, "f0", &rec), ENOENT);
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(td), "td destroy");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), ENOENT);
+	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_EQUAL(total, before, "objects left: %u", total - before);
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite share_fault_suite = {
 	.suite_name = "mlx5 devx share faults",
 	.setup = share_suite_setup,
@@ -1772,6 +1905,8 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_concurrent_churn),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_attach_during_withdrawals),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_many_withdrawals),
+		TEST_CASE(test_fault_close_unacked),
+		TEST_CASE(test_fault_close_failures),
 		TEST_CASE(test_fault_primary_killed),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()

@@ -182,6 +182,32 @@ test_basic(void)
 	munmap(mem, len);
 }
 
+/* A closed registry: every read gives ENODEV (or ends), nothing else changes. */
+static void
+test_closed(void)
+{
+	uint32_t cap = 8, idx;
+	size_t len = mdevx_share_reg_size(cap);
+	void *mem = shared_map(len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 9);
+	struct mdevx_share_rec_info info, out;
+	struct mdevx_share_rec_view v;
+	uint64_t gen;
+
+	fill_info(&info, "c0", 1);
+	CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);
+	CHECK(!mdevx_share_reg_is_closed(reg));
+	mdevx_share_reg_close(reg);
+	CHECK(mdevx_share_reg_is_closed(reg));
+	CHECK(mdevx_share_reg_lookup(reg, "c0", &out, NULL, NULL) == ENODEV);
+	CHECK(mdevx_share_reg_find(reg, "c0", &v) == ENODEV);
+	CHECK(mdevx_share_reg_read(reg, idx, &out) == ENODEV);
+	CHECK(mdevx_share_reg_check(reg, idx, gen) == ENODEV);
+	CHECK(mdevx_share_reg_next(reg, 0, &out) == -1);
+	CHECK(mdevx_share_reg_count(reg) == 1);
+	munmap(mem, len);
+}
+
 static void
 test_corruption_and_dead_writer(void)
 {
@@ -389,6 +415,7 @@ main(void)
 {
 	test_basic();
 	test_corruption_and_dead_writer();
+	test_closed();
 	test_corrupted_chain();
 	test_probes_at_full_load();
 	test_concurrent_readers();

@@ -152,6 +152,7 @@ static struct mdevx_share_devs_head orphan_devs = TAILQ_HEAD_INITIALIZER(orphan_
 static pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
+static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
 static volatile int test_drop_acks;
 
 static int
@@ -763,7 +764,8 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 			  devstr, dev->export_size, MDEVX_SHARE_EXPORT_MAX);
 		goto err_close;
 	}
-	snprintf(mz_name, sizeof(mz_name), "mdevx_sh_%08x", dev->key);
+	/* The open counter: a registry kept after a close keeps its name. */
+	snprintf(mz_name, sizeof(mz_name), "mdevx_sh_%08x_%u", dev->key, ++open_count);
 	dev->mz = rte_memzone_reserve_aligned(mz_name, len, SOCKET_ID_ANY, 0, 64);
 	if (dev->mz == NULL) {
 		err = rte_errno;
@@ -924,12 +926,19 @@ err_out:
 	return NULL;
 }
 
-/* Primary close: withdraw everything with one notification. wlock held. */
+/*
+ * Primary close: withdraw everything with one notification and destroy
+ * what was published. wlock held. A record whose object cannot be
+ * destroyed stays (withdrawn, with its object) for the next close to try
+ * again. Returns 0 or the first destroy error; @p all_acked tells whether
+ * every secondary that was told acknowledged.
+ */
 static int
-primary_withdraw_all(struct mdevx_share_dev *dev)
+primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 {
 	struct mdevx_share_rec_info info;
 	uint32_t cap = mdevx_share_reg_capacity(dev->reg);
+	unsigned int acked;
 	int64_t i = -1;
 	int nb_sent, ret = 0;
 
@@ -937,20 +946,37 @@ primary_withdraw_all(struct mdevx_share_dev *dev)
 		if (info.state == MDEVX_SHARE_REC_PUBLISHED)
 			mdevx_share_reg_withdraw(dev->reg, (uint32_t)i, info.generation, NULL);
 	}
-	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent);
+	acked = notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent);
+	*all_acked = acked >= (unsigned int)nb_sent;
 	for (uint32_t s = 0; s < cap; s++) {
 		if (dev->owned[s] != NULL) {
 			int r = mdevx_obj_destroy(dev->owned[s]);
 
-			if (r != 0 && ret == 0)
-				ret = r;
-			if (r == 0) {
-				owned_del(dev, dev->owned[s]);
-				dev->owned[s] = NULL;
+			if (r != 0) {
+				if (ret == 0)
+					ret = r;
+				continue;	/* record and object kept */
 			}
+			owned_del(dev, dev->owned[s]);
+			dev->owned[s] = NULL;
 		}
 		mdevx_share_reg_release(dev->reg, s);
 	}
+	return ret;
+}
+
+/* A close that could not finish: the device stays open for another try. */
+static int
+close_abort(struct mdevx_share_dev *dev, int ret)
+{
+	pthread_mutex_lock(&share_devs_lock);
+	dev->refcnt = 1;
+	TAILQ_INSERT_TAIL(dev->orphan ? &orphan_devs : &share_devs, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
+	pthread_mutex_unlock(&share_open_lock);
+	SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
+		  dev->devstr, strerror(-ret));
+	errno = -ret;
 	return ret;
 }
 
@@ -958,6 +984,7 @@ int
 mdevx_share_dev_close(struct mdevx_share_dev *dev)
 {
 	struct mdevx_share_devs_head *list;
+	bool all_acked = true;
 	int ret = 0;
 
 	if (dev == NULL)
@@ -990,21 +1017,37 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	pthread_rwlock_unlock(&dev->lock);
 	if (dev->primary) {
 		pthread_mutex_lock(&dev->wlock);
-		ret = primary_withdraw_all(dev);
+		ret = primary_withdraw_all(dev, &all_acked);
 		pthread_mutex_unlock(&dev->wlock);
 		if (ret != 0)
-			SHARE_LOG(ERR, "%s: some objects could not be destroyed: %s",
-				  dev->devstr, strerror(-ret));
+			return close_abort(dev, ret);
 	}
-	if (mdevx_close(dev->ctx) != 0 && ret == 0)
-		ret = -errno;
-	if (dev->primary)
-		rte_memzone_free(dev->mz);
+	/*
+	 * EBUSY: objects of the application are still on the device's
+	 * context (a TIR's queues, say): they must go first.
+	 */
+	if (mdevx_close(dev->ctx) != 0)
+		return close_abort(dev, -errno);
+	if (dev->primary) {
+		/*
+		 * A secondary that did not acknowledge the WITHDRAW_ALL may still
+		 * read the registry: rather than freeing memory under it, mark
+		 * the registry closed (its reads give ENODEV) and leave the
+		 * memzone to the end of the instance. The next open of the
+		 * device reserves a memzone of another name.
+		 */
+		if (all_acked) {
+			rte_memzone_free(dev->mz);
+		} else {
+			mdevx_share_reg_close(dev->reg);
+			SHARE_LOG(WARNING, "%s: not every secondary acknowledged the close: "
+				  "memzone %s kept (closed) until the instance ends", dev->devstr,
+				  dev->mz->name);
+		}
+	}
 	pthread_mutex_unlock(&share_open_lock);
 	dev_free(dev);
-	if (ret != 0)
-		errno = -ret;
-	return ret;
+	return 0;
 }
 
 struct mdevx_ctx *
@@ -1382,6 +1425,8 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 		*err = mdevx_share_reg_check(dev->reg, s->rec_idx, s->rec_gen);
 		if (*err == 0)
 			return s;
+		if (*err == ENODEV)	/* registry closed: as when orphaned */
+			*err = ESTALE;
 	}
 	pthread_rwlock_unlock(&dev->lock);
 	return NULL;

@@ -24,8 +24,9 @@
  */
 struct reg_hdr {
 	uint64_t magic;
-	uint32_t version;
-	uint32_t rec_size;
+	uint16_t version;
+	uint16_t rec_size;
+	uint32_t closed;		/* the owner closed the device: reads give ENODEV */
 	uint32_t capacity;
 	uint32_t nb_buckets;		/* power of two, >= 2 * capacity */
 	uint64_t buckets_off;
@@ -92,6 +93,12 @@ static inline struct reg_rec *
 reg_records(const struct mdevx_share_reg *reg)
 {
 	return (struct reg_rec *)((uintptr_t)reg + reg->hdr.records_off);
+}
+
+static inline bool
+reg_closed(const struct mdevx_share_reg *reg)
+{
+	return __atomic_load_n(&reg->hdr.closed, __ATOMIC_ACQUIRE) != 0;
 }
 
 static inline uint32_t
@@ -290,6 +297,8 @@ rec_snapshot(const struct mdevx_share_reg *reg, uint32_t idx, struct mdevx_share
 {
 	const struct reg_rec *rec = &reg_records(reg)[idx];
 
+	if (reg_closed(reg))
+		return ENODEV;
 	for (int i = 0; i < READ_RETRIES; i++) {
 		uint32_t s1 = load_acq32(&rec->seq), s2;
 		bool sum_ok;
@@ -404,6 +413,8 @@ reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 	const struct reg_rec *recs = reg_records(reg);
 	uint32_t probes = 0;
 
+	if (reg_closed(reg))
+		return ENODEV;
 	for (int attempt = 0; attempt < READ_RETRIES; attempt++) {
 		uint32_t cur = load_acq32(&reg_buckets(reg)[bucket]);
 		bool restart = false;
@@ -625,6 +636,8 @@ mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t 
 
 	if (reg == NULL || idx >= reg->hdr.capacity)
 		return EINVAL;
+	if (reg_closed(reg))
+		return ENODEV;
 	rec = &reg_records(reg)[idx];
 	for (int i = 0; i < READ_RETRIES; i++) {
 		uint32_t s1 = load_acq32(&rec->seq);
@@ -649,12 +662,25 @@ int64_t
 mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 		     struct mdevx_share_rec_info *out)
 {
-	for (uint32_t i = start; reg != NULL && i < reg->hdr.capacity; i++) {
+	for (uint32_t i = start; reg != NULL && !reg_closed(reg) && i < reg->hdr.capacity; i++) {
 		if (mdevx_share_reg_read(reg, i, out) == 0 &&
 		    out->state != MDEVX_SHARE_REC_FREE)
 			return i;
 	}
 	return -1;
+}
+
+void
+mdevx_share_reg_close(struct mdevx_share_reg *reg)
+{
+	if (reg != NULL)
+		__atomic_store_n(&reg->hdr.closed, 1, __ATOMIC_RELEASE);
+}
+
+bool
+mdevx_share_reg_is_closed(const struct mdevx_share_reg *reg)
+{
+	return reg != NULL && reg_closed(reg);
 }
 
 void *

@@ -135,7 +135,8 @@ int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
  * Find @p name. On 0, @p out is a consistent, checksum-verified copy.
  * @return 0, ENOENT, ENAMETOOLONG, EINVAL, EBADMSG (checksum mismatch:
  *         corrupted record), EAGAIN (record kept changing or is being
- *         written by a writer that may have died).
+ *         written by a writer that may have died), ENODEV (registry
+ *         closed: mdevx_share_reg_close()).
  * @p probes (optional) receives the number of records visited.
  */
 MDEVX_SHARE_REG_API
@@ -162,7 +163,7 @@ int mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
 /**
  * Fast validity check for a user of an import: 0 when slot @p idx is
  * PUBLISHED with @p generation, ESTALE otherwise, EAGAIN if it could not be
- * read consistently.
+ * read consistently, ENODEV if the registry is closed.
  */
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation);
@@ -174,6 +175,16 @@ int mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint6
 MDEVX_SHARE_REG_API
 int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 			     struct mdevx_share_rec_info *out);
+
+/**
+ * Owner: the device is closed but the region cannot be freed yet (a reader
+ * may still be on it). From now on every read gives ENODEV (iteration
+ * ends); the region must stay mapped.
+ */
+MDEVX_SHARE_REG_API
+void mdevx_share_reg_close(struct mdevx_share_reg *reg);
+MDEVX_SHARE_REG_API
+bool mdevx_share_reg_is_closed(const struct mdevx_share_reg *reg);
 
 /** Test hook: a pointer to the raw bytes of slot @p idx and their size. */
 MDEVX_SHARE_REG_API
