@@ -239,6 +239,21 @@ rec_write_end(struct reg_rec *rec, uint32_t idx)
 	store_rel32(&rec->seq, rec->seq + 1);
 }
 
+/* The scalar fields both kinds of reader take (the length bounded). */
+#define REC_FIELDS_COPY(dst, rec) do {						\
+	uint32_t elen_ = (rec)->export_len;					\
+										\
+	(dst)->kind = (rec)->kind;						\
+	(dst)->state = (rec)->state;						\
+	(dst)->generation = (rec)->generation;					\
+	(dst)->cookie = (rec)->cookie;						\
+	(dst)->object_id = (rec)->object_id;					\
+	(dst)->size_or_tirn = (rec)->size_or_tirn;				\
+	(dst)->rx_icm_addr = (rec)->rx_icm_addr;				\
+	/* torn or corrupted: must not overrun; the checksum decides */	\
+	(dst)->export_len = elen_ <= MDEVX_SHARE_EXPORT_MAX ? elen_ : MDEVX_SHARE_EXPORT_MAX; \
+} while (0)
+
 /*
  * Copy record @p rec (slot @p idx) out of shared memory as it is now, and
  * verify its checksum on the shared bytes themselves (no intermediate
@@ -249,18 +264,8 @@ rec_write_end(struct reg_rec *rec, uint32_t idx)
 static bool
 rec_copy_out(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_info *out)
 {
-	uint32_t elen = rec->export_len;
-
-	out->kind = rec->kind;
-	out->state = rec->state;
-	out->generation = rec->generation;
-	out->cookie = rec->cookie;
+	REC_FIELDS_COPY(out, rec);
 	out->owner_pid = rec->owner_pid;
-	out->object_id = rec->object_id;
-	out->size_or_tirn = rec->size_or_tirn;
-	out->rx_icm_addr = rec->rx_icm_addr;
-	/* A torn or corrupted length must not overrun: the checksum decides later. */
-	out->export_len = elen <= MDEVX_SHARE_EXPORT_MAX ? elen : MDEVX_SHARE_EXPORT_MAX;
 	memcpy(out->name, rec->name, sizeof(out->name));
 	out->name[MDEVX_SHARE_NAME_MAX] = '\0';
 	/* The whole field: a fixed-size copy is cheaper than a variable one. */
@@ -272,16 +277,7 @@ rec_copy_out(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_inf
 static bool
 rec_view_fill(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_view *v)
 {
-	uint32_t elen = rec->export_len;
-
-	v->kind = rec->kind;
-	v->state = rec->state;
-	v->generation = rec->generation;
-	v->cookie = rec->cookie;
-	v->object_id = rec->object_id;
-	v->size_or_tirn = rec->size_or_tirn;
-	v->rx_icm_addr = rec->rx_icm_addr;
-	v->export_len = elen <= MDEVX_SHARE_EXPORT_MAX ? elen : MDEVX_SHARE_EXPORT_MAX;
+	REC_FIELDS_COPY(v, rec);
 	v->export_buf = rec->export_buf;
 	v->idx = idx;
 	return rec->checksum == rec_checksum(rec, idx);
