@@ -1848,7 +1848,7 @@ test_fault_close_unacked(void)
  * A close that cannot finish keeps the device open, nothing lost: a
  * published counter whose destroy fails stays (withdrawn, with its object)
  * for the next close; an object of the application still on the device's
- * context makes the close fail with EBUSY until it is gone.
+ * context makes the close fail with EBUSY before anything changes.
  */
 static int
 test_fault_close_failures(void)
@@ -1856,10 +1856,10 @@ test_fault_close_failures(void)
 	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 1000 };
 	struct mdevx_share_record rec;
 	struct mdevx_share_dev *dev;
+	mdevx_share_imp_t imp;
 	struct mdevx_obj *td;
 	uint32_t before, total;
 	char devstr[128];
-	int rc;
 
 	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 2), "devstr");
 	TEST_ASSERT_SUCCESS(device_total(DEV, &before), "counts");
@@ -1868,30 +1868,107 @@ test_fault_close_failures(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "f0",
 						mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128)),
 			    "publish: %s", strerror(errno));
+	/* An object of the application: EBUSY, and nothing changes. */
 	td = mdevx_td_alloc(mdevx_share_dev_ctx(dev));
 	TEST_ASSERT_NOT_NULL(td, "td: %s", strerror(errno));
-	/* The counter's destroy fails once. */
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "f0", MDEVX_SHARE_COUNTER, &imp), "import");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EBUSY);
+	TEST_ASSERT_SUCCESS(mdevx_share_lookup(dev, "f0", &rec), "lookup: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(rec.withdrawn, 0, "record withdrawn by a refused close");
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 1, "import lost by a refused close");
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, imp), "unimport");
+	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_EQUAL(total, before + 2, "objects: %u", total - before);
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(td), "td destroy");
+	/* The counter's destroy fails once: EIO, the record and its object stay. */
 	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_DEALLOC_FLOW_COUNTER, 1,
 						STAT_INTERNAL_ERR, 0x5a5a, 0), "fault");
-	errno = 0;
-	rc = mdevx_share_dev_close(dev);
-	TEST_ASSERT(rc < 0 && errno == -rc, "close with a failing destroy: %d", rc);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EIO);
 	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
-	TEST_ASSERT_EQUAL(total, before + 2, "objects lost or destroyed: %u", total - before);
-	/* Still open: the record is there, withdrawn, for the next close. */
+	TEST_ASSERT_EQUAL(total, before + 1, "objects: %u", total - before);
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(dev, "f0", &rec), "lookup: %s", strerror(errno));
 	TEST_ASSERT_EQUAL(rec.withdrawn, 1, "record not withdrawn");
-	/* Next: the counter goes, the application's TD keeps the context. */
-	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EBUSY);
-	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
-	TEST_ASSERT_EQUAL(total, before + 1, "objects after the second close: %u",
-			  total - before);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(dev, "f0", &rec), ENOENT);
-	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(td), "td destroy");
+	/* The next close finishes. */
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
 	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), ENOENT);
 	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
 	TEST_ASSERT_EQUAL(total, before, "objects left: %u", total - before);
+	return TEST_SUCCESS;
+}
+
+/*
+ * The device's context closed behind it: the close finishes (EBADF, no
+ * dangling context kept) and the device can be opened again.
+ */
+static int
+test_fault_ctx_closed_behind(void)
+{
+	struct mdevx_share_dev *dev;
+	char devstr[128];
+
+	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 3), "devstr");
+	dev = mdevx_share_dev_open(devstr, NULL);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_close(mdevx_share_dev_ctx(dev)), "mdevx_close");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EBADF);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), ENOENT);
+	dev = mdevx_share_dev_open(devstr, NULL);
+	TEST_ASSERT_NOT_NULL(dev, "reopen: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
+	return TEST_SUCCESS;
+}
+
+/*
+ * A secondary with an object of its own on its context: its close is
+ * refused with EBUSY and its imports keep working; once the object is
+ * gone the close goes through.
+ */
+static int
+role_close_busy(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	struct mdevx_obj *td = NULL;
+	mdevx_share_imp_t imp;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0,
+		   "import: %s", strerror(errno));
+	td = mdevx_td_alloc(mdevx_share_dev_ctx(dev));
+	ROLE_CHECK(td != NULL, "td: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_dev_close(dev) == -EBUSY && errno == EBUSY, "close not EBUSY");
+	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
+		   st.packets == s->packets[0][0], "query after a refused close");
+	ROLE_CHECK(mdevx_obj_destroy(td) == 0, "td destroy");
+	td = NULL;
+	ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close: %s", strerror(errno));
+	dev = NULL;
+	ret = 0;
+out:
+	if (td != NULL)
+		mdevx_obj_destroy(td);
+	if (dev != NULL)
+		mdevx_share_dev_close(dev);
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_close_busy, role_close_busy);
+
+static int
+test_fault_secondary_close_busy(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	pid_t p;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	p = spawn_tracked("share_close_busy", 0, NULL);
+	TEST_ASSERT(p > 0, "spawn");
+	TEST_ASSERT_EQUAL(test_mp_wait(p, CHILD_TIMEOUT_MS), 0, "secondary");
 	return TEST_SUCCESS;
 }
 
@@ -1907,6 +1984,8 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_many_withdrawals),
 		TEST_CASE(test_fault_close_unacked),
 		TEST_CASE(test_fault_close_failures),
+		TEST_CASE(test_fault_ctx_closed_behind),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_secondary_close_busy),
 		TEST_CASE(test_fault_primary_killed),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()

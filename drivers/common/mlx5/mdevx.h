@@ -137,6 +137,13 @@ MDEVX_API int mdevx_cmd_fd(const struct mdevx_ctx *ctx);
  */
 MDEVX_API int mdevx_close(struct mdevx_ctx *ctx);
 
+/**
+ * Live wrapper objects (local objects and imports) of a context: what
+ * makes mdevx_close() fail with EBUSY. Compact references do not count.
+ * @return the count (>= 0), or -EINVAL / -ENOENT.
+ */
+MDEVX_API int mdevx_ctx_nb_objs(const struct mdevx_ctx *ctx);
+
 /** Backend name of a context: "rdma" or "swdev"; NULL (errno) if invalid. */
 MDEVX_API const char *mdevx_backend_name(const struct mdevx_ctx *ctx);
 

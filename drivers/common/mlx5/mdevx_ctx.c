@@ -154,6 +154,22 @@ mdevx_close(struct mdevx_ctx *ctx)
 	return 0;
 }
 
+MDEVX_API int
+mdevx_ctx_nb_objs(const struct mdevx_ctx *ctx)
+{
+	int n = -ENOENT;
+
+	if (ctx == NULL)
+		return mdevx_ret(EINVAL);
+	mdevx_reg_lock();
+	if (mdevx_reg_find_locked(ctx) == MDEVX_REG_CTX)
+		n = (int)ctx->nobjs;
+	mdevx_reg_unlock();
+	if (n < 0)
+		errno = -n;
+	return n;
+}
+
 MDEVX_API const char *
 mdevx_backend_name(const struct mdevx_ctx *ctx)
 {

@@ -264,9 +264,10 @@ hdr_load(const void *buf, struct export_hdr *h)
 }
 
 static struct mdevx_obj *
-import_fail(int err, const char *why)
+import_fail(bool quiet, int err, const char *why)
 {
-	MDEVX_LOG_FN(ERR, "mdevx_obj_import", "import refused: %s", why);
+	if (!quiet)
+		MDEVX_LOG_FN(ERR, "mdevx_obj_import", "import refused: %s", why);
 	errno = err;
 	return NULL;
 }
@@ -274,8 +275,9 @@ import_fail(int err, const char *why)
 /*
  * Validate an export buffer for @p ctx and import its backend object: what
  * every import flavour shares. The checksum is skipped only when the
- * caller vouches for the bytes (@p verified). Returns the backend object or
- * NULL + errno.
+ * caller vouches for the bytes (@p verified); such a caller also logs the
+ * refusals itself (it may be reading bytes being rewritten, and retry).
+ * Returns the backend object or NULL + errno.
  */
 static void *
 import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
@@ -294,26 +296,27 @@ import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
 		return NULL;
 	}
 	if (len < sizeof(hdr))
-		return import_fail(EBADMSG, "buffer shorter than the export header");
+		return import_fail(verified, EBADMSG, "buffer shorter than the export header");
 	attrs = (const uint8_t *)buf + sizeof(hdr);
 	if (!hdr_load(buf, &hdr))
-		return import_fail(EBADMSG, "not an mdevx export buffer (magic/version)");
+		return import_fail(verified, EBADMSG, "not an mdevx export buffer (magic/version)");
 	if (hdr.backend != (uint32_t)ctx->ops->id)
-		return import_fail(EXDEV, "exported from another backend");
+		return import_fail(verified, EXDEV, "exported from another backend");
 	rc = attr_size(ctx, &asz);
 	if (rc != 0) {
 		errno = rc;
 		return NULL;
 	}
 	if (hdr.attr_size != asz || len < sizeof(hdr) + asz)
-		return import_fail(EBADMSG, "attribute size mismatch or truncated buffer");
+		return import_fail(verified, EBADMSG, "attribute size mismatch or short buffer");
 	if (!verified && buf_checksum(buf, hdr.attr_size) != hdr.checksum)
-		return import_fail(EBADMSG, "checksum mismatch (corrupted buffer)");
+		return import_fail(verified, EBADMSG, "checksum mismatch (corrupted buffer)");
 	if (!kind_exportable(hdr.kind) || !attrs_consistent(&hdr, attrs))
-		return import_fail(EBADMSG, "inconsistent object kind / attributes");
+		return import_fail(verified, EBADMSG, "inconsistent object kind / attributes");
 	if (expect != MDEVX_OBJ_ANY && hdr.kind != (uint32_t)expect) {
-		MDEVX_LOG(ERR, "import refused: buffer holds a %s, caller expects a %s",
-			  mdevx_obj_kind_name(hdr.kind), mdevx_obj_kind_name(expect));
+		if (!verified)
+			MDEVX_LOG(ERR, "import refused: buffer holds a %s, caller expects a %s",
+				  mdevx_obj_kind_name(hdr.kind), mdevx_obj_kind_name(expect));
 		errno = EPROTOTYPE;
 		return NULL;
 	}

@@ -564,11 +564,13 @@ have_secondaries(void)
 
 /*
  * Primary: tell every secondary, wait for the acknowledgements (bounded).
- * Returns the number of secondaries that acknowledged.
+ * Returns the number of secondaries that acknowledged. @p complete (may be
+ * NULL): whether every secondary was reached and answered (true too when
+ * there is none); false when the request failed or EAL never called back.
  */
 static unsigned int
 notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, uint64_t gen,
-		int *nb_sent)
+		int *nb_sent, bool *complete)
 {
 	struct rte_mp_msg req;
 	struct mp_param p_buf, *p = &p_buf;
@@ -582,14 +584,19 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	unsigned int acked = 0;
 
 	*nb_sent = 0;
+	if (complete != NULL)
+		*complete = false;
 	/*
 	 * EAL (22.11) never calls back a request that reached nobody. With no
 	 * secondary socket in the runtime directory there is nobody to tell: a
 	 * secondary starting now imports nothing of this record, which is
 	 * already marked withdrawn.
 	 */
-	if (!have_secondaries())
+	if (!have_secondaries()) {
+		if (complete != NULL)
+			*complete = true;
 		return 0;
+	}
 	pthread_mutex_lock(&pending_lock);
 	for (;;) {
 		for (int i = 0; i < MAX_PENDING && pn == NULL; i++)
@@ -635,6 +642,8 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	if (pn->done) {
 		acked = pn->acked;
 		*nb_sent = pn->nb_sent;
+		if (complete != NULL)
+			*complete = pn->nb_received == pn->nb_sent;
 		if (pn->nb_received < pn->nb_sent)
 			SHARE_LOG(WARNING, "withdraw of record %u: %d of %d secondaries answered "
 				  "within %u ms", rec_idx, pn->nb_received, pn->nb_sent,
@@ -825,8 +834,12 @@ mdevx_share_dev_attach(const char *devstr)
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
 	dev = find_dev_locked(devstr, 0);
-	/* orphan is set by the handler under share_devs_lock too */
-	if (dev != NULL && dev->orphan) {
+	/*
+	 * orphan is set by the handler under share_devs_lock too. A closed
+	 * registry (the primary closed without our acknowledgement; it keeps
+	 * the memzone, so reading its flag is safe) counts the same.
+	 */
+	if (dev != NULL && (dev->orphan || mdevx_share_reg_is_closed(dev->reg))) {
 		/* The primary closed it: keep it for its close, attach anew. */
 		TAILQ_REMOVE(&share_devs, dev, next);
 		TAILQ_INSERT_TAIL(&orphan_devs, dev, next);
@@ -946,8 +959,8 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 		if (info.state == MDEVX_SHARE_REC_PUBLISHED)
 			mdevx_share_reg_withdraw(dev->reg, (uint32_t)i, info.generation, NULL);
 	}
-	acked = notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent);
-	*all_acked = acked >= (unsigned int)nb_sent;
+	acked = notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
+	*all_acked = *all_acked && acked == (unsigned int)nb_sent;
 	for (uint32_t s = 0; s < cap; s++) {
 		if (dev->owned[s] != NULL) {
 			int r = mdevx_obj_destroy(dev->owned[s]);
@@ -965,10 +978,21 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 	return ret;
 }
 
-/* A close that could not finish: the device stays open for another try. */
+/*
+ * A close that could not finish (share_open_lock held, the device off its
+ * list): the device stays open for another try. A secondary's comes back
+ * orphaned: the primary may have closed meanwhile, and counted its
+ * acknowledgement (a WITHDRAW_ALL finds no device off the list), so its
+ * registry must not be read again.
+ */
 static int
 close_abort(struct mdevx_share_dev *dev, int ret)
 {
+	if (!dev->primary) {
+		pthread_rwlock_wrlock(&dev->lock);
+		dev->orphan = true;
+		pthread_rwlock_unlock(&dev->lock);
+	}
 	pthread_mutex_lock(&share_devs_lock);
 	dev->refcnt = 1;
 	TAILQ_INSERT_TAIL(dev->orphan ? &orphan_devs : &share_devs, dev, next);
@@ -980,12 +1004,25 @@ close_abort(struct mdevx_share_dev *dev, int ret)
 	return ret;
 }
 
+/* Wrappers of ours on the device's context: published objects, import_obj() ones. */
+static uint32_t
+own_wrappers(const struct mdevx_share_dev *dev)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < dev->nb_slots; i++)
+		n += slot_at(dev, i)->obj != NULL;
+	for (uint32_t i = 0; dev->primary && i < mdevx_share_reg_capacity(dev->reg); i++)
+		n += dev->owned[i] != NULL;
+	return n;
+}
+
 int
 mdevx_share_dev_close(struct mdevx_share_dev *dev)
 {
 	struct mdevx_share_devs_head *list;
 	bool all_acked = true;
-	int ret = 0;
+	int n, ret = 0;
 
 	if (dev == NULL)
 		return fail(EINVAL);
@@ -998,11 +1035,29 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		pthread_mutex_unlock(&share_open_lock);
 		return fail(ENOENT);
 	}
-	if (--dev->refcnt > 0) {
+	if (dev->refcnt > 1) {
+		dev->refcnt--;
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
 		return 0;
 	}
+	/*
+	 * Objects of the application on the device's context (a TIR's
+	 * queues, say) would keep the context from closing: refuse before
+	 * anything changes, imports and records intact.
+	 */
+	pthread_rwlock_rdlock(&dev->lock);
+	n = mdevx_ctx_nb_objs(dev->ctx);
+	if (n > 0 && (uint32_t)n > own_wrappers(dev)) {
+		pthread_rwlock_unlock(&dev->lock);
+		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
+		SHARE_LOG(ERR, "%s: %u objects of the application are still on the device's "
+			  "context: not closing", dev->devstr, (uint32_t)n - own_wrappers(dev));
+		return fail(EBUSY);
+	}
+	pthread_rwlock_unlock(&dev->lock);
+	dev->refcnt = 0;
 	TAILQ_REMOVE(list, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
 
@@ -1022,12 +1077,20 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		if (ret != 0)
 			return close_abort(dev, ret);
 	}
-	/*
-	 * EBUSY: objects of the application are still on the device's
-	 * context (a TIR's queues, say): they must go first.
-	 */
-	if (mdevx_close(dev->ctx) != 0)
-		return close_abort(dev, -errno);
+	if (mdevx_close(dev->ctx) != 0) {
+		ret = -errno;
+		/* An object made meanwhile by another thread: try again later. */
+		if (ret == -EBUSY)
+			return close_abort(dev, ret);
+		/*
+		 * Anything else means the context is gone already (closed with
+		 * mdevx_close() behind the device, or freed after its backend
+		 * failed to close): finish, and say so.
+		 */
+		SHARE_LOG(ERR, "%s: the device's context could not be closed (%s): "
+			  "closing the device all the same", dev->devstr, strerror(-ret));
+		ret = -EBADF;
+	}
 	if (dev->primary) {
 		/*
 		 * A secondary that did not acknowledge the WITHDRAW_ALL may still
@@ -1047,7 +1110,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	}
 	pthread_mutex_unlock(&share_open_lock);
 	dev_free(dev);
-	return 0;
+	return ret == 0 ? 0 : fail(-ret);
 }
 
 struct mdevx_ctx *
@@ -1213,7 +1276,7 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 		return fail(ret);
 	}
 	/* From here on every use of an import fails with ESTALE. */
-	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, info.generation, &nb_sent);
+	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, info.generation, &nb_sent, NULL);
 	/* The primary's own imports of the record go too. */
 	pthread_rwlock_wrlock(&dev->lock);
 	unimport_record(dev, idx, info.generation);
@@ -1336,6 +1399,9 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 	if (ret != 0) {
 		s->ref.bobj = NULL;
 		slot_free(dev, s, sidx);
+		if (ret != EAGAIN)
+			SHARE_LOG(ERR, "%s: record \"%s\": export buffer refused: %s",
+				  dev->devstr, name, strerror(ret));
 		return ret == EPROTOTYPE ? EBADMSG : ret;
 	}
 	s->obj = NULL;

@@ -119,7 +119,22 @@ MDEVX_API struct mdevx_share_dev *mdevx_share_dev_open(const char *devstr,
  */
 MDEVX_API struct mdevx_share_dev *mdevx_share_dev_attach(const char *devstr);
 
-/** Close (see Ownership). 0 or negative errno. */
+/**
+ * Close (see Ownership). Objects the application made on the device's
+ * context must be destroyed first.
+ * @return 0, or a negative errno:
+ *   -ENOENT: not an open device (closed already);
+ *   -EBUSY: objects of the application are still on the device's context;
+ *     nothing changed (records and imports intact);
+ *   a destroy error (e.g. -EIO) in the primary: every record is withdrawn,
+ *     the objects that could not be destroyed stay with their records; the
+ *     device stays open and the next close tries again;
+ *   -EBADF: the device's context was closed behind it (mdevx_close()); the
+ *     device is closed all the same.
+ * A secondary's device that stays open after its teardown started (another
+ * thread made an object on the context meanwhile: -EBUSY) comes back
+ * orphaned (ENODEV from lookups, as after the primary's close).
+ */
 MDEVX_API int mdevx_share_dev_close(struct mdevx_share_dev *dev);
 
 /** The device context of this process (owned by @p dev). */
