@@ -66,8 +66,10 @@ if [ "$quick" -eq 0 ]; then
 	if meson test -C "$top/build-san" --list 2>/dev/null | grep -q ':emu / '; then
 		suites="$suites --suite emu"
 	fi
+	# A UBSan report fails the test (the default only prints and goes on).
 	# shellcheck disable=SC2086
-	meson test -C "$top/build-san" --print-errorlogs --num-processes 1 $suites
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		meson test -C "$top/build-san" --print-errorlogs --num-processes 1 $suites
 	count_meson "$top/build-san"
 
 	if [ -f "$top/test/rdma-core-63/infiniband/mlx5dv.h" ]; then

@@ -324,7 +324,8 @@ send_join(struct swdev_ctx *ctx, uint16_t op, const char *payload, uint32_t payl
 	h->op = op;
 	h->seq = 9;
 	h->inlen = payload_len;
-	memcpy(msg.b + sizeof(*h), payload, payload_len);
+	if (payload_len > 0)
+		memcpy(msg.b + sizeof(*h), payload, payload_len);
 	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg.b, sizeof(*h) + payload_len, sv[1],
 				0) != 0) {
 		close(sv[0]);
