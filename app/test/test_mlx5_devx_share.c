@@ -1972,6 +1972,91 @@ test_fault_secondary_close_busy(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * The record is rewritten while an import reads its export buffer (a hook
+ * inside the import does what a withdraw, a release and a publish into
+ * the same slot do): the import notices the record changed, undoes what
+ * it imported and tries again, and the handle names the new object, not
+ * the old one.
+ */
+struct rewrite_arg {
+	struct mdevx_share_reg *reg;
+	struct mdevx_share_rec_info next;	/* the record to put in its place */
+	uint32_t idx;
+	uint64_t gen;
+	int calls;
+	int rc;
+};
+
+static void
+rewrite_record(void *p)
+{
+	struct rewrite_arg *a = p;
+	uint32_t idx2 = UINT32_MAX;
+
+	if (a->calls++ != 0)
+		return;
+	a->rc = mdevx_share_reg_withdraw(a->reg, a->idx, a->gen, NULL);
+	if (a->rc == 0)
+		a->rc = mdevx_share_reg_release(a->reg, a->idx);
+	if (a->rc == 0)
+		a->rc = mdevx_share_reg_publish(a->reg, &a->next, &idx2, NULL);
+	if (a->rc == 0 && idx2 != a->idx)
+		a->rc = EBADSLT;	/* not the same slot: not the case under test */
+}
+
+static int
+test_fault_import_retry(void)
+{
+	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(pdev);
+	struct mdevx_share_rec_info info;
+	struct mdevx_counter_stats st;
+	struct rewrite_arg arg;
+	struct mdevx_obj *a, *b;
+	mdevx_share_imp_t imp;
+	size_t len;
+	int rc;
+
+	memset(&arg, 0, sizeof(arg));
+	a = mdevx_counter_alloc(ctx, 128);
+	b = mdevx_counter_alloc(ctx, 128);
+	TEST_ASSERT(a != NULL && b != NULL, "counters: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "r0", a), "publish");
+	arg.reg = mdevx_share_dev_reg(pdev);
+	TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(arg.reg, "r0", &info, &arg.idx, NULL),
+			    "lookup");
+	arg.gen = info.generation;
+	/* The same record for b. */
+	arg.next = info;
+	arg.next.object_id = obj_id(b);
+	TEST_ASSERT_SUCCESS(mdevx_export_size(ctx, &len), "export size");
+	arg.next.export_len = (uint32_t)len;
+	TEST_ASSERT_SUCCESS(mdevx_obj_export(b, arg.next.export_buf, sizeof(arg.next.export_buf)),
+			    "export b");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(a), 11, 1100), "traffic a");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(b), 22, 2200), "traffic b");
+
+	mdevx_share_test_import_hook(rewrite_record, &arg);
+	rc = mdevx_share_import(pdev, "r0", MDEVX_SHARE_COUNTER, &imp);
+	mdevx_share_test_import_hook(NULL, NULL);
+	TEST_ASSERT_SUCCESS(arg.rc, "rewrite: %s", strerror(arg.rc));
+	TEST_ASSERT_SUCCESS(rc, "import: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(arg.calls, 2, "import attempts: %d", arg.calls);
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(pdev), 1, "imports");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), "query");
+	TEST_ASSERT(st.packets == 22 && st.bytes == 2200, "the import names the old object "
+		    "(%" PRIu64 " packets)", st.packets);
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
+	/*
+	 * The library still owns a under the slot: its withdrawal destroys a;
+	 * b, published behind its back, is the test's to destroy.
+	 */
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "r0", NULL), "withdraw");
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(b), "destroy b");
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(a), ENOENT);
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite share_fault_suite = {
 	.suite_name = "mlx5 devx share faults",
 	.setup = share_suite_setup,
@@ -1986,6 +2071,7 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE(test_fault_close_failures),
 		TEST_CASE(test_fault_ctx_closed_behind),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_secondary_close_busy),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_import_retry),
 		TEST_CASE(test_fault_primary_killed),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()

@@ -154,6 +154,8 @@ static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
 static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
 static volatile int test_drop_acks;
+static void (*test_import_hook)(void *arg);
+static void *test_import_arg;
 
 static int
 fail(int err)
@@ -486,6 +488,13 @@ void
 mdevx_share_test_drop_acks(int drop)
 {
 	test_drop_acks = drop;
+}
+
+void
+mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg)
+{
+	test_import_arg = arg;
+	test_import_hook = fn;
 }
 
 /*
@@ -1384,6 +1393,8 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 	ret = -mdevx_obj_import_ref_verified(dev->ctx, v.export_buf, v.export_len,
 					     v.kind == MDEVX_SHARE_COUNTER ?
 					     MDEVX_OBJ_FLOW_COUNTER : MDEVX_OBJ_TIR, &s->ref);
+	if (unlikely(test_import_hook != NULL))
+		test_import_hook(test_import_arg);
 	if (ret == 0 && !mdevx_share_reg_view_current(dev->reg, &v)) {
 		mdevx_obj_unimport_ref(dev->ctx, &s->ref);
 		ret = EAGAIN;
