@@ -49,8 +49,10 @@
  * - An import is released by mdevx_share_unimport(), also after the record
  *   was withdrawn (the notification already freed the underlying object).
  * - mdevx_share_dev_close() in the primary withdraws every record, destroys
- *   the objects and frees the registry; in a secondary it unimports what
- *   the process still holds and closes its device context.
+ *   the objects and frees the registry (or, if a secondary did not
+ *   acknowledge, marks it closed and leaves it mapped until the instance
+ *   ends); in a secondary it unimports what the process still holds and
+ *   closes its device context.
  * - If the primary dies, secondaries keep what they imported (their device
  *   context keeps the uverbs file alive); the device objects disappear when
  *   the last process holding the command fd is gone.
