@@ -956,6 +956,64 @@ test_zero_objects_left(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A context a thread found live, then closed (by another thread, or by the
+ * same one): the next check in that thread must see it closed (ENOENT),
+ * not trust what it remembered. Each thread caches the last context it
+ * validated; closing any context invalidates every such cache.
+ */
+struct closed_ctx_arg {
+	struct mdevx_ctx *ctx;
+	volatile int stage;		/* 1: validated, 2: closed by main */
+	int rc;
+};
+
+static void *
+closed_ctx_thread(void *p)
+{
+	struct closed_ctx_arg *a = p;
+
+	a->rc = mdevx_cmd_fd(a->ctx) >= 0 ? 0 : -1;	/* validated: cached */
+	__atomic_store_n(&a->stage, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&a->stage, __ATOMIC_ACQUIRE) != 2)
+		usleep(1000);
+	if (a->rc == 0)
+		a->rc = mdevx_cmd_fd(a->ctx) == -ENOENT && errno == ENOENT ? 0 : -2;
+	return NULL;
+}
+
+static int
+test_closed_ctx_cache(void)
+{
+	struct closed_ctx_arg arg = { .stage = 0, .rc = -1 };
+	struct mdevx_ctx *ctx, *other;
+	pthread_t th;
+
+	/* Same thread: validated, closed, used. */
+	ctx = mdevx_open(DEVSTR);
+	TEST_ASSERT_NOT_NULL(ctx, "open: %s", strerror(errno));
+	TEST_ASSERT(mdevx_cmd_fd(ctx) >= 0, "cmd fd");
+	TEST_ASSERT_SUCCESS(mdevx_close(ctx), "close");
+	TEST_ASSERT_RC_ERRNO(mdevx_cmd_fd(ctx), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_ctx_nb_objs(ctx), ENOENT);
+	/* Another thread remembers it live; this one closes it. */
+	arg.ctx = mdevx_open(DEVSTR);
+	other = mdevx_open(DEVSTR);
+	TEST_ASSERT(arg.ctx != NULL && other != NULL, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, closed_ctx_thread, &arg), "thread");
+	while (__atomic_load_n(&arg.stage, __ATOMIC_ACQUIRE) != 1)
+		usleep(1000);
+	TEST_ASSERT_SUCCESS(mdevx_close(arg.ctx), "close");
+	/* A live context validated meanwhile changes nothing for the closed one. */
+	TEST_ASSERT(mdevx_cmd_fd(other) >= 0, "other cmd fd");
+	__atomic_store_n(&arg.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	TEST_ASSERT_SUCCESS(arg.rc, "thread saw the closed context as live (%d)", arg.rc);
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(other), 0, "objects on a fresh context");
+	TEST_ASSERT_SUCCESS(mdevx_close(other), "close other");
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite swdev_suite = {
 	.suite_name = "mlx5 devx export/import on the software device",
 	.setup = suite_setup,
@@ -969,6 +1027,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_many_objects),
 		TEST_CASE(test_rdma_backend_no_nic),
 		TEST_CASE(test_threads),
+		TEST_CASE(test_closed_ctx_cache),
 		TEST_CASE(test_zero_objects_left),
 		TEST_CASES_END()
 	},
