@@ -15,10 +15,17 @@
  * One writer at a time, serialised by the caller (only the primary
  * writes). Readers take no lock: every record carries a sequence counter
  * that is odd while the record is written; a reader copies the record
- * between two reads of the counter and retries (boundedly) when they
- * differ, then verifies the checksum. A writer that dies mid-write leaves
- * an odd counter: readers give up with EAGAIN, never block and never use
- * the half-written record.
+ * (or only its fields, for an in-place view) and verifies the checksum on
+ * the shared bytes between two reads of the counter, and retries
+ * (boundedly) when they differ. A writer that dies mid-write leaves an odd
+ * counter: readers give up with EAGAIN, never block and never use the
+ * half-written record. (As in every sequence lock, the reads between the
+ * two counter reads race with the writer by design; only a copy read
+ * between two equal even counters is used.)
+ *
+ * When the owner closes the device while a reader may still be on the
+ * region, it marks the registry closed instead of freeing it: every read
+ * then gives ENODEV.
  */
 #ifndef MDEVX_SHARE_REG_H
 #define MDEVX_SHARE_REG_H
