@@ -85,22 +85,12 @@ mdevx_counter_alloc(struct mdevx_ctx *ctx, uint32_t bulk_size)
 		errno = rc;
 		return NULL;
 	}
-	obj = mdevx_obj_new(ctx, MDEVX_OBJ_FLOW_COUNTER, bobj,
-			    MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id), false);
-	if (obj == NULL) {
-		ctx->ops->obj_destroy(bobj);
-		errno = ENOMEM;
+	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_FLOW_COUNTER, bobj,
+			     MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id));
+	if (obj == NULL)
 		return NULL;
-	}
 	obj->bulk_size = bulk_size;
-	obj->generation = mdevx_next_generation();
-	rc = mdevx_obj_register(obj);
-	if (rc != 0) {
-		mdevx_obj_release_internal(obj);
-		errno = rc;
-		return NULL;
-	}
-	return obj;
+	return mdevx_obj_finish(obj);
 }
 
 /* One QUERY_FLOW_COUNTER for counters [first, first + n). */

@@ -100,6 +100,17 @@ int mdevx_obj_unregister(struct mdevx_obj *obj);
 void mdevx_obj_free_owned(struct mdevx_obj *obj);
 /** Release an unregistered local wrapper (backend object + owned + free). */
 int mdevx_obj_release_internal(struct mdevx_obj *obj);
+/**
+ * Wrap a backend object just created (not yet registered); on ENOMEM the
+ * backend object is released and NULL returned with errno.
+ */
+struct mdevx_obj *mdevx_obj_wrap(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj,
+				 uint32_t id);
+/**
+ * Make a finished local wrapper live: a new generation, then registration.
+ * On failure the wrapper is released and NULL returned with errno.
+ */
+struct mdevx_obj *mdevx_obj_finish(struct mdevx_obj *obj);
 /** A stack object standing for @p ref in the internal query code. */
 void mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
 		      struct mdevx_obj *obj);

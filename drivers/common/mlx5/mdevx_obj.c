@@ -117,6 +117,36 @@ mdevx_obj_release_internal(struct mdevx_obj *obj)
 	return 0;
 }
 
+struct mdevx_obj *
+mdevx_obj_wrap(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj, uint32_t id)
+{
+	struct mdevx_obj *obj = mdevx_obj_new(ctx, kind, bobj, id, false);
+
+	if (obj == NULL) {
+		/* No wrapper to release through: a stand-in on the stack. */
+		struct mdevx_obj tmp = { .ctx = ctx, .kind = kind, .bobj = bobj };
+
+		backend_release(&tmp);
+		errno = ENOMEM;
+	}
+	return obj;
+}
+
+struct mdevx_obj *
+mdevx_obj_finish(struct mdevx_obj *obj)
+{
+	int rc;
+
+	obj->generation = mdevx_next_generation();
+	rc = mdevx_obj_register(obj);
+	if (rc != 0) {
+		mdevx_obj_release_internal(obj);
+		errno = rc;
+		return NULL;
+	}
+	return obj;
+}
+
 /* The command the kernel sends for a destroy (0 for verbs objects). */
 static uint16_t
 destroy_opcode(enum mdevx_obj_kind kind)

@@ -20,47 +20,6 @@
 #define CQE_SZ 64u
 #define CQE_OP_OWN_INIT 0xf1
 
-/* Register a finished local wrapper; on failure release it. */
-static struct mdevx_obj *
-publish(struct mdevx_obj *obj)
-{
-	int rc;
-
-	obj->generation = mdevx_next_generation();
-	rc = mdevx_obj_register(obj);
-	if (rc != 0) {
-		mdevx_obj_release_internal(obj);
-		errno = rc;
-		return NULL;
-	}
-	return obj;
-}
-
-/* Wrap a freshly created backend object; destroys it on ENOMEM. */
-static struct mdevx_obj *
-wrap(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj, uint32_t id)
-{
-	struct mdevx_obj *obj = mdevx_obj_new(ctx, kind, bobj, id, false);
-
-	if (obj == NULL) {
-		switch (kind) {
-		case MDEVX_OBJ_PD:
-			ctx->ops->pd_free(bobj);
-			break;
-		case MDEVX_OBJ_UAR:
-			ctx->ops->uar_free(bobj);
-			break;
-		case MDEVX_OBJ_UMEM:
-			ctx->ops->umem_dereg(bobj);
-			break;
-		default:
-			ctx->ops->obj_destroy(bobj);
-		}
-		errno = ENOMEM;
-	}
-	return obj;
-}
-
 MDEVX_API struct mdevx_obj *
 mdevx_td_alloc(struct mdevx_ctx *ctx)
 {
@@ -78,9 +37,9 @@ mdevx_td_alloc(struct mdevx_ctx *ctx)
 		errno = rc;
 		return NULL;
 	}
-	obj = wrap(ctx, MDEVX_OBJ_TD, bobj,
+	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_TD, bobj,
 		   MDEVX_GET(alloc_transport_domain_out, out, transport_domain));
-	return obj == NULL ? NULL : publish(obj);
+	return obj == NULL ? NULL : mdevx_obj_finish(obj);
 }
 
 /* Unregistered PD / UAR / umem wrappers (also used inside CQ and RQ). */
@@ -96,7 +55,7 @@ pd_new(struct mdevx_ctx *ctx)
 		errno = rc;
 		return NULL;
 	}
-	return wrap(ctx, MDEVX_OBJ_PD, bobj, pdn);
+	return mdevx_obj_wrap(ctx, MDEVX_OBJ_PD, bobj, pdn);
 }
 
 static struct mdevx_obj *
@@ -111,7 +70,7 @@ uar_new(struct mdevx_ctx *ctx)
 		errno = rc;
 		return NULL;
 	}
-	return wrap(ctx, MDEVX_OBJ_UAR, bobj, page);
+	return mdevx_obj_wrap(ctx, MDEVX_OBJ_UAR, bobj, page);
 }
 
 static struct mdevx_obj *
@@ -126,7 +85,7 @@ umem_new(struct mdevx_ctx *ctx, void *addr, size_t size, uint32_t access)
 		errno = rc;
 		return NULL;
 	}
-	return wrap(ctx, MDEVX_OBJ_UMEM, bobj, id);
+	return mdevx_obj_wrap(ctx, MDEVX_OBJ_UMEM, bobj, id);
 }
 
 MDEVX_API struct mdevx_obj *
@@ -137,7 +96,7 @@ mdevx_pd_alloc(struct mdevx_ctx *ctx)
 	if (!mdevx_ctx_valid(ctx))
 		return NULL;
 	obj = pd_new(ctx);
-	return obj == NULL ? NULL : publish(obj);
+	return obj == NULL ? NULL : mdevx_obj_finish(obj);
 }
 
 MDEVX_API struct mdevx_obj *
@@ -148,7 +107,7 @@ mdevx_uar_alloc(struct mdevx_ctx *ctx)
 	if (!mdevx_ctx_valid(ctx))
 		return NULL;
 	obj = uar_new(ctx);
-	return obj == NULL ? NULL : publish(obj);
+	return obj == NULL ? NULL : mdevx_obj_finish(obj);
 }
 
 MDEVX_API struct mdevx_obj *
@@ -163,7 +122,7 @@ mdevx_umem_reg(struct mdevx_ctx *ctx, void *addr, size_t size, uint32_t access)
 		return NULL;
 	}
 	obj = umem_new(ctx, addr, size, access);
-	return obj == NULL ? NULL : publish(obj);
+	return obj == NULL ? NULL : mdevx_obj_finish(obj);
 }
 
 MDEVX_API int
@@ -266,7 +225,7 @@ mdevx_cq_create(struct mdevx_ctx *ctx, const struct mdevx_cq_attr *attr)
 	if (rc != 0)
 		goto fail;
 	cq->id = MDEVX_GET(create_cq_out, out, cqn);
-	return publish(cq);
+	return mdevx_obj_finish(cq);
 fail:
 	mdevx_obj_free_owned(cq);
 	free(cq);
@@ -349,7 +308,7 @@ mdevx_rq_create(struct mdevx_ctx *ctx, const struct mdevx_rq_attr *attr)
 		ctx->ops->obj_destroy(rq->bobj);
 		goto fail;
 	}
-	return publish(rq);
+	return mdevx_obj_finish(rq);
 fail:
 	mdevx_obj_free_owned(rq);
 	free(rq);
@@ -411,6 +370,6 @@ mdevx_rqt_create(struct mdevx_ctx *ctx, struct mdevx_obj *const *rqs, uint32_t n
 		errno = rc;
 		return NULL;
 	}
-	obj = wrap(ctx, MDEVX_OBJ_RQT, bobj, MDEVX_GET(create_rqt_out, out, rqtn));
-	return obj == NULL ? NULL : publish(obj);
+	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_RQT, bobj, MDEVX_GET(create_rqt_out, out, rqtn));
+	return obj == NULL ? NULL : mdevx_obj_finish(obj);
 }

@@ -66,24 +66,15 @@ mdevx_tir_create(struct mdevx_ctx *ctx, const struct mdevx_tir_attr *attr)
 		errno = rc;
 		return NULL;
 	}
-	obj = mdevx_obj_new(ctx, MDEVX_OBJ_TIR, bobj, MDEVX_GET(create_tir_out, out, tirn), false);
-	if (obj == NULL) {
-		ctx->ops->obj_destroy(bobj);
+	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_TIR, bobj, MDEVX_GET(create_tir_out, out, tirn));
+	if (obj == NULL)
 		return NULL;
-	}
 	obj->tirn = obj->id;
 	obj->rx_icm_addr =
 		((uint64_t)MDEVX_GET(create_tir_out, out, icm_address_63_40) << 40) |
 		((uint64_t)MDEVX_GET(create_tir_out, out, icm_address_39_32) << 32) |
 		(uint64_t)MDEVX_GET(create_tir_out, out, icm_address_31_0);
-	obj->generation = mdevx_next_generation();
-	rc = mdevx_obj_register(obj);
-	if (rc != 0) {
-		mdevx_obj_release_internal(obj);
-		errno = rc;
-		return NULL;
-	}
-	return obj;
+	return mdevx_obj_finish(obj);
 }
 
 /* The query itself, on a checked (or reference-built) TIR object. */
