@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +132,7 @@ struct chan {
 };
 
 struct conn {
-	struct ent e;
+	struct ent e;			/* first: accept_ent() makes it */
 	struct swdev_server *srv;
 	struct swdev_file *file;	/* NULL until OPEN succeeded */
 	struct chan *chans;
@@ -141,7 +142,7 @@ struct conn {
 };
 
 struct ctl {
-	struct ent e;
+	struct ent e;			/* first: accept_ent() makes it */
 	struct ctl *next;
 };
 
@@ -337,20 +338,37 @@ chan_reply(struct swdev_server *srv, struct chan *ch, uint8_t *buf, size_t len,
 	return chan_flush(srv, ch);
 }
 
-static uint8_t *
-rep_alloc(const struct swdev_req_hdr *req, size_t outlen)
+/* The header of the reply to @p req (the rest zero). */
+static void
+rep_init(struct swdev_rep_hdr *rep, const struct swdev_req_hdr *req)
 {
-	struct swdev_rep_hdr *rep;
-	uint8_t *buf = calloc(1, sizeof(*rep) + outlen);
-
-	if (buf == NULL)
-		return NULL;
-	rep = (struct swdev_rep_hdr *)buf;
+	memset(rep, 0, sizeof(*rep));
 	rep->magic = SWDEV_PROTO_REP_MAGIC;
 	rep->version = SWDEV_PROTO_VERSION;
 	rep->op = req->op;
 	rep->seq = req->seq;
+}
+
+static uint8_t *
+rep_alloc(const struct swdev_req_hdr *req, size_t outlen)
+{
+	uint8_t *buf = calloc(1, sizeof(struct swdev_rep_hdr) + outlen);
+
+	if (buf != NULL)
+		rep_init((struct swdev_rep_hdr *)buf, req);
 	return buf;
+}
+
+/* Refuse @p req on channel @p fd with @p err (best effort), then close it. */
+static void
+refuse_and_close(int fd, const struct swdev_req_hdr *req, uint32_t err)
+{
+	struct swdev_rep_hdr rep;
+
+	rep_init(&rep, req);
+	rep.err = err;
+	(void)send(fd, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
 }
 
 static uint16_t
@@ -713,16 +731,7 @@ conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize
 		}
 		if (err != 0) {
 			/* Answer on the channel, then drop both. */
-			struct swdev_rep_hdr rep;
-
-			memset(&rep, 0, sizeof(rep));
-			rep.magic = SWDEV_PROTO_REP_MAGIC;
-			rep.version = SWDEV_PROTO_VERSION;
-			rep.op = req.op;
-			rep.seq = req.seq;
-			rep.err = (uint32_t)err;
-			(void)send(fd, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
-			close(fd);
+			refuse_and_close(fd, &req, (uint32_t)err);
 			swdev_log(SWDEV_LOG_INFO, "OPEN failed: errno %d (%s)", err, strerror(err));
 			conn_close(srv, c, "OPEN failed");
 			return false;
@@ -739,16 +748,7 @@ conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize
 		return false;
 	}
 	if (req.inlen != 0 || c->nchans >= MAX_CHANS_PER_FILE) {
-		struct swdev_rep_hdr rep;
-
-		memset(&rep, 0, sizeof(rep));
-		rep.magic = SWDEV_PROTO_REP_MAGIC;
-		rep.version = SWDEV_PROTO_VERSION;
-		rep.op = req.op;
-		rep.seq = req.seq;
-		rep.err = req.inlen != 0 ? EINVAL : EMFILE;
-		(void)send(fd, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
-		close(fd);
+		refuse_and_close(fd, &req, req.inlen != 0 ? EINVAL : EMFILE);
 		conn_bad(c, "a refused ATTACH");
 		return true;
 	}
@@ -842,28 +842,46 @@ accept_one(struct swdev_server *srv, int lfd)
 	return -1;
 }
 
+/*
+ * Accept on @p listen_fd into a new zeroed entity of @p size bytes (a
+ * struct starting with its struct ent) of @p type, watched for input.
+ * NULL when nothing was accepted or it could not be set up.
+ */
+_Static_assert(offsetof(struct conn, e) == 0 && offsetof(struct ctl, e) == 0,
+	       "entities start with their struct ent");
+
+static struct ent *
+accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type type)
+{
+	struct ent *e;
+	int fd;
+
+	fd = accept_one(srv, listen_fd);
+	if (fd < 0)
+		return NULL;
+	e = calloc(1, size);
+	if (e == NULL) {
+		close(fd);
+		return NULL;
+	}
+	e->type = type;
+	e->fd = fd;
+	if (ep_add(srv, e, EPOLLIN | EPOLLRDHUP) != 0) {
+		close(fd);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
 static void
 listen_event(struct swdev_server *srv)
 {
-	struct conn *c;
-	int fd;
+	struct conn *c = (struct conn *)accept_ent(srv, srv->listen.fd, sizeof(*c), ENT_CONN);
 
-	fd = accept_one(srv, srv->listen.fd);
-	if (fd < 0)
+	if (c == NULL)
 		return;
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		close(fd);
-		return;
-	}
-	c->e.type = ENT_CONN;
-	c->e.fd = fd;
 	c->srv = srv;
-	if (ep_add(srv, &c->e, EPOLLIN | EPOLLRDHUP) != 0) {
-		close(fd);
-		free(c);
-		return;
-	}
 	c->next = srv->conns;
 	srv->conns = c;
 }
@@ -954,24 +972,10 @@ ctl_event(struct swdev_server *srv, struct ctl *k, uint32_t events)
 static void
 ctl_listen_event(struct swdev_server *srv)
 {
-	struct ctl *k;
-	int fd;
+	struct ctl *k = (struct ctl *)accept_ent(srv, srv->ctl_listen.fd, sizeof(*k), ENT_CTL);
 
-	fd = accept_one(srv, srv->ctl_listen.fd);
-	if (fd < 0)
+	if (k == NULL)
 		return;
-	k = calloc(1, sizeof(*k));
-	if (k == NULL) {
-		close(fd);
-		return;
-	}
-	k->e.type = ENT_CTL;
-	k->e.fd = fd;
-	if (ep_add(srv, &k->e, EPOLLIN | EPOLLRDHUP) != 0) {
-		close(fd);
-		free(k);
-		return;
-	}
 	k->next = srv->ctls;
 	srv->ctls = k;
 }

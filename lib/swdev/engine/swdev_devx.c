@@ -571,7 +571,7 @@ swdev_devx_obj_modify(struct swdev_file *f, uint32_t handle, const void *in,
 }
 
 int
-swdev_devx_obj_destroy(struct swdev_file *f, uint32_t handle)
+swdev_file_destroy_handle(struct swdev_file *f, uint32_t handle, bool devx)
 {
 	struct swdev_obj *obj;
 
@@ -580,9 +580,15 @@ swdev_devx_obj_destroy(struct swdev_file *f, uint32_t handle)
 	obj = swdev_idmap_get(&f->handles, handle);
 	if (obj == NULL)
 		return ENOENT;
-	if (!obj->devx)
+	if (obj->devx != devx)
 		return EINVAL;
 	return swdev_obj_destroy_cmd(f, obj);
+}
+
+int
+swdev_devx_obj_destroy(struct swdev_file *f, uint32_t handle)
+{
+	return swdev_file_destroy_handle(f, handle, true);
 }
 
 int

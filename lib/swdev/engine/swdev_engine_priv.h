@@ -334,6 +334,12 @@ int swdev_cmd_query_tir(struct swdev_cmd *cmd);
  * opcode apply: 0, EBUSY, or the errno of the injected status.
  */
 int swdev_obj_destroy_cmd(struct swdev_file *f, struct swdev_obj *obj);
+/**
+ * Destroy by handle, as the kernel's destroy of a DEVX object (@p devx) or
+ * of a verbs object: EINVAL (NULL file, or the handle names the other
+ * family), ENOENT (no such handle), else swdev_obj_destroy_cmd().
+ */
+int swdev_file_destroy_handle(struct swdev_file *f, uint32_t handle, bool devx);
 /** Prebuild the kernel's destroy command of a created object. */
 void swdev_obj_build_destroy(struct swdev_obj *obj);
 

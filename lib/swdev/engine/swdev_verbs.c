@@ -121,14 +121,5 @@ swdev_file_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
 int
 swdev_file_verbs_destroy(struct swdev_file *f, uint32_t handle)
 {
-	struct swdev_obj *obj;
-
-	if (f == NULL)
-		return EINVAL;
-	obj = swdev_idmap_get(&f->handles, handle);
-	if (obj == NULL)
-		return ENOENT;
-	if (obj->devx)
-		return EINVAL;
-	return swdev_obj_destroy_cmd(f, obj);
+	return swdev_file_destroy_handle(f, handle, false);
 }
