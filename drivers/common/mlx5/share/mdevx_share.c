@@ -1373,6 +1373,7 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 	struct mdevx_share_rec_view v;
 	struct imp_slot *s;
 	uint32_t sidx;
+	bool imported;
 	int ret;
 
 	ret = mdevx_share_reg_find(dev->reg, name, &v);
@@ -1393,22 +1394,19 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 	ret = -mdevx_obj_import_ref_verified(dev->ctx, v.export_buf, v.export_len,
 					     v.kind == MDEVX_SHARE_COUNTER ?
 					     MDEVX_OBJ_FLOW_COUNTER : MDEVX_OBJ_TIR, &s->ref);
+	imported = ret == 0;
 	if (unlikely(test_import_hook != NULL))
 		test_import_hook(test_import_arg);
-	if (ret == 0 && !mdevx_share_reg_view_current(dev->reg, &v)) {
-		mdevx_obj_unimport_ref(dev->ctx, &s->ref);
-		ret = EAGAIN;
-	} else if (ret != 0 && !mdevx_share_reg_view_current(dev->reg, &v)) {
-		ret = EAGAIN;		/* read while rewritten: not a verdict */
-	} else if (ret == 0 &&
-		   /* the export buffer must describe the object the record names */
-		   (s->ref.id != v.object_id || s->ref.size_or_tirn != v.size_or_tirn ||
-		    (v.kind == MDEVX_SHARE_TIR && s->ref.rx_icm_addr != v.rx_icm_addr))) {
-		mdevx_obj_unimport_ref(dev->ctx, &s->ref);
+	if (!mdevx_share_reg_view_current(dev->reg, &v))
+		ret = EAGAIN;		/* read while rewritten: no verdict, try again */
+	else if (ret == 0 &&
+		 /* the export buffer must describe the object the record names */
+		 (s->ref.id != v.object_id || s->ref.size_or_tirn != v.size_or_tirn ||
+		  (v.kind == MDEVX_SHARE_TIR && s->ref.rx_icm_addr != v.rx_icm_addr)))
 		ret = EBADMSG;
-	}
 	if (ret != 0) {
-		s->ref.bobj = NULL;
+		if (imported)
+			mdevx_obj_unimport_ref(dev->ctx, &s->ref);
 		slot_free(dev, s, sidx);
 		if (ret != EAGAIN)
 			SHARE_LOG(ERR, "%s: record \"%s\": export buffer refused: %s",
