@@ -39,6 +39,7 @@
 #include <mdevx.h>
 #include <mdevx_share.h>
 #include <mdevx_share_internal.h>
+#include <mdevx_share_lock.h>
 #include <swdev_client.h>
 
 #include "process.h"
@@ -195,28 +196,21 @@ time_ref_import(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t 
 
 /*
  * What an import and an unimport by name pay for thread safety: two
- * exclusive sections of a lock like the device's (writer-preferring
- * read-write lock), uncontended.
+ * exclusive sections of the device's lock, uncontended.
  */
 static double
 time_lock_sections(uint32_t reps)
 {
-	pthread_rwlockattr_t attr;
-	pthread_rwlock_t lock;
+	mdevx_share_lock_t lock;
 	uint64_t t0;
 
-	pthread_rwlockattr_init(&attr);
-	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&lock, &attr);
-	pthread_rwlockattr_destroy(&attr);
+	mdevx_share_lock_init(&lock);
 	t0 = now_ns();
 	for (uint32_t i = 0; i < 2 * reps; i++) {
-		pthread_rwlock_wrlock(&lock);
-		pthread_rwlock_unlock(&lock);
+		mdevx_share_lock_write(&lock);
+		mdevx_share_unlock_write(&lock);
 	}
-	t0 = now_ns() - t0;
-	pthread_rwlock_destroy(&lock);
-	return (double)t0 / reps;
+	return (double)(now_ns() - t0) / reps;
 }
 
 static int

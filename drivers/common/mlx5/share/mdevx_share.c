@@ -26,6 +26,7 @@
 
 #include "mdevx_share.h"
 #include "mdevx_share_internal.h"
+#include "mdevx_share_lock.h"
 
 RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 
@@ -124,7 +125,7 @@ struct mdevx_share_dev {
 	uint32_t owned_mask;
 	pthread_mutex_t wlock;		/* primary: one writer of the registry */
 	/* imports of this process */
-	pthread_rwlock_t lock;		/* write: import/unimport/notification */
+	mdevx_share_lock_t lock;	/* write: import/unimport/notification */
 	/*
 	 * secondary: the primary closed the device (WITHDRAW_ALL) and frees its
 	 * registry: nothing may read dev->reg any more. Set under the write
@@ -433,13 +434,13 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		}
 		dev = find_dev_locked(NULL, req->key);
 		if (dev != NULL) {
-			pthread_rwlock_wrlock(&dev->lock);
+			mdevx_share_lock_write(&dev->lock);
 			rep->unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ?
 							  req->rec_idx : UINT32_MAX,
 							  req->generation);
 			if (req->op == MP_OP_WITHDRAW_ALL)
 				dev->orphan = true;
-			pthread_rwlock_unlock(&dev->lock);
+			mdevx_share_unlock_write(&dev->lock);
 		}
 	} else {
 		rep->status = -EINVAL;
@@ -676,7 +677,6 @@ static struct mdevx_share_dev *
 dev_new(const char *devstr)
 {
 	struct mdevx_share_dev *dev = calloc(1, sizeof(*dev));
-	pthread_rwlockattr_t rwa;
 
 	if (dev == NULL)
 		return NULL;
@@ -685,10 +685,7 @@ dev_new(const char *devstr)
 	dev->refcnt = 1;
 	pthread_mutex_init(&dev->wlock, NULL);
 	/* Writers first: a notification must not starve behind busy readers. */
-	pthread_rwlockattr_init(&rwa);
-	pthread_rwlockattr_setkind_np(&rwa, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&dev->lock, &rwa);
-	pthread_rwlockattr_destroy(&rwa);
+	mdevx_share_lock_init(&dev->lock);
 	return dev;
 }
 
@@ -700,7 +697,6 @@ dev_free(struct mdevx_share_dev *dev)
 	free(dev->owned);
 	free(dev->owned_set);
 	pthread_mutex_destroy(&dev->wlock);
-	pthread_rwlock_destroy(&dev->lock);
 	free(dev);
 }
 
@@ -998,9 +994,9 @@ static int
 close_abort(struct mdevx_share_dev *dev, int ret)
 {
 	if (!dev->primary) {
-		pthread_rwlock_wrlock(&dev->lock);
+		mdevx_share_lock_write(&dev->lock);
 		dev->orphan = true;
-		pthread_rwlock_unlock(&dev->lock);
+		mdevx_share_unlock_write(&dev->lock);
 	}
 	pthread_mutex_lock(&share_devs_lock);
 	dev->refcnt = 1;
@@ -1055,22 +1051,22 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	 * queues, say) would keep the context from closing: refuse before
 	 * anything changes, imports and records intact.
 	 */
-	pthread_rwlock_rdlock(&dev->lock);
+	mdevx_share_lock_read(&dev->lock);
 	n = mdevx_ctx_nb_objs(dev->ctx);
 	if (n > 0 && (uint32_t)n > own_wrappers(dev)) {
-		pthread_rwlock_unlock(&dev->lock);
+		mdevx_share_unlock_read(&dev->lock);
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
 		SHARE_LOG(ERR, "%s: %u objects of the application are still on the device's "
 			  "context: not closing", dev->devstr, (uint32_t)n - own_wrappers(dev));
 		return fail(EBUSY);
 	}
-	pthread_rwlock_unlock(&dev->lock);
+	mdevx_share_unlock_read(&dev->lock);
 	dev->refcnt = 0;
 	TAILQ_REMOVE(list, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
 
-	pthread_rwlock_wrlock(&dev->lock);
+	mdevx_share_lock_write(&dev->lock);
 	unimport_record(dev, UINT32_MAX, 0);
 	for (uint32_t i = 0; i < dev->nb_slots; i++) {
 		struct imp_slot *s = slot_at(dev, i);
@@ -1078,7 +1074,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		if (s->state != IMP_FREE)
 			slot_free(dev, s, i);
 	}
-	pthread_rwlock_unlock(&dev->lock);
+	mdevx_share_unlock_write(&dev->lock);
 	if (dev->primary) {
 		pthread_mutex_lock(&dev->wlock);
 		ret = primary_withdraw_all(dev, &all_acked);
@@ -1145,15 +1141,15 @@ mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 uint32_t
 mdevx_share_dev_count(const struct mdevx_share_dev *dev)
 {
-	pthread_rwlock_t *lock;
+	mdevx_share_lock_t *lock;
 	uint32_t n;
 
 	if (dev == NULL)
 		return 0;
-	lock = (pthread_rwlock_t *)(uintptr_t)&dev->lock;
-	pthread_rwlock_rdlock(lock);
+	lock = (mdevx_share_lock_t *)(uintptr_t)&dev->lock;
+	mdevx_share_lock_read(lock);
 	n = dev->orphan ? 0 : mdevx_share_reg_count(dev->reg);
-	pthread_rwlock_unlock(lock);
+	mdevx_share_unlock_read(lock);
 	return n;
 }
 
@@ -1287,9 +1283,9 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 	/* From here on every use of an import fails with ESTALE. */
 	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, info.generation, &nb_sent, NULL);
 	/* The primary's own imports of the record go too. */
-	pthread_rwlock_wrlock(&dev->lock);
+	mdevx_share_lock_write(&dev->lock);
 	unimport_record(dev, idx, info.generation);
-	pthread_rwlock_unlock(&dev->lock);
+	mdevx_share_unlock_write(&dev->lock);
 	ret = mdevx_obj_destroy(dev->owned[idx]);
 	if (ret == 0) {
 		owned_del(dev, dev->owned[idx]);
@@ -1319,9 +1315,9 @@ reg_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_share_rec
 {
 	int ret;
 
-	pthread_rwlock_rdlock(&dev->lock);
+	mdevx_share_lock_read(&dev->lock);
 	ret = dev->orphan ? ENODEV : mdevx_share_reg_lookup(dev->reg, name, info, idx, NULL);
-	pthread_rwlock_unlock(&dev->lock);
+	mdevx_share_unlock_read(&dev->lock);
 	return ret;
 }
 
@@ -1348,9 +1344,9 @@ mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start, struct mdevx_share
 
 	if (dev == NULL || rec == NULL)
 		return -1;
-	pthread_rwlock_rdlock(&dev->lock);
+	mdevx_share_lock_read(&dev->lock);
 	i = dev->orphan ? -1 : mdevx_share_reg_next(dev->reg, start, &info);
-	pthread_rwlock_unlock(&dev->lock);
+	mdevx_share_unlock_read(&dev->lock);
 	if (i >= 0)
 		info_to_record(&info, rec);
 	return i;
@@ -1438,10 +1434,10 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_sha
 	 * the mark) or runs after (and finds the slot). The backend import is
 	 * local (no command), so holding the lock across it costs nothing.
 	 */
-	pthread_rwlock_wrlock(&dev->lock);
+	mdevx_share_lock_write(&dev->lock);
 	for (int i = 0; i < IMPORT_RETRIES && ret == EAGAIN; i++)
 		ret = dev->orphan ? ENODEV : import_once(dev, name, kind, imp);
-	pthread_rwlock_unlock(&dev->lock);
+	mdevx_share_unlock_write(&dev->lock);
 	return ret == 0 ? 0 : fail(ret);
 }
 
@@ -1455,10 +1451,10 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 
 	if (dev == NULL)
 		return fail(EINVAL);
-	pthread_rwlock_wrlock(&dev->lock);
+	mdevx_share_lock_write(&dev->lock);
 	s = slot_of(dev, imp, &sidx);
 	if (s == NULL) {
-		pthread_rwlock_unlock(&dev->lock);
+		mdevx_share_unlock_write(&dev->lock);
 		return fail(ENOENT);
 	}
 	if (s->state == IMP_LIVE) {
@@ -1466,14 +1462,23 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		obj = s->obj;
 	}
 	slot_free(dev, s, sidx);
-	pthread_rwlock_unlock(&dev->lock);
+	mdevx_share_unlock_write(&dev->lock);
 	slot_release(dev, &ref, obj);
 	return 0;
 }
 
+static void
+use_end(struct mdevx_share_dev *dev, bool excl)
+{
+	if (excl)
+		mdevx_share_unlock_write(&dev->lock);
+	else
+		mdevx_share_unlock_read(&dev->lock);
+}
+
 /*
  * Lock taken on success (shared, or exclusive with @p excl): the caller
- * uses the slot, then unlocks.
+ * uses the slot, then unlocks with use_end().
  */
 static struct imp_slot *
 use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_kind kind,
@@ -1486,9 +1491,9 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 		return NULL;
 	}
 	if (excl)
-		pthread_rwlock_wrlock(&dev->lock);
+		mdevx_share_lock_write(&dev->lock);
 	else
-		pthread_rwlock_rdlock(&dev->lock);
+		mdevx_share_lock_read(&dev->lock);
 	s = slot_of(dev, imp, NULL);
 	if (s == NULL) {
 		*err = ENOENT;
@@ -1503,14 +1508,8 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 		if (*err == ENODEV)	/* registry closed: as when orphaned */
 			*err = ESTALE;
 	}
-	pthread_rwlock_unlock(&dev->lock);
+	use_end(dev, excl);
 	return NULL;
-}
-
-static void
-use_end(struct mdevx_share_dev *dev)
-{
-	pthread_rwlock_unlock(&dev->lock);
 }
 
 struct mdevx_obj *
@@ -1540,7 +1539,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		}
 	}
 	obj = s->obj;
-	use_end(dev);
+	use_end(dev, true);
 	if (obj == NULL)
 		errno = err;
 	return obj;
@@ -1557,7 +1556,7 @@ mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 	if (s == NULL)
 		return fail(err);
 	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
-	use_end(dev);
+	use_end(dev, false);
 	return ret;
 }
 
@@ -1572,7 +1571,7 @@ mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	if (s == NULL)
 		return fail(err);
 	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);
-	use_end(dev);
+	use_end(dev, false);
 	return ret;
 }
 
