@@ -850,12 +850,17 @@ test_bad_corrupted_and_stale(void)
 	raw = mdevx_share_reg_raw_record(reg, idx, &rlen);
 	TEST_ASSERT_NOT_NULL(raw, "raw record");
 	TEST_ASSERT_SUCCESS(snap(&a), "counts");
-	/* A flipped bit in the export buffer bytes of the record. */
-	raw[rlen - 40] ^= 0x04;
+	/*
+	 * A flipped bit in the last export buffer byte in use (the buffer is
+	 * at byte 112 of a record, doc/share.rst; bytes past its length are
+	 * not part of the record).
+	 */
+	TEST_ASSERT(112 + info.export_len <= rlen, "record length");
+	raw[112 + info.export_len - 1] ^= 0x04;
 	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EBADMSG);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "ctr1", &rec), EBADMSG);
 	SAME_STATE(a);
-	raw[rlen - 40] ^= 0x04;
+	raw[112 + info.export_len - 1] ^= 0x04;
 	/* A record whose writer died mid-write (odd sequence): EAGAIN, no hang. */
 	raw[0] |= 1;
 	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EAGAIN);

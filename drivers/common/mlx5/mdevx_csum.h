@@ -9,9 +9,9 @@
  * two Fletcher-style lanes over 64-bit words (a running sum, and a sum of
  * the running sums, so that the value and the position of every word
  * count), which need only one addition per word and step, then one
- * multiply per lane state and a xor-shift-multiply finaliser. A change of
- * a single word always changes the result (see the constants below); two
- * lanes halve the dependency chain.
+ * multiply per lane state, and a xor-shift-multiply finaliser for readers
+ * that truncate the result. A change of a single word always changes the
+ * result (see the constants below); two lanes halve the dependency chain.
  */
 #ifndef MDEVX_CSUM_H
 #define MDEVX_CSUM_H
@@ -42,10 +42,14 @@ mdevx_csum_fmix(uint64_t r)
 
 /*
  * Checksum of @p len bytes at @p data, mixed with @p seed (a slot index,
- * a format tag). Bytes past the last whole word are mixed one by one.
+ * a format tag), before the finaliser: for a reader that compares all 64
+ * bits. The finaliser is a bijection, so it cannot make two sums that
+ * differ equal, nor two equal ones differ: a whole-width comparison gains
+ * nothing from it, and a lookup saves its two multiplies. Bytes past the
+ * last whole word are mixed one by one.
  */
 static inline uint64_t
-mdevx_csum64(const void *data, size_t len, uint64_t seed)
+mdevx_csum64_wide(const void *data, size_t len, uint64_t seed)
 {
 	const uint8_t *p = data;
 	uint64_t a0 = seed, a1 = 0, b0 = 0, b1 = 0, r;
@@ -69,11 +73,21 @@ mdevx_csum64(const void *data, size_t len, uint64_t seed)
 	/*
 	 * A word of lane 0 changed by d, k steps from the end, moves r by
 	 * d * (K0 + k * K1): odd K0 and even K1 make that factor odd, so the
-	 * change never cancels (and the finaliser is a bijection).
+	 * change never cancels.
 	 */
 	r = a0 * 0x9e3779b97f4a7c15ULL + b0 * 0xc2b2ae3d27d4eb4eULL +
 	    a1 * 0x165667b19e3779f9ULL + b1 * 0x27d4eb2f165667c4ULL;
-	return mdevx_csum_fmix(r ^ len);
+	return r ^ len;
+}
+
+/*
+ * The same, finalised: every input bit reaches every output bit, for a
+ * reader that keeps only part of the result (a 32-bit field).
+ */
+static inline uint64_t
+mdevx_csum64(const void *data, size_t len, uint64_t seed)
+{
+	return mdevx_csum_fmix(mdevx_csum64_wide(data, len, seed));
 }
 
 #endif /* MDEVX_CSUM_H */

@@ -13,7 +13,7 @@
 #include "mdevx_share_reg.h"
 
 #define REG_MAGIC 0x6d64657678726567ULL	/* "mdevxreg" */
-#define REG_VERSION 2u			/* 2: mdevx_csum64 checksum and name hash */
+#define REG_VERSION 3u			/* 3: the checksum ends with the export bytes */
 #define READ_RETRIES 64			/* a reader gives up (EAGAIN) after this */
 #define REC_SIZE 256
 
@@ -44,7 +44,7 @@ struct reg_hdr {
 struct reg_rec {
 	uint32_t seq;			/* odd while being written */
 	uint32_t next;			/* hash chain or free list: index + 1 */
-	uint64_t checksum;		/* of what follows, up to the reserved tail */
+	uint64_t checksum;		/* of what follows, to the export buffer's end */
 	/* --- covered by the checksum from here --- */
 	uint32_t hash;
 	uint16_t kind;
@@ -58,7 +58,7 @@ struct reg_rec {
 	uint64_t rx_icm_addr;
 	char name[MDEVX_SHARE_NAME_MAX + 1];
 	uint8_t export_buf[MDEVX_SHARE_EXPORT_MAX];
-	/* --- to here --- */
+	/* --- to here: export_len bytes of the buffer (the rest is zero) --- */
 	uint8_t reserved[REC_SIZE - 240];
 };
 
@@ -80,7 +80,7 @@ cpu_relax(void)
 }
 
 #define CSUM_START offsetof(struct reg_rec, hash)
-#define CSUM_LEN (offsetof(struct reg_rec, reserved) - CSUM_START)
+#define CSUM_FIXED (offsetof(struct reg_rec, export_buf) - CSUM_START)
 _Static_assert(offsetof(struct reg_rec, name) == 64, "fields in the first cache line");
 
 static inline uint32_t *
@@ -127,12 +127,20 @@ struct name_key {
 	uint32_t hash;
 };
 
-/* Record checksum, seeded with the slot index: a record copied to another slot fails. */
+/*
+ * Record checksum, seeded with the slot index: a record copied to another
+ * slot fails. It covers the fields, the name and the @p export_len bytes of
+ * the export buffer that are in use (the length is itself a covered field,
+ * so a changed length changes the sum; a corrupted one is bounded here).
+ */
 static inline uint64_t
-rec_checksum(const struct reg_rec *rec, uint32_t idx)
+rec_checksum(const struct reg_rec *rec, uint32_t idx, uint32_t export_len)
 {
-	return mdevx_csum64((const uint8_t *)rec + CSUM_START, CSUM_LEN,
-			    REG_MAGIC ^ ((uint64_t)idx << 20));
+	if (export_len > MDEVX_SHARE_EXPORT_MAX)
+		export_len = MDEVX_SHARE_EXPORT_MAX;
+	/* compared whole: no finaliser needed (see mdevx_csum.h) */
+	return mdevx_csum64_wide((const uint8_t *)rec + CSUM_START, CSUM_FIXED + export_len,
+				 REG_MAGIC ^ ((uint64_t)idx << 20));
 }
 
 static uint32_t
@@ -235,7 +243,7 @@ rec_write_begin(struct reg_rec *rec)
 static inline void
 rec_write_end(struct reg_rec *rec, uint32_t idx)
 {
-	rec->checksum = rec_checksum(rec, idx);
+	rec->checksum = rec_checksum(rec, idx, rec->export_len);
 	store_rel32(&rec->seq, rec->seq + 1);
 }
 
@@ -270,7 +278,8 @@ rec_copy_out(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_inf
 	out->name[MDEVX_SHARE_NAME_MAX] = '\0';
 	/* The whole field: a fixed-size copy is cheaper than a variable one. */
 	memcpy(out->export_buf, rec->export_buf, sizeof(out->export_buf));
-	return out->state == MDEVX_SHARE_REC_FREE || rec->checksum == rec_checksum(rec, idx);
+	return out->state == MDEVX_SHARE_REC_FREE ||
+	       rec->checksum == rec_checksum(rec, idx, out->export_len);
 }
 
 /* The same for a view: the scalar fields, the buffer left in place. */
@@ -280,7 +289,7 @@ rec_view_fill(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_vi
 	REC_FIELDS_COPY(v, rec);
 	v->export_buf = rec->export_buf;
 	v->idx = idx;
-	return rec->checksum == rec_checksum(rec, idx);
+	return rec->checksum == rec_checksum(rec, idx, v->export_len);
 }
 
 /*
@@ -346,30 +355,39 @@ name_equal(const struct reg_rec *rec, const struct name_key *key)
 #endif
 
 /*
- * Hash of a key: the words that hold the name (the rest are zero), one
+ * Hash of a name: its words up to and including the one with the NUL, one
  * multiply each, then a finaliser that brings the high bits down to the
- * bucket index. Not a checksum: only the spread matters (1.25 probes per
- * hit at full load, measured).
+ * bucket index (a product's low bits never see its operand's high bits).
+ * Not a checksum: only the spread matters (1.25 probes per hit at full
+ * load, measured). Computed as the key is built, in registers.
  */
-static inline uint32_t
-name_hash(const struct name_key *key)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
+#define HASH_SEED 0x9e3779b97f4a7c15ULL
 
-	for (uint32_t i = 0; i <= key->last; i++)
-		h = (h ^ key->w[i]) * 0xff51afd7ed558ccdULL;
+static inline uint64_t
+hash_step(uint64_t h, uint64_t w)
+{
+	return (h ^ w) * 0xff51afd7ed558ccdULL;
+}
+
+static inline uint32_t
+hash_final(uint64_t h)
+{
 	h ^= h >> 32;
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 29;
 	return (uint32_t)h;
 }
 
-/* Check @p name and make its key: 0, EINVAL (NULL or empty), ENAMETOOLONG. */
+/*
+ * Check @p name and make its key: 0, EINVAL (NULL or empty), ENAMETOOLONG.
+ * Words past the one with the NUL are left unset: a lookup never reads
+ * them, publish zeroes them.
+ */
 static int
 make_key(const char *name, struct name_key *key)
 {
+	uint64_t h = HASH_SEED, w, tail = 0;
 	size_t len, i, n;
-	uint64_t tail = 0;
 
 	if (name == NULL)
 		return EINVAL;
@@ -383,8 +401,11 @@ make_key(const char *name, struct name_key *key)
 	 * loads words that were stored as words (a byte-wise store read back
 	 * as a word stalls store forwarding, on every lookup).
 	 */
-	for (i = 0; i + 8 <= len; i += 8)
-		memcpy(&key->w[i / 8], name + i, 8);
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, name + i, 8);
+		key->w[i / 8] = w;
+		h = hash_step(h, w);
+	}
 	n = len - i;		/* bytes in the last word, 0..7 */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (n != 0 && len >= 8) {
@@ -404,9 +425,7 @@ make_key(const char *name, struct name_key *key)
 	/* the name's bytes in that word and the NUL: len - i + 1 <= 8 */
 	n = len - i + 1;
 	key->last_mask = n == 8 ? ~0ULL : BYTE_MASK(n);
-	for (n = key->last + 1; n < NAME_WORDS; n++)
-		key->w[n] = 0;
-	key->hash = name_hash(key);
+	key->hash = hash_final(hash_step(h, tail));
 	return 0;
 }
 
@@ -527,6 +546,8 @@ mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_re
 	rec->size_or_tirn = info->size_or_tirn;
 	rec->export_len = info->export_len;
 	rec->rx_icm_addr = info->rx_icm_addr;
+	for (uint32_t w = key.last + 1; w < NAME_WORDS; w++)
+		key.w[w] = 0;
 	memcpy(rec->name, key.w, sizeof(rec->name));
 	memset(rec->export_buf, 0, sizeof(rec->export_buf));
 	memcpy(rec->export_buf, info->export_buf, info->export_len);
