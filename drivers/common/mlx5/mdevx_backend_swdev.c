@@ -129,10 +129,9 @@ sw_obj_export(void *bobj, void *data)
 static int
 sw_obj_import(void *bctx, const void *data, void **bobj)
 {
-	struct swdev_obj *o;
+	/* Every failure of swdev_obj_import() sets errno (EINVAL, ENOMEM). */
+	struct swdev_obj *o = swdev_obj_import(bctx, data);
 
-	errno = 0;
-	o = swdev_obj_import(bctx, data);
 	if (o == NULL)
 		return errno_or(EIO);
 	*bobj = o;
