@@ -81,8 +81,34 @@ enum mdevx_reg_type mdevx_reg_find_locked(const void *p);
 /** Remove @p p (lock held). 0 or ENOENT. */
 int mdevx_reg_del_locked(const void *p);
 
-/** Is @p ctx a live context? Sets errno (EINVAL/ENOENT) when not. */
-bool mdevx_ctx_valid(const struct mdevx_ctx *ctx);
+/*
+ * The context check's cache: the last context this thread found live, and
+ * the epoch (bumped whenever a context is closed) it was found in. Hidden
+ * symbols of the library. Initial-exec TLS: no __tls_get_addr call on the
+ * fast path; 16 bytes, which glibc's static TLS reserve covers even if the
+ * library is dlopen()ed.
+ */
+#define MDEVX_LIVE_TLS __thread __attribute__((tls_model("initial-exec")))
+extern uint64_t mdevx_ctx_epoch;
+extern MDEVX_LIVE_TLS const struct mdevx_ctx *mdevx_live_ctx;
+extern MDEVX_LIVE_TLS uint64_t mdevx_live_ctx_epoch;
+
+/** mdevx_ctx_valid() past the cache: looks @p ctx up, and caches it if live. */
+bool mdevx_ctx_valid_slow(const struct mdevx_ctx *ctx);
+
+/**
+ * Is @p ctx a live context? Sets errno (EINVAL/ENOENT) when not. Inline:
+ * every import and release checks its context, and a hit in the cache is
+ * three loads and two compares.
+ */
+static inline bool
+mdevx_ctx_valid(const struct mdevx_ctx *ctx)
+{
+	if (ctx != NULL && ctx == mdevx_live_ctx &&
+	    __atomic_load_n(&mdevx_ctx_epoch, __ATOMIC_ACQUIRE) == mdevx_live_ctx_epoch)
+		return true;
+	return mdevx_ctx_valid_slow(ctx);
+}
 /**
  * Is @p obj a live object, of @p kind unless MDEVX_OBJ_ANY? 0 or a positive
  * errno: EINVAL (NULL), ENOENT (not live), EPROTOTYPE (other kind).

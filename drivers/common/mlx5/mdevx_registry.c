@@ -38,14 +38,10 @@ static struct reg_slot *reg_slots;
 static size_t reg_cap;		/* power of two or 0 */
 static size_t reg_used;
 static atomic_uint reg_generation;
-static uint64_t ctx_epoch;	/* bumped (lock held) when a context leaves */
-/*
- * Initial-exec: no __tls_get_addr call on the fast path. 16 bytes, which
- * glibc's static TLS reserve covers even if the library is dlopen()ed.
- */
-#define LIVE_TLS __thread __attribute__((tls_model("initial-exec")))
-static LIVE_TLS const struct mdevx_ctx *live_ctx;	/* last context found live */
-static LIVE_TLS uint64_t live_ctx_epoch;
+/* The context check's cache (see mdevx_ctx_valid() in mdevx_internal.h). */
+uint64_t mdevx_ctx_epoch;	/* bumped (lock held) when a context leaves */
+MDEVX_LIVE_TLS const struct mdevx_ctx *mdevx_live_ctx;
+MDEVX_LIVE_TLS uint64_t mdevx_live_ctx_epoch;
 
 void
 mdevx_reg_lock(void)
@@ -148,7 +144,7 @@ mdevx_reg_del_locked(const void *p)
 		return ENOENT;
 	i = (size_t)idx;
 	if (reg_slots[i].type == MDEVX_REG_CTX)
-		__atomic_store_n(&ctx_epoch, ctx_epoch + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&mdevx_ctx_epoch, mdevx_ctx_epoch + 1, __ATOMIC_RELEASE);
 	reg_slots[i].key = 0;
 	reg_used--;
 	/* Backward shift: move later entries of the cluster into the hole. */
@@ -174,7 +170,7 @@ mdevx_reg_del_locked(const void *p)
 }
 
 bool
-mdevx_ctx_valid(const struct mdevx_ctx *ctx)
+mdevx_ctx_valid_slow(const struct mdevx_ctx *ctx)
 {
 	enum mdevx_reg_type t;
 	uint64_t epoch;
@@ -183,18 +179,16 @@ mdevx_ctx_valid(const struct mdevx_ctx *ctx)
 		errno = EINVAL;
 		return false;
 	}
-	if (ctx == live_ctx && __atomic_load_n(&ctx_epoch, __ATOMIC_ACQUIRE) == live_ctx_epoch)
-		return true;
 	mdevx_reg_lock();
 	t = mdevx_reg_find_locked(ctx);
-	epoch = ctx_epoch;
+	epoch = mdevx_ctx_epoch;
 	mdevx_reg_unlock();
 	if (t != MDEVX_REG_CTX) {
 		errno = ENOENT;
 		return false;
 	}
-	live_ctx = ctx;
-	live_ctx_epoch = epoch;
+	mdevx_live_ctx = ctx;
+	mdevx_live_ctx_epoch = epoch;
 	return true;
 }
 
