@@ -16,6 +16,11 @@
 #define REG_VERSION 3u			/* 3: the checksum ends with the export bytes */
 #define READ_RETRIES 64			/* a reader gives up (EAGAIN) after this */
 #define REC_SIZE 256
+/*
+ * For the lookup's parts: each caller gets its own copy, with the outputs
+ * it does not ask for folded away (an import asks for a view only).
+ */
+#define REG_ALWAYS_INLINE inline __attribute__((always_inline))
 
 /*
  * Shared layout: header, bucket array (uint32_t record index + 1, 0 = empty),
@@ -383,7 +388,7 @@ hash_final(uint64_t h)
  * Words past the one with the NUL are left unset: a lookup never reads
  * them, publish zeroes them.
  */
-static int
+static REG_ALWAYS_INLINE int
 make_key(const char *name, struct name_key *key)
 {
 	uint64_t h = HASH_SEED, w, tail = 0;
@@ -437,7 +442,7 @@ make_key(const char *name, struct name_key *key)
  * changed, or the slot's hash belongs to another bucket) and starts the
  * walk again.
  */
-static int
+static REG_ALWAYS_INLINE int
 reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 	 struct mdevx_share_rec_info *out, struct mdevx_share_rec_view *view, uint32_t *idx_out,
 	 uint32_t *probes_out)
