@@ -684,7 +684,7 @@ dev_new(const char *devstr)
 	dev->key = devstr_key(devstr);
 	dev->refcnt = 1;
 	pthread_mutex_init(&dev->wlock, NULL);
-	/* Writers first: a notification must not starve behind busy readers. */
+	/* Arrival order: a notification never starves behind imports or queries. */
 	mdevx_share_lock_init(&dev->lock);
 	return dev;
 }

@@ -17,16 +17,20 @@
  * reader holds the ticket only long enough to count itself in; a writer
  * holds it for its whole section and first waits for the counted readers
  * to leave. Readers (queries) may hold the lock across a device command,
- * so a waiter spins a little, then yields its CPU: an oversubscribed
- * machine still makes progress.
+ * so a waiter spins a little, then yields its CPU, then sleeps between
+ * looks (see mdevx_share_lock_backoff()): an oversubscribed machine, or a
+ * real-time waiter on the holder's core, still makes progress.
  */
 #ifndef MDEVX_SHARE_LOCK_H
 #define MDEVX_SHARE_LOCK_H
 
 #include <sched.h>
 #include <stdint.h>
+#include <time.h>
 
 #define MDEVX_LOCK_SPINS 64		/* pauses before a waiter yields */
+#define MDEVX_LOCK_YIELDS 64		/* yields before it sleeps between looks */
+#define MDEVX_LOCK_SLEEP_NS 20000	/* then the sleep between looks */
 
 typedef struct {
 	uint32_t next;			/* the next ticket to hand out */
@@ -42,18 +46,29 @@ mdevx_share_lock_init(mdevx_share_lock_t *l)
 	__atomic_store_n(&l->readers, 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * A waiter's pause: spin, then yield the CPU, and after many yields sleep
+ * a little, so that even a real-time (SCHED_FIFO) waiter pinned to the
+ * core of a normal-priority holder lets the holder run (a yield alone
+ * would not: it only gives the CPU to threads of the same priority).
+ */
 static inline void
 mdevx_share_lock_backoff(unsigned int *spins)
 {
-	if (++*spins < MDEVX_LOCK_SPINS) {
+	if (*spins < MDEVX_LOCK_SPINS + MDEVX_LOCK_YIELDS)
+		++*spins;	/* then it stays in the last stage */
+	if (*spins < MDEVX_LOCK_SPINS) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #elif defined(__aarch64__)
 		__asm__ volatile("yield");
 #endif
-	} else {
-		*spins = 0;
+	} else if (*spins < MDEVX_LOCK_SPINS + MDEVX_LOCK_YIELDS) {
 		sched_yield();
+	} else {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = MDEVX_LOCK_SLEEP_NS };
+
+		nanosleep(&ts, NULL);
 	}
 }
 
