@@ -216,6 +216,7 @@ test_corruption_and_dead_writer(void)
 	void *mem = shared_map(len);
 	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 7);
 	struct mdevx_share_rec_info info, out;
+	unsigned int nonzero;
 	uint8_t *raw;
 	uint64_t gen;
 
@@ -238,6 +239,34 @@ test_corruption_and_dead_writer(void)
 		raw[at] ^= 0x10;
 	}
 	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
+	/*
+	 * The export length (record bytes 52..55) is covered: a changed one,
+	 * even one far past the buffer, is EBADMSG, and no read goes past the
+	 * record (the ASan build checks that).
+	 */
+	for (size_t at = 52; at <= 55; at += 3) {
+		struct mdevx_share_rec_view v;
+		uint8_t old = raw[at];
+
+		raw[at] ^= 0x10;
+		CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == EBADMSG);
+		CHECK(mdevx_share_reg_find(reg, "tir-a", &v) == EBADMSG);
+		raw[at] = old;
+	}
+	/*
+	 * Bytes of the export buffer past its length (here 32: record bytes
+	 * 144..239) are not part of the record: a change there is no
+	 * corruption, and no reader ever returns them (they read as zero).
+	 */
+	raw[112 + 32 + 5] ^= 0x10;
+	memset(&out, 0xa5, sizeof(out));
+	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
+	CHECK(out.export_len == 32 && memcmp(out.export_buf, info.export_buf, 32) == 0);
+	nonzero = 0;
+	for (size_t i = 32; i < sizeof(out.export_buf); i++)
+		nonzero += out.export_buf[i] != 0;
+	CHECK(nonzero == 0);
+	raw[112 + 32 + 5] ^= 0x10;
 	/* A writer that died mid-write leaves an odd sequence: EAGAIN, no hang. */
 	raw[0] |= 1;
 	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == EAGAIN);

@@ -281,8 +281,13 @@ rec_copy_out(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_inf
 	out->owner_pid = rec->owner_pid;
 	memcpy(out->name, rec->name, sizeof(out->name));
 	out->name[MDEVX_SHARE_NAME_MAX] = '\0';
-	/* The whole field: a fixed-size copy is cheaper than a variable one. */
+	/*
+	 * The whole field (a fixed-size copy is cheaper than a variable
+	 * one), then the tail past the length zeroed: the checksum does not
+	 * cover it, so no caller may see those bytes.
+	 */
 	memcpy(out->export_buf, rec->export_buf, sizeof(out->export_buf));
+	memset(out->export_buf + out->export_len, 0, sizeof(out->export_buf) - out->export_len);
 	return out->state == MDEVX_SHARE_REC_FREE ||
 	       rec->checksum == rec_checksum(rec, idx, out->export_len);
 }
