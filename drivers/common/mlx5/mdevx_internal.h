@@ -89,9 +89,10 @@ int mdevx_reg_del_locked(const void *p);
  * library is dlopen()ed.
  */
 #define MDEVX_LIVE_TLS __thread __attribute__((tls_model("initial-exec")))
-extern uint64_t mdevx_ctx_epoch;
-extern MDEVX_LIVE_TLS const struct mdevx_ctx *mdevx_live_ctx;
-extern MDEVX_LIVE_TLS uint64_t mdevx_live_ctx_epoch;
+#define MDEVX_HIDDEN __attribute__((visibility("hidden")))
+extern MDEVX_HIDDEN uint64_t mdevx_ctx_epoch;
+extern MDEVX_HIDDEN MDEVX_LIVE_TLS const struct mdevx_ctx *mdevx_live_ctx;
+extern MDEVX_HIDDEN MDEVX_LIVE_TLS uint64_t mdevx_live_ctx_epoch;
 
 /** mdevx_ctx_valid() past the cache: looks @p ctx up, and caches it if live. */
 bool mdevx_ctx_valid_slow(const struct mdevx_ctx *ctx);
