@@ -15,17 +15,7 @@
 #include <unistd.h>
 
 #include "mdevx_share_lock.h"
-
-static unsigned int n_pass, n_fail;
-
-#define CHECK(cond) do {						\
-	if (cond) {							\
-		n_pass++;						\
-	} else {							\
-		n_fail++;						\
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
-	}								\
-} while (0)
+#include "share_check.h"
 
 #define NB_THREADS 4
 #define ITERS 200000
@@ -264,6 +254,5 @@ main(void)
 	test_fair(HOG_WRITER);
 	test_fair(HOG_READER);
 	test_fair(HOG_IMPORTER);
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail == 0 ? 0 : 1;
+	return check_summary();
 }

@@ -14,17 +14,7 @@
 #include <unistd.h>
 
 #include "mdevx_share_reg.h"
-
-static unsigned int n_pass, n_fail;
-
-#define CHECK(cond) do {						\
-	if (cond) {							\
-		n_pass++;						\
-	} else {							\
-		n_fail++;						\
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
-	}								\
-} while (0)
+#include "share_check.h"
 
 static void *
 shared_map(size_t len)
@@ -448,6 +438,5 @@ main(void)
 	test_corrupted_chain();
 	test_probes_at_full_load();
 	test_concurrent_readers();
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail == 0 ? 0 : 1;
+	return check_summary();
 }
