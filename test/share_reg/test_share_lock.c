@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "mdevx_share_lock.h"
-#include "share_check.h"
+#include "unit_check.h"
 
 #define NB_THREADS 4
 #define ITERS 200000

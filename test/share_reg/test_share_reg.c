@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "mdevx_share_reg.h"
-#include "share_check.h"
+#include "unit_check.h"
 
 static void *
 shared_map(size_t len)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The assertion of the share unit tests (one program per test file, no
- * DPDK): CHECK() counts, and prints the condition that failed with its
- * place; check_summary() prints the totals and gives the exit status.
+ * The assertion of the unit tests that run without dpdk-test (one program
+ * per test file): CHECK() counts, and prints the condition that failed
+ * with its place; check_summary() prints the totals and gives the exit
+ * status.
  */
-#ifndef SHARE_CHECK_H
-#define SHARE_CHECK_H
+#ifndef UNIT_CHECK_H
+#define UNIT_CHECK_H
 
 #include <stdio.h>
 
@@ -27,4 +28,4 @@ check_summary(void)
 	return n_fail == 0 ? 0 : 1;
 }
 
-#endif /* SHARE_CHECK_H */
+#endif /* UNIT_CHECK_H */
