@@ -102,8 +102,7 @@ rdma_import_device(int cmd_fd, void **bctx)
 	struct ibv_context *ctx;
 	int fd, err;
 
-	/* Import a dup so that the caller keeps its fd on failure (some
-	 * rdma-core failure paths close the fd they were given). */
+	/* Import a dup so that the caller keeps its fd on failure. */
 	fd = fcntl(cmd_fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
@@ -111,8 +110,25 @@ rdma_import_device(int cmd_fd, void **bctx)
 	ctx = ibv_import_device(fd);
 	if (ctx == NULL) {
 		err = errno_or(EIO);
-		if (fcntl(fd, F_GETFD) != -1)
+		/*
+		 * rdma-core closes the fd it was given on some failure paths
+		 * (inside the provider's import_context) and not on others
+		 * (fstat, no such device). Once it is closed, another thread may
+		 * own the same number: close it only if it still is our dup.
+		 * If that cannot be told, leak one descriptor rather than close
+		 * somebody else's.
+		 */
+		switch (mdevx_fd_same_file(fd, cmd_fd)) {
+		case 1:
 			close(fd);
+			break;
+		case 0:
+			break;
+		default:
+			MDEVX_LOG(WARNING, "import of fd %d failed; cannot tell whether "
+				  "rdma-core closed its duplicate %d: left open", cmd_fd, fd);
+			break;
+		}
 		return err;
 	}
 	close(cmd_fd);

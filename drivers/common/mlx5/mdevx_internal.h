@@ -94,6 +94,14 @@ extern MDEVX_HIDDEN uint64_t mdevx_ctx_epoch;
 extern MDEVX_HIDDEN MDEVX_LIVE_TLS const struct mdevx_ctx *mdevx_live_ctx;
 extern MDEVX_HIDDEN MDEVX_LIVE_TLS uint64_t mdevx_live_ctx_epoch;
 
+/**
+ * Does descriptor @p fd still refer to the open file description of @p ref
+ * (of which it was made a duplicate)? 1 yes; 0 no: closed, or its number
+ * now names another file; -1 cannot tell (no kcmp() in this kernel, or not
+ * permitted). mdevx_fd.c.
+ */
+int mdevx_fd_same_file(int fd, int ref);
+
 /** mdevx_ctx_valid() past the cache: looks @p ctx up, and caches it if live. */
 bool mdevx_ctx_valid_slow(const struct mdevx_ctx *ctx);
 
