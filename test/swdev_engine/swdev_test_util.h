@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Command builders and an object-chain fixture for the engine tests. */
+/* An object-chain fixture and create helpers for the engine tests. */
 #ifndef SWDEV_TEST_UTIL_H
 #define SWDEV_TEST_UTIL_H
 
@@ -7,11 +7,11 @@
 #include <stdint.h>
 
 #include "mdevx_prm.h"
+#include "prm_mailbox.h"
 #include "swdev_engine.h"
 
 #define T_DEV "swdev0"
 #define T_UMEM_SIZE 65536u
-#define T_DBR_OFF 60000u
 #define T_MAX_RQ 8
 
 /** Everything a TIR needs, created in one file. */
@@ -40,20 +40,6 @@ t_syndrome(const void *out)
 {
 	return MDEVX_GET(mbox_out, out, syndrome);
 }
-
-/* CREATE_CQ with a 64-entry, 64-byte-CQE queue at offset 0 of the umem. */
-void t_build_cq(uint8_t *in, uint32_t uar_page, uint32_t eqn, uint32_t umem_id,
-		uint32_t dbr_umem_id);
-/* CREATE_RQ: cyclic WQ of 64 x 64 bytes at @p wq_off, doorbell at @p dbr_off. */
-void t_build_rq(uint8_t *in, uint32_t cqn, uint32_t pdn, uint32_t umem_id, uint64_t wq_off,
-		uint64_t dbr_off);
-/* CREATE_RQT (or MODIFY_RQT when @p rqtn != 0); returns the input length. */
-size_t t_build_rqt(uint8_t *in, uint32_t rqtn, uint32_t max_size, uint32_t actual,
-		   const uint32_t *rqns);
-/* CREATE_TIR: direct to @p target (an rqn) or indirect (an rqtn) with Toeplitz. */
-void t_build_tir(uint8_t *in, int indirect, uint32_t target, uint32_t tdn);
-/* The Toeplitz key t_build_tir() writes. */
-extern const uint8_t t_toeplitz_key[40];
 
 /* Simple create: returns the errno; *id = out bits 0x48 (24 bits). */
 int t_create(struct swdev_file *f, const void *in, size_t inlen, uint8_t *out,

@@ -17,10 +17,10 @@
 
 #include "mdevx_prm.h"
 #include "mp_common.h"
+#include "prm_mailbox.h"
 
 #define NRQ 2
 #define UMEM_SIZE 65536u
-#define DBR_OFF 60000u
 
 static const uint8_t key[40] = {
 	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
@@ -44,56 +44,6 @@ struct role {
 };
 
 static uint8_t umem_buf[UMEM_SIZE] __attribute__((aligned(4096)));
-
-static void
-build_cq(uint8_t *in, uint32_t uar_page, uint32_t eqn, uint32_t umem_id)
-{
-	memset(in, 0, MDEVX_ST_SZ_BYTES(create_cq_in));
-	MDEVX_SET(create_cq_in, in, opcode, MDEVX_CMD_OP_CREATE_CQ);
-	MDEVX_SET(create_cq_in, in, cq_context.cqe_sz, MDEVX_CQE_SZ_64);
-	MDEVX_SET(create_cq_in, in, cq_context.log_cq_size, 6);
-	MDEVX_SET(create_cq_in, in, cq_context.uar_page, uar_page);
-	MDEVX_SET(create_cq_in, in, cq_context.c_eqn_or_apu_element, eqn);
-	MDEVX_SET(create_cq_in, in, cq_context.dbr_umem_id, umem_id);
-	MDEVX_SET64(create_cq_in, in, cq_context.dbr_addr, DBR_OFF);
-	MDEVX_SET(create_cq_in, in, cq_umem_id, umem_id);
-}
-
-static void
-build_rq(uint8_t *in, uint32_t cqn, uint32_t pdn, uint32_t umem_id, unsigned int i)
-{
-	memset(in, 0, MDEVX_ST_SZ_BYTES(create_rq_in));
-	MDEVX_SET(create_rq_in, in, opcode, MDEVX_CMD_OP_CREATE_RQ);
-	MDEVX_SET(create_rq_in, in, ctx.state, MDEVX_RQC_STATE_RST);
-	MDEVX_SET(create_rq_in, in, ctx.vsd, 1);
-	MDEVX_SET(create_rq_in, in, ctx.cqn, cqn);
-	MDEVX_SET(create_rq_in, in, ctx.wq.wq_type, MDEVX_WQ_TYPE_CYCLIC);
-	MDEVX_SET(create_rq_in, in, ctx.wq.pd, pdn);
-	MDEVX_SET(create_rq_in, in, ctx.wq.log_wq_stride, 6);
-	MDEVX_SET(create_rq_in, in, ctx.wq.log_wq_sz, 6);
-	MDEVX_SET(create_rq_in, in, ctx.wq.wq_umem_id, umem_id);
-	MDEVX_SET64(create_rq_in, in, ctx.wq.wq_umem_offset, 8192 + 4096 * (uint64_t)i);
-	MDEVX_SET(create_rq_in, in, ctx.wq.dbr_umem_id, umem_id);
-	MDEVX_SET64(create_rq_in, in, ctx.wq.dbr_addr, DBR_OFF + 8 + 8 * (uint64_t)i);
-}
-
-static size_t
-build_rqt(uint8_t *in, const uint32_t *rqns, uint32_t n)
-{
-	size_t len = MDEVX_ST_SZ_BYTES(create_rqt_in) + 4 * (size_t)n;
-	uint8_t *list;
-	uint32_t i;
-
-	memset(in, 0, len);
-	MDEVX_SET(create_rqt_in, in, opcode, MDEVX_CMD_OP_CREATE_RQT);
-	MDEVX_SET(create_rqt_in, in, rqt_context.list_q_type, MDEVX_RQTC_LIST_Q_TYPE_RQ);
-	MDEVX_SET(create_rqt_in, in, rqt_context.rqt_max_size, 4);
-	MDEVX_SET(create_rqt_in, in, rqt_context.rqt_actual_size, n);
-	list = MDEVX_ADDR_OF(create_rqt_in, in, rqt_context.rq_num);
-	for (i = 0; i < n; i++)
-		MDEVX_SET(rq_num, list + 4 * i, rq_num, rqns[i]);
-	return len;
-}
 
 static void
 build_tir(uint8_t *in, uint32_t rqtn, uint32_t tdn)
@@ -153,19 +103,20 @@ creator(void *arg)
 	if (pd == NULL || uar == NULL || umem == NULL || err != 0)
 		return 1;
 	CHECK(swdev_obj_export(pd, in) == EINVAL, "a PD is not a DEVX object to export");
-	build_cq(in, page, eqn, umem_id);
+	t_build_cq(in, page, eqn, umem_id, umem_id);
 	cq = create(ctx, in, MDEVX_ST_SZ_BYTES(create_cq_in), &cqn, "cq");
 	if (cq == NULL)
 		return 1;
 	for (i = 0; i < NRQ; i++) {
-		build_rq(in, cqn, pdn, umem_id, i);
+		t_build_rq(in, cqn, pdn, umem_id, 8192 + 4096 * (uint64_t)i,
+			   T_DBR_OFF + 8 + 8 * (uint64_t)i);
 		rq[i] = create(ctx, in, MDEVX_ST_SZ_BYTES(create_rq_in), &rqn[i], "rq");
 		if (rq[i] == NULL)
 			return 1;
 	}
 	td = mp_td_alloc(ctx, &m.tdn, &err);
 	CHECK(td != NULL, "td: %s", strerror(err));
-	rqt = create(ctx, in, build_rqt(in, rqn, NRQ), &m.rqtn, "rqt");
+	rqt = create(ctx, in, t_build_rqt(in, 0, 4, NRQ, rqn), &m.rqtn, "rqt");
 	if (td == NULL || rqt == NULL)
 		return 1;
 	build_tir(in, m.rqtn, m.tdn);
