@@ -20,6 +20,7 @@
 
 #include "mdevx_prm.h"
 #include "mp_common.h"
+#include "swdev_proto.h"
 
 const char *mp_daemon_bin;
 unsigned int mp_daemon_nofile;
@@ -277,55 +278,19 @@ mp_exited_ok(int status)
 	return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* The software device's own descriptor passing, in the tests' argument order. */
 int
 mp_send_fd(int sock, int fd, const void *data, size_t len)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)data, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	memset(&u, 0, sizeof(u));
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		msg.msg_control = u.b;
-		msg.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)len)
-		return errno != 0 ? errno : EIO;
-	return 0;
+	return swdev_proto_send_fd(sock, data, len, fd, 0);
 }
 
 ssize_t
 mp_recv_fd(int sock, int *fd, void *data, size_t len)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = data, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b),
-	};
-	struct cmsghdr *c;
-	ssize_t n;
+	int trunc;
 
-	*fd = -1;
-	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return -errno;
-	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-	return n;
+	return swdev_proto_recv_fd(sock, data, len, fd, &trunc, 0);
 }
 
 int
