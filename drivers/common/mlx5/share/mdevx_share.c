@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/random.h>
 #include <time.h>
@@ -87,7 +88,6 @@ enum imp_state {
 	IMP_STALE = 2,			/* record withdrawn: object already unimported */
 };
 
-/* One import: 32 bytes, in chunks (no per-import allocation of ours). */
 /*
  * One import: 64 bytes in chunks, the whole of our memory per import. The
  * object itself is a compact layer-4 reference; the full wrapper is made
@@ -115,6 +115,8 @@ struct mdevx_share_dev {
 	struct mdevx_ctx *ctx;
 	const struct rte_memzone *mz;
 	struct mdevx_share_reg *reg;
+	size_t reg_len;			/* the memzone's length (for the exit handler) */
+	bool exit_seen;			/* the exit handler has tried it */
 	uint64_t cookie;
 	uint32_t withdraw_timeout_ms;
 	size_t export_size;
@@ -154,6 +156,7 @@ static pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
 static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
+static bool exit_registered;		/* share_exit() (share_open_lock) */
 static volatile int test_drop_acks;
 static void (*test_import_hook)(void *arg);
 static void *test_import_arg;
@@ -700,6 +703,8 @@ dev_free(struct mdevx_share_dev *dev)
 	free(dev);
 }
 
+static void share_exit(void);
+
 static int
 check_devstr(const char *devstr)
 {
@@ -791,6 +796,13 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	if (dev->reg == NULL) {
 		err = errno;
 		goto err_mz;
+	}
+	dev->reg_len = dev->mz->len;
+	if (!exit_registered) {
+		if (atexit(share_exit) == 0)
+			exit_registered = true;
+		else
+			SHARE_LOG(WARNING, "atexit() failed: close the devices before exit");
 	}
 	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
@@ -1116,6 +1128,88 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	pthread_mutex_unlock(&share_open_lock);
 	dev_free(dev);
 	return ret == 0 ? 0 : fail(-ret);
+}
+
+/*
+ * Is @p p in mapped memory? rte_eal_cleanup() unmaps the hugepage memory
+ * (memzones included): a registry that is not mapped any more means EAL is
+ * gone, its IPC with it.
+ */
+static bool
+region_mapped(const void *p)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+
+	if (pg <= 0)
+		return false;
+	return mincore((void *)((uintptr_t)p & ~(uintptr_t)(pg - 1)), 1, &vec) == 0;
+}
+
+/*
+ * Exit with a close refused (objects of the application still on the
+ * context): withdraw everything all the same (secondaries told, objects
+ * destroyed) and close the registry. The context goes with the process.
+ */
+static void
+exit_withdraw(struct mdevx_share_dev *dev)
+{
+	bool all_acked = true;
+	int ret;
+
+	pthread_mutex_lock(&share_open_lock);
+	mdevx_share_lock_write(&dev->lock);
+	unimport_record(dev, UINT32_MAX, 0);
+	mdevx_share_unlock_write(&dev->lock);
+	pthread_mutex_lock(&dev->wlock);
+	ret = primary_withdraw_all(dev, &all_acked);
+	pthread_mutex_unlock(&dev->wlock);
+	mdevx_share_reg_close(dev->reg);
+	pthread_mutex_unlock(&share_open_lock);
+	if (ret != 0 || !all_acked)
+		SHARE_LOG(WARNING, "%s: withdrawal at exit: %s%s", dev->devstr,
+			  ret != 0 ? strerror(-ret) : "done",
+			  all_acked ? "" : ", not every secondary acknowledged");
+}
+
+/*
+ * At the exit of a primary (atexit(), registered by the first open): the
+ * devices still open are closed as by mdevx_share_dev_close(), so that a
+ * normal exit withdraws everything: secondaries are told and waited for
+ * (up to the bound), the objects destroyed. After rte_eal_cleanup() there
+ * is no registry and no IPC any more: nothing can be withdrawn, and the
+ * secondaries keep their imports as when the primary dies; it is logged.
+ */
+static void
+share_exit(void)
+{
+	for (;;) {
+		struct mdevx_share_dev *dev, *found = NULL;
+
+		pthread_mutex_lock(&share_devs_lock);
+		TAILQ_FOREACH(dev, &share_devs, next) {
+			if (dev->primary && !dev->exit_seen) {
+				found = dev;
+				found->exit_seen = true;
+				found->refcnt = 1;	/* every reference of the process */
+				break;
+			}
+		}
+		pthread_mutex_unlock(&share_devs_lock);
+		if (found == NULL)
+			return;
+		if (!region_mapped(found->reg) ||
+		    mdevx_share_reg_attach(found->reg, found->reg_len) == NULL) {
+			SHARE_LOG(WARNING, "%s: exit after rte_eal_cleanup() with the device open: "
+				  "nothing withdrawn (call mdevx_share_dev_close() before "
+				  "rte_eal_cleanup())", found->devstr);
+			continue;
+		}
+		SHARE_LOG(NOTICE, "%s: exit with the device open: withdrawing everything",
+			  found->devstr);
+		if (mdevx_share_dev_close(found) != 0)
+			exit_withdraw(found);
+	}
 }
 
 struct mdevx_ctx *

@@ -105,7 +105,10 @@ struct mdevx_share_record {
 
 /**
  * Primary: open @p devstr (see mdevx_open()) for sharing, reserve its
- * registry memzone and answer attach requests of secondaries.
+ * registry memzone and answer attach requests of secondaries. A device
+ * still open when the process exits without rte_eal_cleanup() is closed
+ * by an exit handler (everything withdrawn); after rte_eal_cleanup() it
+ * cannot be: close before it.
  * @return the device, or NULL with errno (EPERM in a secondary, EEXIST if
  *   already open in this process, ENOMEM/ENOSPC for the memzone, errors of
  *   mdevx_open()).
