@@ -1492,6 +1492,147 @@ test_fault_primary_killed(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A secondary of a primary that exits without mdevx_share_dev_close(): it
+ * imports, then, once the primary is gone, writes what a use of its import
+ * gives ("estale" or "ok") and whether the name still imports.
+ */
+static int
+role_exit_secondary(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp, imp2;
+	char buf[16], res[64];
+	int q, r;
+
+	if (argc < 1)
+		return 2;
+	dev = mdevx_share_dev_attach(DEVSTR2);
+	if (dev == NULL || mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp) != 0)
+		return 3;
+	write_file(argv[0], "ready.sec", "1");
+	if (read_file(argv[0], "check", buf, sizeof(buf), WAIT_MS) != 0)
+		return 4;
+	q = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+	r = mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp2);
+	if (r == 0)
+		mdevx_share_unimport(dev, imp2);
+	snprintf(res, sizeof(res), "%s %s", q == -ESTALE ? "estale" : q == 0 ? "ok" : "bad",
+		 r == 0 ? "imports" : "refused");
+	write_file(argv[0], "result", res);
+	/* A withdrawn import is still unimported, once. */
+	r = mdevx_share_unimport(dev, imp);
+	mdevx_share_dev_close(dev);
+	return r == 0 ? 0 : 5;
+}
+REGISTER_TEST_SECONDARY(share_exit_secondary, role_exit_secondary);
+
+/*
+ * A primary that publishes a counter bulk, has a secondary import it, and
+ * on "go" leaves with the device open: argv[1] "exit" calls exit() (no
+ * rte_eal_cleanup(): the exit handler withdraws), "cleanup" returns to
+ * main, which calls rte_eal_cleanup() first (nothing can be withdrawn).
+ */
+static int
+role_exit_primary(int argc, char **argv)
+{
+	const char *args[1];
+	struct mdevx_share_dev *dev;
+	struct mdevx_obj *cnt;
+	char buf[16];
+
+	if (argc < 2)
+		return 2;
+	args[0] = argv[0];
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	if (dev == NULL)
+		return 3;
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
+	if (cnt == NULL || mdevx_share_publish(dev, "exit_ctr", cnt) != 0)
+		return 4;
+	if (test_mp_spawn("share_exit_secondary", NULL, 1, args) <= 0)
+		return 5;
+	if (read_file(argv[0], "ready.sec", buf, sizeof(buf), WAIT_MS) != 0)
+		return 6;
+	write_file(argv[0], "ready", "1");
+	if (read_file(argv[0], "go", buf, sizeof(buf), WAIT_MS) != 0)
+		return 7;
+	if (strcmp(argv[1], "exit") == 0)
+		exit(0);
+	return 0;
+}
+REGISTER_TEST_SECONDARY(share_exit_primary, role_exit_primary);
+
+static int
+primary_exits(const char *mode)
+{
+	char dir[] = "/tmp/mdevx-exit-XXXXXX", prefix[128], buf[64], res[64] = "";
+	const char *args[2] = { dir, mode };
+	bool exit_mode = strcmp(mode, "exit") == 0;
+	uint32_t total = UINT32_MAX;
+	int rc, st, ret = TEST_FAILED;
+	pid_t primary;
+
+	TEST_ASSERT_NOT_NULL(mkdtemp(dir), "mkdtemp");
+	snprintf(prefix, sizeof(prefix), "%s_exit_%s", test_file_prefix(), mode);
+	primary = test_mp_spawn_primary("share_exit_primary", prefix, 2, args);
+	TEST_ASSERT(primary > 0, "spawn");
+	if (read_file(dir, "ready", buf, sizeof(buf), WAIT_MS) != 0) {
+		kill(primary, SIGKILL);
+		printf("%s: primary not ready, exited with %d\n", mode,
+		       test_mp_wait(primary, 1000));
+		goto out;
+	}
+	write_file(dir, "go", "1");
+	st = test_mp_wait(primary, CHILD_TIMEOUT_MS);
+	if (st != 0) {
+		printf("%s: primary exited with %d\n", mode, st);
+		write_file(dir, "check", "1");	/* let the secondary go */
+		goto out;
+	}
+	/*
+	 * The secondary still holds the uverbs file. After a withdrawal the
+	 * counter bulk is destroyed all the same; without one it lives on.
+	 */
+	if (exit_mode)
+		rc = wait_device_empty(DEV2, 5000);
+	else
+		rc = device_total(DEV2, &total) != 0 || total == 0 ? -1 : 0;
+	write_file(dir, "check", "1");
+	if (read_file(dir, "result", res, sizeof(res), WAIT_MS) != 0)
+		printf("%s: no result from the secondary\n", mode);
+	if (rc != 0)
+		printf("%s: %s on %s after the primary's exit\n", mode,
+		       exit_mode ? "objects left" : "no object", DEV2);
+	else if (strcmp(res, exit_mode ? "estale refused" : "ok imports") != 0)
+		printf("%s: the secondary saw '%s'\n", mode, res);
+	else
+		ret = TEST_SUCCESS;
+out:
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
+	if (system(buf) != 0)
+		printf("cannot remove %s\n", dir);
+	/* The secondary exits on its own; then nothing is left. */
+	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
+	return ret;
+}
+
+/*
+ * The primary exits with the device open. Through exit(): the exit
+ * handler withdraws everything (the secondary's import gives ESTALE, the
+ * object is gone while the secondary lives). Through rte_eal_cleanup()
+ * first: nothing can be withdrawn, as when the primary is killed, and the
+ * exit does not crash on the unmapped registry.
+ */
+static int
+test_fault_primary_exits(void)
+{
+	TEST_ASSERT_SUCCESS(primary_exits("exit"), "exit() with the device open");
+	TEST_ASSERT_SUCCESS(primary_exits("cleanup"), "rte_eal_cleanup() with the device open");
+	return TEST_SUCCESS;
+}
+
 /* The primary publishes and withdraws continuously while loopers import. */
 static int
 test_fault_concurrent_churn(void)
@@ -2078,6 +2219,7 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_secondary_close_busy),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_import_retry),
 		TEST_CASE(test_fault_primary_killed),
+		TEST_CASE(test_fault_primary_exits),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
 	}
