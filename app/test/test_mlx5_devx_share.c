@@ -1538,9 +1538,12 @@ static int
 role_exit_primary(int argc, char **argv)
 {
 	const char *args[1];
+	struct mdevx_share_record rec;
 	struct mdevx_share_dev *dev;
 	struct mdevx_obj *cnt;
 	char buf[16];
+	pid_t child;
+	int st;
 
 	if (argc < 2)
 		return 2;
@@ -1551,6 +1554,14 @@ role_exit_primary(int argc, char **argv)
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
 	if (cnt == NULL || mdevx_share_publish(dev, "exit_ctr", cnt) != 0)
 		return 4;
+	/* A child forked without exec inherits the exit handler: it must not act. */
+	child = fork();
+	if (child == 0)
+		exit(0);
+	if (child < 0 || waitpid(child, &st, 0) != child || st != 0 ||
+	    mdevx_share_lookup(dev, "exit_ctr", &rec) != 0 ||
+	    rec.withdrawn)
+		return 8;
 	if (test_mp_spawn("share_exit_secondary", NULL, 1, args) <= 0)
 		return 5;
 	if (read_file(argv[0], "ready.sec", buf, sizeof(buf), WAIT_MS) != 0)

@@ -157,6 +157,7 @@ static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
 static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
 static bool exit_registered;		/* share_exit() (share_open_lock) */
+static pid_t exit_pid;			/* the process that registered it */
 static volatile int test_drop_acks;
 static void (*test_import_hook)(void *arg);
 static void *test_import_arg;
@@ -799,6 +800,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	}
 	dev->reg_len = dev->mz->len;
 	if (!exit_registered) {
+		exit_pid = getpid();
 		if (atexit(share_exit) == 0)
 			exit_registered = true;
 		else
@@ -1183,6 +1185,9 @@ exit_withdraw(struct mdevx_share_dev *dev)
 static void
 share_exit(void)
 {
+	/* A child forked without exec inherits the handler, not the devices. */
+	if (getpid() != exit_pid)
+		return;
 	for (;;) {
 		struct mdevx_share_dev *dev, *found = NULL;
 
