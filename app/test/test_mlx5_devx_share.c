@@ -1575,6 +1575,36 @@ role_exit_primary(int argc, char **argv)
 }
 REGISTER_TEST_SECONDARY(share_exit_primary, role_exit_primary);
 
+static void
+exit_in_import(void *arg)
+{
+	RTE_SET_USED(arg);
+	exit(0);
+}
+
+/* A primary that calls exit() while it holds its import lock (in a hook). */
+static int
+role_exit_locked_primary(int argc, char **argv)
+{
+	struct mdevx_share_conf conf = { .withdraw_timeout_ms = 300 };
+	struct mdevx_share_dev *dev;
+	mdevx_share_imp_t imp;
+	struct mdevx_obj *cnt;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	dev = mdevx_share_dev_open(DEVSTR2, &conf);
+	if (dev == NULL)
+		return 3;
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
+	if (cnt == NULL || mdevx_share_publish(dev, "exit_ctr", cnt) != 0)
+		return 4;
+	mdevx_share_test_import_hook(exit_in_import, NULL);
+	mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp);
+	return 5;			/* not reached */
+}
+REGISTER_TEST_SECONDARY(share_exit_locked_primary, role_exit_locked_primary);
+
 static int
 primary_exits(const char *mode)
 {
@@ -1641,6 +1671,32 @@ test_fault_primary_exits(void)
 {
 	TEST_ASSERT_SUCCESS(primary_exits("exit"), "exit() with the device open");
 	TEST_ASSERT_SUCCESS(primary_exits("cleanup"), "rte_eal_cleanup() with the device open");
+	return TEST_SUCCESS;
+}
+
+/*
+ * exit() while the exiting thread holds the device's import lock: the exit
+ * handler's close cannot take it; the exit must still end (after the
+ * bound: 300 ms of withdraw timeout + the margin), with status 0, and the
+ * device must be empty once the process is gone.
+ */
+static int
+test_fault_exit_with_lock_held(void)
+{
+	char prefix[128];
+	uint64_t t0;
+	pid_t primary;
+	int st;
+
+	snprintf(prefix, sizeof(prefix), "%s_exit_locked", test_file_prefix());
+	t0 = now_ms();
+	primary = test_mp_spawn_primary("share_exit_locked_primary", prefix, 0, NULL);
+	TEST_ASSERT(primary > 0, "spawn");
+	st = test_mp_wait(primary, 30000);	/* kills it at the timeout */
+	printf("exit with the import lock held: status %d after %" PRIu64 " ms\n", st,
+	       now_ms() - t0);
+	TEST_ASSERT_EQUAL(st, 0, "the exit hung or failed");
+	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
 	return TEST_SUCCESS;
 }
 
@@ -2231,6 +2287,7 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_import_retry),
 		TEST_CASE(test_fault_primary_killed),
 		TEST_CASE(test_fault_primary_exits),
+		TEST_CASE(test_fault_exit_with_lock_held),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
 	}

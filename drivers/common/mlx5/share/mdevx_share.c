@@ -51,6 +51,7 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 #define IMP_CHUNK (1u << IMP_CHUNK_SHIFT)
 #define IMPORT_RETRIES 8		/* record rewritten while imported: try again */
 #define IMP_MAX_CHUNKS 1024		/* 4M imports per device and process */
+#define EXIT_MARGIN_MS 2000		/* exit handler: beyond the withdraw bounds */
 
 enum mp_op {
 	MP_OP_ATTACH = 1,		/* secondary -> primary: give me the device */
@@ -1174,20 +1175,11 @@ exit_withdraw(struct mdevx_share_dev *dev)
 			  all_acked ? "" : ", not every secondary acknowledged");
 }
 
-/*
- * At the exit of a primary (atexit(), registered by the first open): the
- * devices still open are closed as by mdevx_share_dev_close(), so that a
- * normal exit withdraws everything: secondaries are told and waited for
- * (up to the bound), the objects destroyed. After rte_eal_cleanup() there
- * is no registry and no IPC any more: nothing can be withdrawn, and the
- * secondaries keep their imports as when the primary dies; it is logged.
- */
-static void
-share_exit(void)
+/* The exit handler's work: close every device the primary still has open. */
+static void *
+exit_close_all(void *arg)
 {
-	/* A child forked without exec inherits the handler, not the devices. */
-	if (getpid() != exit_pid)
-		return;
+	RTE_SET_USED(arg);
 	for (;;) {
 		struct mdevx_share_dev *dev, *found = NULL;
 
@@ -1202,7 +1194,7 @@ share_exit(void)
 		}
 		pthread_mutex_unlock(&share_devs_lock);
 		if (found == NULL)
-			return;
+			return NULL;
 		if (!region_mapped(found->reg) ||
 		    mdevx_share_reg_attach(found->reg, found->reg_len) == NULL) {
 			SHARE_LOG(WARNING, "%s: exit after rte_eal_cleanup() with the device open: "
@@ -1215,6 +1207,61 @@ share_exit(void)
 		if (mdevx_share_dev_close(found) != 0)
 			exit_withdraw(found);
 	}
+}
+
+/*
+ * At the exit of a primary (atexit(), registered by the first open): the
+ * devices still open are closed as by mdevx_share_dev_close(), so that a
+ * normal exit withdraws everything: secondaries are told and waited for
+ * (up to the bound), the objects destroyed. After rte_eal_cleanup() there
+ * is no registry and no IPC any more: nothing can be withdrawn, and the
+ * secondaries keep their imports as when the primary dies; it is logged.
+ *
+ * The work runs in a thread of its own, waited for up to the withdraw
+ * bounds plus a margin: exit() called with one of our locks held by the
+ * exiting thread (from a signal handler, say) must not hang the exit. A
+ * close cut short is a primary dying: nothing is left half-done for readers.
+ */
+static void
+share_exit(void)
+{
+	uint32_t bound_ms = EXIT_MARGIN_MS;
+	struct mdevx_share_dev *dev;
+	struct timespec deadline;
+	bool any = true;
+	pthread_t t;
+
+	/* A child forked without exec inherits the handler, not the devices. */
+	if (getpid() != exit_pid)
+		return;
+	if (pthread_mutex_trylock(&share_devs_lock) == 0) {
+		any = false;
+		TAILQ_FOREACH(dev, &share_devs, next) {
+			if (dev->primary && !dev->exit_seen) {
+				any = true;
+				bound_ms += dev->withdraw_timeout_ms;
+			}
+		}
+		pthread_mutex_unlock(&share_devs_lock);
+	} else {
+		bound_ms += DEFAULT_WITHDRAW_TIMEOUT_MS;
+	}
+	if (!any)
+		return;
+	if (pthread_create(&t, NULL, exit_close_all, NULL) != 0) {
+		exit_close_all(NULL);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += bound_ms / 1000;
+	deadline.tv_nsec += (long)(bound_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	if (pthread_timedjoin_np(t, NULL, &deadline) != 0)
+		SHARE_LOG(ERR, "exit: closing the devices did not finish within %u ms (exit() "
+			  "with a lock of ours held?): exiting without", bound_ms);
 }
 
 struct mdevx_ctx *
