@@ -51,7 +51,8 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 #define IMP_CHUNK (1u << IMP_CHUNK_SHIFT)
 #define IMPORT_RETRIES 8		/* record rewritten while imported: try again */
 #define IMP_MAX_CHUNKS 1024		/* 4M imports per device and process */
-#define EXIT_MARGIN_MS 2000		/* exit handler: beyond the withdraw bounds */
+#define NOTIFY_SLACK_S 2		/* a withdraw waits its bound and this more */
+#define EXIT_MARGIN_MS 1000		/* exit handler: beyond the withdraw waits */
 
 enum mp_op {
 	MP_OP_ATTACH = 1,		/* secondary -> primary: give me the device */
@@ -648,7 +649,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	}
 	/* EAL calls back at the latest when the bound expires; a margin more. */
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += ts.tv_sec + 2;
+	deadline.tv_sec += ts.tv_sec + NOTIFY_SLACK_S;
 	pthread_mutex_lock(&pending_lock);
 	while (!pn->done) {
 		if (pthread_cond_timedwait(&pending_cond, &pending_lock, &deadline) == ETIMEDOUT)
@@ -1151,16 +1152,24 @@ region_mapped(const void *p)
 
 /*
  * Exit with a close refused (objects of the application still on the
- * context): withdraw everything all the same (secondaries told, objects
- * destroyed) and close the registry. The context goes with the process.
+ * context, a destroy error): withdraw everything all the same (secondaries
+ * told, objects destroyed) and close the registry. The context goes with
+ * the process. Only for a device still open (found by pointer, not read).
  */
 static void
 exit_withdraw(struct mdevx_share_dev *dev)
 {
-	bool all_acked = true;
+	bool all_acked = true, open;
 	int ret;
 
 	pthread_mutex_lock(&share_open_lock);
+	pthread_mutex_lock(&share_devs_lock);
+	open = dev_list_locked(dev) == &share_devs;
+	pthread_mutex_unlock(&share_devs_lock);
+	if (!open) {
+		pthread_mutex_unlock(&share_open_lock);
+		return;
+	}
 	mdevx_share_lock_write(&dev->lock);
 	unimport_record(dev, UINT32_MAX, 0);
 	mdevx_share_unlock_write(&dev->lock);
@@ -1175,14 +1184,21 @@ exit_withdraw(struct mdevx_share_dev *dev)
 			  all_acked ? "" : ", not every secondary acknowledged");
 }
 
-/* The exit handler's work: close every device the primary still has open. */
+/*
+ * The exit handler's work: close every device the primary still has open.
+ * A device is picked and checked under share_open_lock, so that no other
+ * thread's close frees it meanwhile; after our own close it is only
+ * looked for by pointer.
+ */
 static void *
 exit_close_all(void *arg)
 {
 	RTE_SET_USED(arg);
 	for (;;) {
 		struct mdevx_share_dev *dev, *found = NULL;
+		int ret;
 
+		pthread_mutex_lock(&share_open_lock);
 		pthread_mutex_lock(&share_devs_lock);
 		TAILQ_FOREACH(dev, &share_devs, next) {
 			if (dev->primary && !dev->exit_seen) {
@@ -1193,19 +1209,26 @@ exit_close_all(void *arg)
 			}
 		}
 		pthread_mutex_unlock(&share_devs_lock);
-		if (found == NULL)
+		if (found == NULL) {
+			pthread_mutex_unlock(&share_open_lock);
 			return NULL;
+		}
 		if (!region_mapped(found->reg) ||
 		    mdevx_share_reg_attach(found->reg, found->reg_len) == NULL) {
 			SHARE_LOG(WARNING, "%s: exit after rte_eal_cleanup() with the device open: "
 				  "nothing withdrawn (call mdevx_share_dev_close() before "
 				  "rte_eal_cleanup())", found->devstr);
+			pthread_mutex_unlock(&share_open_lock);
 			continue;
 		}
 		SHARE_LOG(NOTICE, "%s: exit with the device open: withdrawing everything",
 			  found->devstr);
-		if (mdevx_share_dev_close(found) != 0)
-			exit_withdraw(found);
+		pthread_mutex_unlock(&share_open_lock);
+		ret = mdevx_share_dev_close(found);
+		/* Closed, or gone (closed by another thread, or freed with EBADF). */
+		if (ret == 0 || ret == -ENOENT || ret == -EBADF)
+			continue;
+		exit_withdraw(found);
 	}
 }
 
@@ -1218,9 +1241,12 @@ exit_close_all(void *arg)
  * secondaries keep their imports as when the primary dies; it is logged.
  *
  * The work runs in a thread of its own, waited for up to the withdraw
- * bounds plus a margin: exit() called with one of our locks held by the
- * exiting thread (from a signal handler, say) must not hang the exit. A
- * close cut short is a primary dying: nothing is left half-done for readers.
+ * waits (two per device: the close's, and the fallback's) plus a margin:
+ * an exit() made with one of our locks held by the exiting thread (from an
+ * import hook, say) or a withdrawal that does not end must not hang the
+ * exit. A close cut short is a primary dying: nothing is left half-done
+ * for readers. (An open device implies EAL's IPC: it is refused without,
+ * e.g. with --in-memory.)
  */
 static void
 share_exit(void)
@@ -1239,27 +1265,28 @@ share_exit(void)
 		TAILQ_FOREACH(dev, &share_devs, next) {
 			if (dev->primary && !dev->exit_seen) {
 				any = true;
-				bound_ms += dev->withdraw_timeout_ms;
+				bound_ms += 2 * (dev->withdraw_timeout_ms +
+						 NOTIFY_SLACK_S * 1000);
 			}
 		}
 		pthread_mutex_unlock(&share_devs_lock);
 	} else {
-		bound_ms += DEFAULT_WITHDRAW_TIMEOUT_MS;
+		bound_ms += 2 * (DEFAULT_WITHDRAW_TIMEOUT_MS + NOTIFY_SLACK_S * 1000);
 	}
 	if (!any)
 		return;
 	if (pthread_create(&t, NULL, exit_close_all, NULL) != 0) {
-		exit_close_all(NULL);
+		SHARE_LOG(ERR, "exit: no thread for closing the devices: exiting without");
 		return;
 	}
-	clock_gettime(CLOCK_REALTIME, &deadline);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += bound_ms / 1000;
 	deadline.tv_nsec += (long)(bound_ms % 1000) * 1000000;
 	if (deadline.tv_nsec >= 1000000000) {
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000;
 	}
-	if (pthread_timedjoin_np(t, NULL, &deadline) != 0)
+	if (pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &deadline) != 0)
 		SHARE_LOG(ERR, "exit: closing the devices did not finish within %u ms (exit() "
 			  "with a lock of ours held?): exiting without", bound_ms);
 }
