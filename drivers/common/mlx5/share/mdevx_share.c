@@ -158,8 +158,7 @@ static pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
 static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
-static bool exit_registered;		/* share_exit() (share_open_lock) */
-static pid_t exit_pid;			/* the process that registered it */
+static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) */
 static volatile int test_drop_acks;
 static void (*test_import_hook)(void *arg);
 static void *test_import_arg;
@@ -801,12 +800,12 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		goto err_mz;
 	}
 	dev->reg_len = dev->mz->len;
-	if (!exit_registered) {
+	if (exit_pid == 0) {
 		exit_pid = getpid();
-		if (atexit(share_exit) == 0)
-			exit_registered = true;
-		else
+		if (atexit(share_exit) != 0) {
+			exit_pid = 0;
 			SHARE_LOG(WARNING, "atexit() failed: close the devices before exit");
+		}
 	}
 	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
