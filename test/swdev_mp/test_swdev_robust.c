@@ -93,6 +93,28 @@ fill_random(uint8_t *p, size_t n, unsigned int *seed)
 		p[i] = (uint8_t)rand_r(seed);
 }
 
+/*
+ * A file of our own on the device with one counter on it: 0, or -1 after
+ * a failed check (the file closed again).
+ */
+static int
+open_with_counter(struct swdev_ctx **ctx, struct swdev_obj **ctr, uint32_t *base)
+{
+	int err = 0;
+
+	*ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(*ctx != NULL, "open");
+	if (*ctx == NULL)
+		return -1;
+	*ctr = mp_counter_alloc(*ctx, 0, base, &err);
+	CHECK(*ctr != NULL, "counter: %s", strerror(err));
+	if (*ctr == NULL) {
+		swdev_close(*ctx);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 test_main_socket_garbage(void)
 {
@@ -195,13 +217,7 @@ test_channel_garbage(void)
 	int ch, err, i;
 
 	printf("== garbage on a command fd and on channels\n");
-	ctx = swdev_open(mp_sock, MP_DEV);
-	CHECK(ctx != NULL, "open");
-	if (ctx == NULL)
-		return;
-	ctr = mp_counter_alloc(ctx, 0, &base, &err);
-	CHECK(ctr != NULL, "counter");
-	if (ctr == NULL)
+	if (open_with_counter(&ctx, &ctr, &base) != 0)
 		return;
 
 	/* Garbage on the shared command fd is dropped: the file lives on. */
@@ -358,13 +374,7 @@ test_command_fd_misuse(void)
 	int fd, err, n, i;
 
 	printf("== misuse of a command fd: second OPEN, ATTACH with payload, channel limit\n");
-	ctx = swdev_open(mp_sock, MP_DEV);
-	CHECK(ctx != NULL, "open");
-	if (ctx == NULL)
-		return;
-	ctr = mp_counter_alloc(ctx, 0, &base, &err);
-	CHECK(ctr != NULL, "counter");
-	if (ctr == NULL)
+	if (open_with_counter(&ctx, &ctr, &base) != 0)
 		return;
 	fd = send_join(ctx, SWDEV_OP_OPEN, MP_DEV, sizeof(MP_DEV), &err);
 	CHECK(fd >= 0 && err == EPIPE, "second OPEN on a file: dropped, channel closed: %s",
