@@ -166,13 +166,9 @@ mdevx_ref_counter_query(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
 			struct mdevx_counter_stats *stats)
 {
 	struct mdevx_obj tmp;
+	int rc = mdevx_ref_to_obj(ctx, ref, MDEVX_OBJ_FLOW_COUNTER, &tmp);
 
-	if (ref == NULL || ref->bobj == NULL)
-		return mdevx_ret(EINVAL);
-	if (ref->kind != MDEVX_OBJ_FLOW_COUNTER)
-		return mdevx_ret(EPROTOTYPE);
-	if (!mdevx_ctx_valid(ctx))
-		return -errno;
-	mdevx_ref_to_obj(ctx, ref, &tmp);
+	if (rc != 0)
+		return mdevx_ret(rc);
 	return counter_query(&tmp, offset, n, clear, stats);
 }

@@ -447,9 +447,16 @@ mdevx_obj_unimport_ref(struct mdevx_ctx *ctx, struct mdevx_obj_ref *ref)
 	return rc != 0 ? mdevx_ret(rc) : 0;
 }
 
-void
-mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref, struct mdevx_obj *obj)
+int
+mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
+		 enum mdevx_obj_kind kind, struct mdevx_obj *obj)
 {
+	if (ref == NULL || ref->bobj == NULL)
+		return EINVAL;
+	if (ref->kind != (uint8_t)kind)
+		return EPROTOTYPE;
+	if (!mdevx_ctx_valid(ctx))
+		return errno;
 	memset(obj, 0, sizeof(*obj));
 	obj->ctx = ctx;
 	obj->bobj = ref->bobj;
@@ -461,4 +468,5 @@ mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref, struct 
 		obj->bulk_size = ref->size_or_tirn;
 	else
 		obj->tirn = ref->size_or_tirn;
+	return 0;
 }

@@ -146,9 +146,13 @@ struct mdevx_obj *mdevx_obj_wrap(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind
  * On failure the wrapper is released and NULL returned with errno.
  */
 struct mdevx_obj *mdevx_obj_finish(struct mdevx_obj *obj);
-/** A stack object standing for @p ref in the internal query code. */
-void mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
-		      struct mdevx_obj *obj);
+/**
+ * Fill @p obj, a stack object standing for @p ref in the internal query
+ * code, after checking the reference (live, of @p kind) and @p ctx.
+ * 0 or a positive errno: EINVAL (NULL or released), EPROTOTYPE, ENOENT.
+ */
+int mdevx_ref_to_obj(struct mdevx_ctx *ctx, const struct mdevx_obj_ref *ref,
+		     enum mdevx_obj_kind kind, struct mdevx_obj *obj);
 /** Next generation number (process-wide, never 0). */
 uint32_t mdevx_next_generation(void);
 

@@ -38,7 +38,7 @@ mdevx_td_alloc(struct mdevx_ctx *ctx)
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_TD, bobj,
-		   MDEVX_GET(alloc_transport_domain_out, out, transport_domain));
+			     MDEVX_GET(alloc_transport_domain_out, out, transport_domain));
 	return obj == NULL ? NULL : mdevx_obj_finish(obj);
 }
 

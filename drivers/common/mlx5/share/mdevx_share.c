@@ -1042,6 +1042,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 {
 	struct mdevx_share_devs_head *list;
 	bool all_acked = true;
+	uint32_t own;
 	int n, ret = 0;
 
 	if (dev == NULL)
@@ -1068,12 +1069,13 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	 */
 	mdevx_share_lock_read(&dev->lock);
 	n = mdevx_ctx_nb_objs(dev->ctx);
-	if (n > 0 && (uint32_t)n > own_wrappers(dev)) {
+	own = n > 0 ? own_wrappers(dev) : 0;
+	if (n > 0 && (uint32_t)n > own) {
 		mdevx_share_unlock_read(&dev->lock);
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
 		SHARE_LOG(ERR, "%s: %u objects of the application are still on the device's "
-			  "context: not closing", dev->devstr, (uint32_t)n - own_wrappers(dev));
+			  "context: not closing", dev->devstr, (uint32_t)n - own);
 		return fail(EBUSY);
 	}
 	mdevx_share_unlock_read(&dev->lock);
