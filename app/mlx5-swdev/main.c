@@ -30,35 +30,34 @@ struct limit_opt {
 	const char *name;
 	size_t off;
 	size_t size;
-	unsigned long max;
 	const char *help;
 };
 
-#define LIM(n, f, m, h) { n, offsetof(struct swdev_limits, f), \
-	sizeof(((struct swdev_limits *)0)->f), m, h }
+#define LIM(n, f, h) { n, offsetof(struct swdev_limits, f), \
+	sizeof(((struct swdev_limits *)0)->f), h }
 
-/* The maxima are the engine's (swdev_engine_add_device() refuses more). */
+/* The maxima are the engine's: swdev_limits_max(). */
 static const struct limit_opt limit_opts[] = {
-	LIM("max-counters", max_flow_counters, 1ul << 24, "flow counters per device"),
-	LIM("counter-bulk-alloc", flow_counter_bulk_alloc, 255,
+	LIM("max-counters", max_flow_counters, "flow counters per device"),
+	LIM("counter-bulk-alloc", flow_counter_bulk_alloc,
 	    "cap flow_counter_bulk_alloc bitmask (bit i = 128 << i counters)"),
-	LIM("counter-bulk-log-max", flow_counter_bulk_log_max_alloc, 24,
+	LIM("counter-bulk-log-max", flow_counter_bulk_log_max_alloc,
 	    "cap flow_counter_bulk_log_max_alloc (0: log-size allocation unsupported)"),
-	LIM("log-max-counter-bulk", log_max_flow_counter_bulk, 24,
+	LIM("log-max-counter-bulk", log_max_flow_counter_bulk,
 	    "cap log_max_flow_counter_bulk (counters per query, log2)"),
-	LIM("log-max-tir", log_max_tir, 20, "TIRs per device, log2"),
-	LIM("log-max-rq", log_max_rq, 20, "RQs per device, log2"),
-	LIM("log-max-rqt", log_max_rqt, 20, "RQTs per device, log2"),
-	LIM("log-max-rqt-size", log_max_rqt_size, 16, "entries per RQT, log2"),
-	LIM("log-max-cq", log_max_cq, 20, "CQs per device, log2"),
-	LIM("log-max-cq-sz", log_max_cq_sz, 31, "CQEs per CQ, log2"),
-	LIM("log-max-wq-sz", log_max_wq_sz, 31, "WQEs per WQ, log2"),
-	LIM("log-max-td", log_max_transport_domain, 20, "transport domains, log2"),
-	LIM("log-max-pd", log_max_pd, 20, "PDs, log2"),
-	LIM("max-uars", max_uars, 1ul << 20, "UAR pages per device"),
-	LIM("max-umems", max_umems, 1ul << 20, "umem registrations per device"),
-	LIM("max-handles", max_handles_per_file, 1ul << 24, "object handles per uverbs file"),
-	LIM("num-eqs", num_eqs, 248, "EQNs served by the EQN query"),
+	LIM("log-max-tir", log_max_tir, "TIRs per device, log2"),
+	LIM("log-max-rq", log_max_rq, "RQs per device, log2"),
+	LIM("log-max-rqt", log_max_rqt, "RQTs per device, log2"),
+	LIM("log-max-rqt-size", log_max_rqt_size, "entries per RQT, log2"),
+	LIM("log-max-cq", log_max_cq, "CQs per device, log2"),
+	LIM("log-max-cq-sz", log_max_cq_sz, "CQEs per CQ, log2"),
+	LIM("log-max-wq-sz", log_max_wq_sz, "WQEs per WQ, log2"),
+	LIM("log-max-td", log_max_transport_domain, "transport domains, log2"),
+	LIM("log-max-pd", log_max_pd, "PDs, log2"),
+	LIM("max-uars", max_uars, "UAR pages per device"),
+	LIM("max-umems", max_umems, "umem registrations per device"),
+	LIM("max-handles", max_handles_per_file, "object handles per uverbs file"),
+	LIM("num-eqs", num_eqs, "EQNs served by the EQN query"),
 };
 
 #define NUM_LIMITS (sizeof(limit_opts) / sizeof(limit_opts[0]))
@@ -141,13 +140,17 @@ on_signal(int sig)
 static int
 set_limit(struct swdev_limits *lim, const struct limit_opt *o, const char *arg)
 {
+	struct swdev_limits max_lim;
 	unsigned long long v;
+	unsigned long max;
 	char *end;
 
+	swdev_limits_max(&max_lim);
+	max = limit_value(&max_lim, o);
 	errno = 0;
 	v = strtoull(arg, &end, 0);
-	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v > o->max) {
-		fprintf(stderr, "--%s: invalid value '%s' (0..%lu)\n", o->name, arg, o->max);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v > max) {
+		fprintf(stderr, "--%s: invalid value '%s' (0..%lu)\n", o->name, arg, max);
 		return -1;
 	}
 	if (o->size == 1) {

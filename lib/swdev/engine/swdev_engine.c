@@ -61,25 +61,54 @@ swdev_limits_default(struct swdev_limits *lim)
 	lim->num_eqs = 4;
 }
 
+void
+swdev_limits_max(struct swdev_limits *lim)
+{
+	memset(lim, 0, sizeof(*lim));
+	lim->max_flow_counters = SWDEV_MAX_FLOW_COUNTERS;
+	lim->flow_counter_bulk_alloc = 0xff;		/* every size the PRM field has */
+	lim->flow_counter_bulk_log_max_alloc = 24;
+	lim->log_max_flow_counter_bulk = 24;
+	/* ids are base + index inside a 24-bit space per kind */
+	lim->log_max_tir = 20;
+	lim->log_max_rq = 20;
+	lim->log_max_rqt = 20;
+	lim->log_max_rqt_size = 16;
+	lim->log_max_cq = 20;
+	lim->log_max_cq_sz = 31;
+	lim->log_max_wq_sz = 31;
+	lim->log_max_transport_domain = 20;
+	lim->log_max_pd = 20;
+	lim->max_uars = 1u << 20;
+	lim->max_umems = 1u << 20;
+	lim->max_handles_per_file = 1u << 24;
+	lim->num_eqs = 256 - SWDEV_EQN_BASE;
+}
+
 static int
 limits_valid(const struct swdev_limits *lim)
 {
-	if (lim->max_flow_counters == 0 || lim->max_flow_counters > SWDEV_MAX_FLOW_COUNTERS)
+	struct swdev_limits max;
+
+	swdev_limits_max(&max);
+	if (lim->max_flow_counters == 0 || lim->max_flow_counters > max.max_flow_counters)
 		return 0;
-	if (lim->flow_counter_bulk_log_max_alloc > 24 || lim->log_max_flow_counter_bulk > 24)
+	if (lim->flow_counter_bulk_log_max_alloc > max.flow_counter_bulk_log_max_alloc ||
+	    lim->log_max_flow_counter_bulk > max.log_max_flow_counter_bulk)
 		return 0;
-	/* ids are base + index inside a 24-bit space per kind */
-	if (lim->log_max_tir > 20 || lim->log_max_rq > 20 || lim->log_max_rqt > 20 ||
-	    lim->log_max_cq > 20 || lim->log_max_transport_domain > 20 ||
-	    lim->log_max_pd > 20 || lim->log_max_rqt_size > 16 ||
-	    lim->log_max_cq_sz > 31 || lim->log_max_wq_sz > 31)
+	if (lim->log_max_tir > max.log_max_tir || lim->log_max_rq > max.log_max_rq ||
+	    lim->log_max_rqt > max.log_max_rqt || lim->log_max_cq > max.log_max_cq ||
+	    lim->log_max_transport_domain > max.log_max_transport_domain ||
+	    lim->log_max_pd > max.log_max_pd || lim->log_max_rqt_size > max.log_max_rqt_size ||
+	    lim->log_max_cq_sz > max.log_max_cq_sz || lim->log_max_wq_sz > max.log_max_wq_sz)
 		return 0;
-	if (lim->max_uars == 0 || lim->max_uars > (1u << 20) ||
-	    lim->max_umems == 0 || lim->max_umems > (1u << 20))
+	if (lim->max_uars == 0 || lim->max_uars > max.max_uars ||
+	    lim->max_umems == 0 || lim->max_umems > max.max_umems)
 		return 0;
-	if (lim->max_handles_per_file == 0 || lim->max_handles_per_file > (1u << 24))
+	if (lim->max_handles_per_file == 0 ||
+	    lim->max_handles_per_file > max.max_handles_per_file)
 		return 0;
-	if (lim->num_eqs == 0 || lim->num_eqs > 256 - SWDEV_EQN_BASE)
+	if (lim->num_eqs == 0 || lim->num_eqs > max.num_eqs)
 		return 0;
 	return 1;
 }

@@ -59,6 +59,11 @@ struct swdev_limits {
 
 /** Fill @p lim with the defaults documented in doc/swdev_commands.rst. */
 void swdev_limits_default(struct swdev_limits *lim);
+/**
+ * Fill @p lim with the largest value of each limit that
+ * swdev_engine_add_device() accepts (counts must also be at least 1).
+ */
+void swdev_limits_max(struct swdev_limits *lim);
 
 struct swdev_engine;
 struct swdev_file;
