@@ -184,6 +184,10 @@ grave_add(struct swdev_server *srv, struct ent *e)
 	srv->grave = e;
 }
 
+/* grave_flush() frees entities through their struct ent, and accept_ent() makes them. */
+_Static_assert(offsetof(struct conn, e) == 0 && offsetof(struct ctl, e) == 0 &&
+	       offsetof(struct chan, e) == 0, "entities start with their struct ent");
+
 static void
 grave_flush(struct swdev_server *srv)
 {
@@ -847,9 +851,6 @@ accept_one(struct swdev_server *srv, int lfd)
  * struct starting with its struct ent) of @p type, watched for input.
  * NULL when nothing was accepted or it could not be set up.
  */
-_Static_assert(offsetof(struct conn, e) == 0 && offsetof(struct ctl, e) == 0,
-	       "entities start with their struct ent");
-
 static struct ent *
 accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type type)
 {

@@ -5,9 +5,6 @@
  * cq_umem_valid and cqc.dbr_umem_valid, so the CQ buffer is cq_umem_id at
  * cq_umem_offset and the doorbell record is dbr_umem_id at dbr_addr.
  */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "swdev_engine_priv.h"
 
@@ -64,7 +61,7 @@ swdev_cmd_create_cq(struct swdev_cmd *cmd)
 	if (!fits(dbr, dbr_off, 8))
 		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_PARAM_ERR,
 				      SWDEV_SYND_CQ_DBR_OUT_OF_UMEM);
-	rc = swdev_obj_create(cmd, SWDEV_KIND_CQ, SWDEV_SYND_CQ_LIMIT, &obj, &id);
+	rc = swdev_obj_new_with_id(cmd, SWDEV_KIND_CQ, SWDEV_SYND_CQ_LIMIT, &obj, &id);
 	if (rc != 0)
 		return rc;
 	/* keep the context field by field, as queried back */

@@ -6,9 +6,6 @@
  * wq.dbr_umem_valid, so the WQ buffer is wq_umem_id at wq_umem_offset and
  * the doorbell record is dbr_umem_id at dbr_addr.
  */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "swdev_engine_priv.h"
 
@@ -113,7 +110,7 @@ swdev_cmd_create_rq(struct swdev_cmd *cmd)
 	if (!fits(dbr, MDEVX_GET64(rqc, rqc, wq.dbr_addr), 8))
 		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_PARAM_ERR,
 				      SWDEV_SYND_RQ_DBR_OUT_OF_UMEM);
-	rc = swdev_obj_create(cmd, SWDEV_KIND_RQ, SWDEV_SYND_RQ_LIMIT, &obj, &id);
+	rc = swdev_obj_new_with_id(cmd, SWDEV_KIND_RQ, SWDEV_SYND_RQ_LIMIT, &obj, &id);
 	if (rc != 0)
 		return rc;
 	store_rqc(obj->u.rq.rqc, rqc);

@@ -3,8 +3,6 @@
  * Software mlx5 device engine: ALLOC_TRANSPORT_DOMAIN and ALLOC_PD as DEVX
  * create commands (their DEALLOC is the prebuilt destroy command).
  */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "swdev_engine_priv.h"
 
@@ -18,7 +16,7 @@ alloc_simple(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit)
 	if (swdev_cmd_short_in(cmd, MDEVX_ST_SZ_BYTES(mbox_in)) ||
 	    swdev_cmd_short_out(cmd, MDEVX_ST_SZ_BYTES(mbox_out)))
 		return cmd->status;
-	rc = swdev_obj_create(cmd, kind, synd_limit, &obj, NULL);
+	rc = swdev_obj_new_with_id(cmd, kind, synd_limit, &obj, NULL);
 	if (rc != 0)
 		return rc;
 	cmd->obj = obj;

@@ -6,9 +6,6 @@
  * 40-byte Toeplitz key, outer and inner field selectors. The whole context
  * is kept and returned by QUERY_TIR.
  */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "swdev_engine_priv.h"
 
@@ -96,7 +93,7 @@ swdev_cmd_create_tir(struct swdev_cmd *cmd)
 				  SWDEV_SYND_TIR_BAD_TD, SWDEV_SYND_TIR_TD_OTHER_UID);
 	if (td == NULL)
 		return cmd->status;
-	rc = swdev_obj_create(cmd, SWDEV_KIND_TIR, SWDEV_SYND_TIR_LIMIT, &obj, &id);
+	rc = swdev_obj_new_with_id(cmd, SWDEV_KIND_TIR, SWDEV_SYND_TIR_LIMIT, &obj, &id);
 	if (rc != 0)
 		return rc;
 	st = obj->u.tir.tirc;

@@ -261,8 +261,8 @@ int swdev_obj_assign_id(struct swdev_dev *dev, struct swdev_obj *obj, uint32_t *
  * swdev_obj_assign_id()): 0, -ENOMEM, or LIM_ERR with @p synd_limit when
  * the device has no id left.
  */
-int swdev_obj_create(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit,
-		     struct swdev_obj **objp, uint32_t *id);
+int swdev_obj_new_with_id(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit,
+			  struct swdev_obj **objp, uint32_t *id);
 /** Drop the id and free @p obj (references must already be released). */
 void swdev_obj_release(struct swdev_dev *dev, struct swdev_obj *obj);
 /** Id base of a kind (ids are base + index). */

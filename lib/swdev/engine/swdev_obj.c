@@ -77,8 +77,8 @@ swdev_obj_assign_id(struct swdev_dev *dev, struct swdev_obj *obj, uint32_t *id)
 }
 
 int
-swdev_obj_create(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit,
-		 struct swdev_obj **objp, uint32_t *id)
+swdev_obj_new_with_id(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd_limit,
+		      struct swdev_obj **objp, uint32_t *id)
 {
 	struct swdev_obj *obj = swdev_obj_new(cmd, kind);
 	int rc;
