@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "swdev_engine_priv.h"
-#include "swdev_test.h"
+#include "unit_check.h"
 #include "swdev_test_util.h"
 
 static char last_log[256];
@@ -409,5 +409,5 @@ main(void)
 	test_hca_cap();
 	test_devx_pd_and_info();
 	test_syndrome_names();
-	return swdev_test_summary();
+	return check_summary();
 }

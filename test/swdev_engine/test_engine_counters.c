@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "swdev_engine_priv.h"
-#include "swdev_test.h"
+#include "unit_check.h"
 #include "swdev_test_util.h"
 
 #define QOUT(n) (16 + 16 * (n))
@@ -362,5 +362,5 @@ main(void)
 	test_query_limit();
 	test_fragmentation();
 	test_faults();
-	return swdev_test_summary();
+	return check_summary();
 }

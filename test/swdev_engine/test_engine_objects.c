@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "swdev_engine_priv.h"
-#include "swdev_test.h"
+#include "unit_check.h"
 #include "swdev_test_util.h"
 
 #define CQ_IN MDEVX_ST_SZ_BYTES(create_cq_in)
@@ -770,5 +770,5 @@ main(void)
 	test_close_order();
 	test_limits();
 	test_faults();
-	return swdev_test_summary();
+	return check_summary();
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "mdevx_prm.h"
-#include "swdev_test.h"
+#include "unit_check.h"
 
 #define CHECK_FLD(typ, fld, off, width) \
 	_Static_assert(MDEVX_BIT_OFF(typ, fld) == (off) && \
@@ -833,5 +833,5 @@ main(void)
 	CHECK(strcmp(mdevx_cmd_status_name(0x50), "BAD_INP_LEN_ERR") == 0);
 	CHECK(strcmp(mdevx_cmd_status_name(0x77), "UNKNOWN") == 0);
 
-	return swdev_test_summary();
+	return check_summary();
 }
