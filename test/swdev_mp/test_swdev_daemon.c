@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mp_common.h"
+#include "swdev_proto.h"
 
 static bool
 exists(const char *path)
@@ -112,14 +113,34 @@ test_single_instance(void)
 		swdev_close(ctx);
 }
 
+/*
+ * A regular file at @p path (the @p what socket's): the daemon run by
+ * @p argv refuses to start, and leaves the file as it was.
+ */
+static void
+refuses_regular_file(const char *const *argv, const char *path, const char *what)
+{
+	struct stat st;
+	int fd, rc;
+
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0 && write(fd, "keep", 4) == 4, "regular file at the %s path", what);
+	close(fd);
+	rc = run_status(argv);
+	CHECK(rc == 1, "refuses a %s path that is not a socket: %d", what, rc);
+	CHECK(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4,
+	      "the file at the %s path is left alone", what);
+}
+
 static void
 test_path_states(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *onfile[] = { mp_daemon_bin, "--socket", mp_sock, "--log-level", "error",
 				 NULL };
+	char ctl_path[128];
 	pid_t d;
-	int fd, rc;
+	int fd;
 
 	printf("== stale socket file, non-socket file\n");
 	/* A socket file nobody listens on (a crashed daemon). */
@@ -132,35 +153,14 @@ test_path_states(void)
 	CHECK(d > 0, "daemon starts over a stale socket");
 	CHECK(mp_exited_ok(mp_daemon_stop(d)), "and stops");
 
-	fd = open(mp_sock, O_CREAT | O_WRONLY, 0600);
-	CHECK(fd >= 0 && write(fd, "keep", 4) == 4, "regular file at the path");
-	close(fd);
-	rc = run_status(onfile);
-	CHECK(rc == 1, "refuses a path that is not a socket: %d", rc);
-	{
-		struct stat st;
-
-		CHECK(stat(mp_sock, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4,
-		      "the file is left alone");
-	}
+	refuses_regular_file(onfile, mp_sock, "main");
 	unlink(mp_sock);
 
 	/* The same at the control socket's path: refused, nothing left behind. */
-	{
-		char ctl_path[128];
-		struct stat st;
-
-		snprintf(ctl_path, sizeof(ctl_path), "%s.ctl", mp_sock);
-		fd = open(ctl_path, O_CREAT | O_WRONLY, 0600);
-		CHECK(fd >= 0 && write(fd, "keep", 4) == 4, "regular file at the control path");
-		close(fd);
-		rc = run_status(onfile);
-		CHECK(rc == 1, "refuses a control path that is not a socket: %d", rc);
-		CHECK(stat(ctl_path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4,
-		      "that file is left alone");
-		CHECK(!exists(mp_sock), "and the main socket is not left behind");
-		unlink(ctl_path);
-	}
+	CHECK(swdev_proto_ctl_path(mp_sock, ctl_path, sizeof(ctl_path)) == 0, "control path");
+	refuses_regular_file(onfile, ctl_path, "control");
+	CHECK(!exists(mp_sock), "and the main socket is not left behind");
+	unlink(ctl_path);
 }
 
 static void

@@ -175,33 +175,71 @@ test_main_socket_garbage(void)
 	check_bystander("garbage on fresh connections");
 }
 
-/* ATTACH a raw channel to the file of @p ctx. Returns our end or -1. */
+/*
+ * Send one OPEN or ATTACH datagram with @p payload_len bytes of payload and a
+ * fresh channel on the command fd of @p ctx. Returns our end of the channel
+ * and the errno of the daemon's answer in *err (EPIPE: dropped unanswered),
+ * its header in *rep_out if not NULL.
+ */
 static int
-raw_attach(struct swdev_ctx *ctx)
+send_join(struct swdev_ctx *ctx, uint16_t op, const char *payload, uint32_t payload_len,
+	  int *err, struct swdev_rep_hdr *rep_out)
 {
-	struct swdev_req_hdr h;
+	union {
+		struct swdev_req_hdr h;
+		uint8_t b[sizeof(struct swdev_req_hdr) + 32];
+	} msg;
+	struct swdev_req_hdr *h = &msg.h;
 	struct swdev_rep_hdr rep;
-	struct swdev_open_rep orep;
 	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+	*err = EIO;
+	if (payload_len > 32 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
 		return -1;
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_ATTACH;
-	h.seq = 1;
-	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), &h, sizeof(h), sv[1], 0) != 0 ||
-	    swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0 ||
-	    rep.err != 0 || rep.outlen != sizeof(orep) ||
-	    swdev_proto_read_all(sv[0], &orep, sizeof(orep)) != 0) {
+	memset(&msg, 0, sizeof(msg));
+	h->magic = SWDEV_PROTO_MAGIC;
+	h->version = SWDEV_PROTO_VERSION;
+	h->op = op;
+	h->seq = 9;
+	h->inlen = payload_len;
+	if (payload_len > 0)
+		memcpy(msg.b + sizeof(*h), payload, payload_len);
+	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg.b, sizeof(*h) + payload_len, sv[1],
+				0) != 0) {
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
 	}
 	close(sv[1]);
-	CHECK(rep.file_id == swdev_ctx_file_id(ctx), "raw ATTACH joined the file");
+	if (!peer_readable(sv[0])) {
+		*err = ETIMEDOUT;
+	} else if (swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0) {
+		*err = EPIPE;
+	} else {
+		*err = (int)rep.err;
+		if (rep_out != NULL)
+			*rep_out = rep;
+	}
 	return sv[0];
+}
+
+/* ATTACH a raw channel to the file of @p ctx. Returns our end or -1. */
+static int
+raw_attach(struct swdev_ctx *ctx)
+{
+	struct swdev_rep_hdr rep;
+	struct swdev_open_rep orep;
+	int err, ch = send_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err, &rep);
+
+	if (ch < 0)
+		return -1;
+	if (err != 0 || rep.outlen != sizeof(orep) ||
+	    swdev_proto_read_all(ch, &orep, sizeof(orep)) != 0) {
+		close(ch);
+		return -1;
+	}
+	CHECK(rep.file_id == swdev_ctx_file_id(ctx), "raw ATTACH joined the file");
+	return ch;
 }
 
 static void
@@ -315,50 +353,6 @@ test_channel_garbage(void)
 }
 
 /*
- * Send one OPEN or ATTACH datagram with @p payload_len bytes of payload and a
- * fresh channel on the command fd of @p ctx. Returns our end of the channel
- * and the errno of the daemon's answer in *err (EPIPE: dropped unanswered).
- */
-static int
-send_join(struct swdev_ctx *ctx, uint16_t op, const char *payload, uint32_t payload_len,
-	  int *err)
-{
-	union {
-		struct swdev_req_hdr h;
-		uint8_t b[sizeof(struct swdev_req_hdr) + 32];
-	} msg;
-	struct swdev_req_hdr *h = &msg.h;
-	struct swdev_rep_hdr rep;
-	int sv[2];
-
-	*err = EIO;
-	if (payload_len > 32 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		return -1;
-	memset(&msg, 0, sizeof(msg));
-	h->magic = SWDEV_PROTO_MAGIC;
-	h->version = SWDEV_PROTO_VERSION;
-	h->op = op;
-	h->seq = 9;
-	h->inlen = payload_len;
-	if (payload_len > 0)
-		memcpy(msg.b + sizeof(*h), payload, payload_len);
-	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg.b, sizeof(*h) + payload_len, sv[1],
-				0) != 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	close(sv[1]);
-	if (!peer_readable(sv[0]))
-		*err = ETIMEDOUT;
-	else if (swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0)
-		*err = EPIPE;
-	else
-		*err = (int)rep.err;
-	return sv[0];
-}
-
-/*
  * Misuse of a live file's command fd: a second OPEN, an ATTACH with a
  * payload, more channels than a file may have. Each is refused, the file
  * and its other channels are kept, and a freed channel slot is reusable.
@@ -376,12 +370,12 @@ test_command_fd_misuse(void)
 	printf("== misuse of a command fd: second OPEN, ATTACH with payload, channel limit\n");
 	if (open_with_counter(&ctx, &ctr, &base) != 0)
 		return;
-	fd = send_join(ctx, SWDEV_OP_OPEN, MP_DEV, sizeof(MP_DEV), &err);
+	fd = send_join(ctx, SWDEV_OP_OPEN, MP_DEV, sizeof(MP_DEV), &err, NULL);
 	CHECK(fd >= 0 && err == EPIPE, "second OPEN on a file: dropped, channel closed: %s",
 	      strerror(err));
 	if (fd >= 0)
 		close(fd);
-	fd = send_join(ctx, SWDEV_OP_ATTACH, "abcd", 4, &err);
+	fd = send_join(ctx, SWDEV_OP_ATTACH, "abcd", 4, &err, NULL);
 	CHECK(fd >= 0 && err == EINVAL, "ATTACH with a payload: EINVAL: %s", strerror(err));
 	if (fd >= 0)
 		close(fd);
@@ -395,7 +389,7 @@ test_command_fd_misuse(void)
 			break;
 	}
 	CHECK(n == 255, "255 more channels, then refused: %d", n);
-	fd = send_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err);
+	fd = send_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err, NULL);
 	CHECK(err == EMFILE, "ATTACH beyond the limit: EMFILE: %s", strerror(err));
 	if (fd >= 0)
 		close(fd);
@@ -435,16 +429,16 @@ test_holder_shutdown(void)
 	int err;
 
 	printf("== a holder shuts the command fd down\n");
-	ctx = swdev_open(mp_sock, MP_DEV);
-	CHECK(ctx != NULL, "open");
-	if (ctx == NULL)
+	if (open_with_counter(&ctx, &ctr, &base) != 0)
 		return;
 	file_id = swdev_ctx_file_id(ctx);
-	ctr = mp_counter_alloc(ctx, 0, &base, &err);
 	imp = swdev_import_device(dup(swdev_cmd_fd(ctx)));
-	CHECK(ctr != NULL && imp != NULL, "counter and a second holder");
-	if (ctr == NULL || imp == NULL)
+	CHECK(imp != NULL, "a second holder");
+	if (imp == NULL) {
+		swdev_obj_destroy(ctr);
+		swdev_close(ctx);
 		return;
+	}
 	swdev_obj_export(ctr, attrs);
 	ictr = swdev_obj_import(imp, attrs);
 	CHECK(swdev_ctl_inject_traffic(ctl, MP_DEV, base, 6, 60) == 0, "inject");
