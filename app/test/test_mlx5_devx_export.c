@@ -500,7 +500,6 @@ test_tir_indirect_export(void)
 	return rc;
 }
 
-/* Every errno the API documents. */
 /*
  * Compact references (mdevx_obj_import_ref): same values as the original
  * and as a full import, their errno cases, and use after the creator
@@ -602,6 +601,7 @@ out_env:
 	return rc;
 }
 
+/* Every errno the API documents. */
 static int
 test_errno_cases(void)
 {

@@ -126,6 +126,27 @@ device_total(const char *dev, uint32_t *total)
 	return rc;
 }
 
+/*
+ * A new bulk of @p bulk counters published as @p name on @p dev: 0, or -1
+ * with errno (a counter that could not be published is destroyed).
+ */
+static int
+publish_counter(struct mdevx_share_dev *dev, const char *name, uint32_t bulk)
+{
+	struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), bulk);
+	int err;
+
+	if (cnt == NULL)
+		return -1;
+	if (mdevx_share_publish(dev, name, cnt) != 0) {
+		err = errno;
+		mdevx_obj_destroy(cnt);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 /* Objects may take a moment to go once the last holder exits. */
 static int
 wait_device_empty(const char *dev, unsigned int ms)
@@ -964,7 +985,6 @@ role_foreign_primary(int argc, char **argv)
 	struct mdevx_share_conf conf = { .capacity = 4 };
 	struct mdevx_share_rec_info info;
 	struct mdevx_share_dev *dev;
-	struct mdevx_obj *cnt;
 	uint32_t idx;
 	size_t rlen;
 	void *raw;
@@ -976,8 +996,7 @@ role_foreign_primary(int argc, char **argv)
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
 	if (dev == NULL)
 		return 3;
-	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
-	if (cnt != NULL && mdevx_share_publish(dev, "shared", cnt) == 0 &&
+	if (publish_counter(dev, "shared", 128) == 0 &&
 	    mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "shared", &info, &idx, NULL) == 0 &&
 	    (raw = mdevx_share_reg_raw_record(mdevx_share_dev_reg(dev), idx, &rlen)) != NULL &&
 	    (f = fopen(argv[0], "w")) != NULL) {
@@ -999,9 +1018,7 @@ test_bad_foreign_record(void)
 	char prefix[128], path[] = "/tmp/mdevx-foreign-XXXXXX";
 	const char *args[1] = { path };
 	uint8_t foreign[512], *raw;
-	struct mdevx_obj *cnt;
 	mdevx_share_imp_t imp;
-	struct state_snap a;
 	size_t rlen, got;
 	uint32_t idx, dev2_before, dev2_after;
 	FILE *f;
@@ -1022,9 +1039,7 @@ test_bad_foreign_record(void)
 	/* Our own record of the same name in the same slot, then the bytes. */
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open");
-	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
-	TEST_ASSERT_NOT_NULL(cnt, "alloc");
-	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "shared", cnt), "publish");
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "shared", 128), "publish: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "shared", &info,
 						   &idx, NULL), "find");
 	raw = mdevx_share_reg_raw_record(mdevx_share_dev_reg(dev), idx, &rlen);
@@ -1036,7 +1051,6 @@ test_bad_foreign_record(void)
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0, "import made");
 	TEST_ASSERT_SUCCESS(device_total(DEV2, &dev2_after), "counts");
 	TEST_ASSERT_EQUAL(dev2_before, dev2_after, "device objects changed");
-	RTE_SET_USED(a);
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
 	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
@@ -1115,6 +1129,30 @@ test_bad_attach_after_close(void)
 	return TEST_SUCCESS;
 }
 
+
+/*
+ * What a secondary's device gives once the primary closed it, for counter
+ * record @p name it imported as @p imp: lookup and import ENODEV, no
+ * iteration, the import ESTALE. NULL, or the first call that did not.
+ */
+static const char *
+closed_device_check(struct mdevx_share_dev *dev, const char *name, mdevx_share_imp_t imp)
+{
+	struct mdevx_counter_stats st;
+	struct mdevx_share_record rec;
+	mdevx_share_imp_t imp2;
+
+	if (mdevx_share_lookup(dev, name, &rec) != -ENODEV)
+		return "lookup is not ENODEV";
+	if (mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp2) != -ENODEV)
+		return "import is not ENODEV";
+	if (mdevx_share_next(dev, 0, &rec) != -1)
+		return "iteration found a record";
+	if (mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) != -ESTALE)
+		return "query of the import is not ESTALE";
+	return NULL;
+}
+
 /*
  * Secondary: import "o" of DEV2, wait until the primary closed the device
  * (its registry memzone is freed, its memory reused): nothing reads the
@@ -1125,9 +1163,8 @@ role_orphan(int argc, char **argv)
 {
 	struct share_sync *s = sync_area();
 	struct mdevx_share_dev *dev = NULL, *dev2 = NULL;
-	struct mdevx_counter_stats st;
-	struct mdevx_share_record rec;
 	mdevx_share_imp_t imp, imp2;
+	const char *why;
 	int ret = 1;
 
 	RTE_SET_USED(argc);
@@ -1139,12 +1176,9 @@ role_orphan(int argc, char **argv)
 		   strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
-	ROLE_CHECK(mdevx_share_lookup(dev, "o", &rec) == -ENODEV, "lookup: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "o", MDEVX_SHARE_ANY, &imp2) == -ENODEV, "import: %s",
-		   strerror(errno));
-	ROLE_CHECK(mdevx_share_next(dev, 0, &rec) == -1, "next");
+	why = closed_device_check(dev, "o", imp);
+	ROLE_CHECK(why == NULL, "after the primary's close: %s", why);
 	ROLE_CHECK(mdevx_share_dev_count(dev) == 0, "count");
-	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == -ESTALE, "query");
 	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
 	/* The primary shares the device again: a new attach reaches it. */
 	ROLE_CHECK(wait_at_least(&s->go, 2, WAIT_MS), "no second go from the primary");
@@ -1176,7 +1210,6 @@ test_bad_primary_closed(void)
 	struct share_sync *s = sync_mz->addr;
 	const struct rte_memzone *junk;
 	struct mdevx_share_dev *dev;
-	struct mdevx_obj *cnt;
 	size_t len;
 	pid_t pid;
 	int rc;
@@ -1184,9 +1217,7 @@ test_bad_primary_closed(void)
 	memset(s, 0, sizeof(*s));
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
-	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
-	TEST_ASSERT_NOT_NULL(cnt, "alloc");
-	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "o", cnt), "publish");
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "o", 128), "publish: %s", strerror(errno));
 	len = mdevx_share_reg_size(conf.capacity);
 	pid = spawn_tracked("share_orphan", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
@@ -1199,9 +1230,8 @@ test_bad_primary_closed(void)
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
 	/* Share the device again: the secondary attaches anew. */
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
-	cnt = dev != NULL ? mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128) : NULL;
-	if (cnt != NULL && mdevx_share_publish(dev, "o", cnt) != 0)
-		mdevx_obj_destroy(cnt);
+	if (dev != NULL)
+		publish_counter(dev, "o", 128);
 	__atomic_store_n(&s->go, 2, __ATOMIC_RELEASE);
 	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
 	if (dev != NULL)
@@ -1540,7 +1570,6 @@ role_exit_primary(int argc, char **argv)
 	const char *args[1];
 	struct mdevx_share_record rec;
 	struct mdevx_share_dev *dev;
-	struct mdevx_obj *cnt;
 	char buf[16];
 	pid_t child;
 	int st;
@@ -1551,8 +1580,7 @@ role_exit_primary(int argc, char **argv)
 	dev = mdevx_share_dev_open(DEVSTR2, NULL);
 	if (dev == NULL)
 		return 3;
-	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
-	if (cnt == NULL || mdevx_share_publish(dev, "exit_ctr", cnt) != 0)
+	if (publish_counter(dev, "exit_ctr", 128) != 0)
 		return 4;
 	/* A child forked without exec inherits the exit handler: it must not act. */
 	child = fork();
@@ -1589,15 +1617,13 @@ role_exit_locked_primary(int argc, char **argv)
 	struct mdevx_share_conf conf = { .withdraw_timeout_ms = 300 };
 	struct mdevx_share_dev *dev;
 	mdevx_share_imp_t imp;
-	struct mdevx_obj *cnt;
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
 	if (dev == NULL)
 		return 3;
-	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
-	if (cnt == NULL || mdevx_share_publish(dev, "exit_ctr", cnt) != 0)
+	if (publish_counter(dev, "exit_ctr", 128) != 0)
 		return 4;
 	mdevx_share_test_import_hook(exit_in_import, NULL);
 	mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp);
@@ -1685,7 +1711,7 @@ static int
 test_fault_exit_with_lock_held(void)
 {
 	char prefix[128];
-	uint64_t t0;
+	uint64_t t0, dt;
 	pid_t primary;
 	int st;
 
@@ -1694,10 +1720,10 @@ test_fault_exit_with_lock_held(void)
 	primary = test_mp_spawn_primary("share_exit_locked_primary", prefix, 0, NULL);
 	TEST_ASSERT(primary > 0, "spawn");
 	st = test_mp_wait(primary, 30000);	/* kills it at the timeout */
-	printf("exit with the import lock held: status %d after %" PRIu64 " ms\n", st,
-	       now_ms() - t0);
+	dt = now_ms() - t0;
+	printf("exit with the import lock held: status %d after %" PRIu64 " ms\n", st, dt);
 	TEST_ASSERT_EQUAL(st, 0, "the exit hung or failed");
-	TEST_ASSERT(now_ms() - t0 >= 2000, "the exit handler did not try to close");
+	TEST_ASSERT(dt >= 2000, "the exit handler did not try to close");
 	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
 	return TEST_SUCCESS;
 }
@@ -1870,7 +1896,7 @@ role_multi_holder(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	for (int k = 0; k < n && k < NB_SPELLINGS; k++)
+	for (int k = 0; k < NB_SPELLINGS; k++)
 		if (dev[k] != NULL)
 			mdevx_share_dev_close(dev[k]);
 	return ret;
@@ -1938,9 +1964,7 @@ test_fault_many_withdrawals(void)
 		}
 	}
 	for (k = 0; k < NB_SPELLINGS; k++) {
-		struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(arg[k].dev), 1);
-
-		if (cnt == NULL || mdevx_share_publish(arg[k].dev, "w", cnt) != 0) {
+		if (publish_counter(arg[k].dev, "w", 1) != 0) {
 			printf("publish %d: %s\n", k, strerror(errno));
 			goto out;
 		}
@@ -1991,9 +2015,8 @@ role_close_mute(int argc, char **argv)
 {
 	struct share_sync *s = sync_area();
 	struct mdevx_share_dev *dev = NULL;
-	struct mdevx_counter_stats st;
-	struct mdevx_share_record rec;
-	mdevx_share_imp_t imp, imp2;
+	mdevx_share_imp_t imp;
+	const char *why;
 	int ret = 1;
 
 	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or device string");
@@ -2005,12 +2028,8 @@ role_close_mute(int argc, char **argv)
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
 	/* Never told: the registry itself says the device is closed. */
-	ROLE_CHECK(mdevx_share_lookup(dev, "u0", &rec) == -ENODEV, "lookup after close");
-	ROLE_CHECK(mdevx_share_import(dev, "u0", MDEVX_SHARE_COUNTER, &imp2) == -ENODEV,
-		   "import after close");
-	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == -ESTALE,
-		   "query after close");
-	ROLE_CHECK(mdevx_share_next(dev, 0, &rec) < 0, "iteration after close");
+	why = closed_device_check(dev, "u0", imp);
+	ROLE_CHECK(why == NULL, "after the primary's close: %s", why);
 	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport: %s", strerror(errno));
 	ret = 0;
 out:
@@ -2036,9 +2055,7 @@ test_fault_close_unacked(void)
 	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "u0",
-						mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128)),
-			    "publish: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "u0", 128), "publish: %s", strerror(errno));
 	args[0] = devstr;
 	mute = spawn_tracked("share_close_mute", 1, args);
 	TEST_ASSERT(mute > 0, "spawn");
@@ -2080,9 +2097,7 @@ test_fault_close_failures(void)
 	TEST_ASSERT_SUCCESS(device_total(DEV, &before), "counts");
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "f0",
-						mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128)),
-			    "publish: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "f0", 128), "publish: %s", strerror(errno));
 	/* An object of the application: EBUSY, and nothing changes. */
 	td = mdevx_td_alloc(mdevx_share_dev_ctx(dev));
 	TEST_ASSERT_NOT_NULL(td, "td: %s", strerror(errno));

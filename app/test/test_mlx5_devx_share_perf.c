@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,8 +243,8 @@ role_perf_importer(int argc, char **argv)
 	double raw_ns, name_ns, mp_ns, ns_1k, ns_100k, bulk_ns, single_ns;
 	uint64_t t0;
 	const char *reps_env = getenv("MDEVX_PERF_REPS");
-	const uint32_t reps = reps_env != NULL && atoi(reps_env) > 0 ? (uint32_t)atoi(reps_env) :
-			      20000;
+	const int reps_asked = reps_env != NULL ? atoi(reps_env) : 0;
+	const uint32_t reps = reps_asked > 0 ? (uint32_t)reps_asked : 20000;
 	struct mdevx_caps caps;
 	int fd, ret = 1;
 

@@ -4,7 +4,6 @@
  * closes a descriptor that rdma-core may have closed already. A number
  * closed and then given to another file must not pass for the old one.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
