@@ -1210,6 +1210,8 @@ test_bad_primary_closed(void)
 	struct share_sync *s = sync_mz->addr;
 	const struct rte_memzone *junk;
 	struct mdevx_share_dev *dev;
+	struct mdevx_share_reg *old_reg;
+	bool reused;
 	size_t len;
 	pid_t pid;
 	int rc;
@@ -1222,11 +1224,16 @@ test_bad_primary_closed(void)
 	pid = spawn_tracked("share_orphan", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
+	old_reg = mdevx_share_dev_reg(dev);
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
-	/* The freed registry memory is reused, with bytes that are no registry. */
+	/*
+	 * The freed registry memory is reused, with bytes that are no
+	 * registry: the same size and alignment get the same place back.
+	 */
 	junk = rte_memzone_reserve_aligned("mdevx_t_junk", len, SOCKET_ID_ANY, 0, 64);
 	if (junk != NULL)
 		memset(junk->addr, 0xff, len);
+	reused = junk != NULL && junk->addr == (void *)old_reg;
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
 	/* Share the device again: the secondary attaches anew. */
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
@@ -1240,6 +1247,8 @@ test_bad_primary_closed(void)
 		rte_memzone_free(junk);
 	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
 	TEST_ASSERT_EQUAL(s->ready, 2, "secondary did not finish");
+	/* Else the secondary never met the reused memory: nothing was shown. */
+	TEST_ASSERT(reused, "the closed registry's memory was not reused by the next memzone");
 	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
@@ -1603,14 +1612,22 @@ role_exit_primary(int argc, char **argv)
 }
 REGISTER_TEST_SECONDARY(share_exit_primary, role_exit_primary);
 
+/* The hook: note when exit() is called (in the parent's dir, @p arg), then call it. */
 static void
 exit_in_import(void *arg)
 {
-	RTE_SET_USED(arg);
+	char when[32];
+
+	snprintf(when, sizeof(when), "%" PRIu64, now_ms());
+	if (write_file(arg, "exiting", when) != 0)
+		exit(6);
 	exit(0);
 }
 
-/* A primary that calls exit() while it holds its import lock (in a hook). */
+/*
+ * A primary that calls exit() while it holds its import lock (in a hook).
+ * argv[0]: a directory where the hook writes when it calls exit().
+ */
 static int
 role_exit_locked_primary(int argc, char **argv)
 {
@@ -1618,14 +1635,14 @@ role_exit_locked_primary(int argc, char **argv)
 	struct mdevx_share_dev *dev;
 	mdevx_share_imp_t imp;
 
-	RTE_SET_USED(argc);
-	RTE_SET_USED(argv);
+	if (argc < 1)
+		return 2;
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
 	if (dev == NULL)
 		return 3;
 	if (publish_counter(dev, "exit_ctr", 128) != 0)
 		return 4;
-	mdevx_share_test_import_hook(exit_in_import, NULL);
+	mdevx_share_test_import_hook(exit_in_import, argv[0]);
 	mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp);
 	return 5;			/* not reached */
 }
@@ -1710,19 +1727,29 @@ test_fault_primary_exits(void)
 static int
 test_fault_exit_with_lock_held(void)
 {
-	char prefix[128];
-	uint64_t t0, dt;
+	char dir[] = "/tmp/mdevx-exitlk-XXXXXX", prefix[128], when[32] = "", rm[64];
+	const char *args[1] = { dir };
+	uint64_t t_exit, dt = 0;
 	pid_t primary;
-	int st;
+	int st, got;
 
+	TEST_ASSERT_NOT_NULL(mkdtemp(dir), "mkdtemp");
 	snprintf(prefix, sizeof(prefix), "%s_exit_locked", test_file_prefix());
-	t0 = now_ms();
-	primary = test_mp_spawn_primary("share_exit_locked_primary", prefix, 0, NULL);
+	primary = test_mp_spawn_primary("share_exit_locked_primary", prefix, 1, args);
+	st = primary > 0 ? test_mp_wait(primary, 30000) : -1;	/* kills it at the timeout */
+	/* From the exit() call, not from the spawn: EAL start-up does not count. */
+	got = read_file(dir, "exiting", when, sizeof(when), 0);
+	t_exit = strtoull(when, NULL, 10);
+	if (got == 0 && t_exit != 0)
+		dt = now_ms() - t_exit;
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm) != 0)
+		printf("cannot remove %s\n", dir);
 	TEST_ASSERT(primary > 0, "spawn");
-	st = test_mp_wait(primary, 30000);	/* kills it at the timeout */
-	dt = now_ms() - t0;
-	printf("exit with the import lock held: status %d after %" PRIu64 " ms\n", st, dt);
+	printf("exit with the import lock held: status %d, %" PRIu64 " ms from exit()\n", st,
+	       dt);
 	TEST_ASSERT_EQUAL(st, 0, "the exit hung or failed");
+	TEST_ASSERT(got == 0 && t_exit != 0, "the primary never reached exit() in the import");
 	TEST_ASSERT(dt >= 2000, "the exit handler did not try to close");
 	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
 	return TEST_SUCCESS;
