@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mdevx.h>
@@ -30,6 +31,7 @@
 #define OP_ALLOC_FLOW_COUNTER 0x939
 #define OP_CREATE_TIR 0x900
 #define OP_QUERY_HCA_CAP 0x100
+#define OP_QUERY_FLOW_COUNTER 0x93b
 #define STAT_BAD_PARAM 0x03
 #define STAT_LIM 0x08
 
@@ -304,6 +306,169 @@ test_counter_export(void)
 		    "query of a destroyed counter through an import succeeded");
 	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp2), "unimport of a stale import");
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(cnt), ENOENT);
+	return TEST_SUCCESS;
+}
+
+/* A thread that queries an import until it sees the revocation. */
+struct revoke_arg {
+	struct mdevx_obj *imp;
+	uint32_t revoked;	/* set once mdevx_obj_revoke() returned */
+	uint32_t ok;		/* successful queries */
+	uint32_t late_ok;	/* ... of which begun after the revocation */
+	uint32_t other;		/* errors other than ESTALE */
+};
+
+static void *
+revoke_query_thread(void *p)
+{
+	struct revoke_arg *a = p;
+	struct mdevx_counter_stats st;
+
+	for (uint32_t i = 0; i < 10000000; i++) {
+		uint32_t revoked = __atomic_load_n(&a->revoked, __ATOMIC_ACQUIRE);
+		int rc = mdevx_counter_query(a->imp, 0, 1, 0, &st);
+
+		if (rc == 0) {
+			__atomic_add_fetch(&a->ok, 1, __ATOMIC_RELEASE);
+			a->late_ok += revoked;
+		} else if (rc != -ESTALE) {
+			a->other++;
+		} else if (revoked) {
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * An import revoked by the layer that made it (libmdevx_share, when the
+ * owner withdraws): the revocation waits for a query in flight in another
+ * thread; from then on every call with the wrapper gives ESTALE, and none
+ * reaches the device; the unimport still frees it, and the original is
+ * untouched.
+ */
+static int
+test_revoke(void)
+{
+	struct revoke_arg a = { .imp = NULL };
+	struct mdevx_counter_stats one;
+	struct mdevx_obj_info info;
+	struct mdevx_obj *cnt;
+	uint8_t *buf = malloc(exp_size);
+	int n0 = mdevx_ctx_nb_objs(ctx2);
+	pthread_t th;
+
+	TEST_ASSERT_NOT_NULL(buf, "malloc");
+	cnt = mdevx_counter_alloc(ctx1, pick_bulk());
+	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(cnt, &info), "info");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, info.id, 4, 400), "inject");
+	a.imp = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER);
+	TEST_ASSERT_NOT_NULL(a.imp, "import: %s", strerror(errno));
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_revoke(cnt), EPERM);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_revoke(NULL), EINVAL);
+	TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, revoke_query_thread, &a), "thread");
+	while (__atomic_load_n(&a.ok, __ATOMIC_ACQUIRE) < 50)
+		usleep(100);
+	TEST_ASSERT_SUCCESS(mdevx_obj_revoke(a.imp), "revoke: %s", strerror(errno));
+	__atomic_store_n(&a.revoked, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	TEST_ASSERT_EQUAL(a.late_ok, 0u, "queries succeeded after the revocation");
+	TEST_ASSERT_EQUAL(a.other, 0u, "queries failed with another error than ESTALE");
+	/* Every call but the unimport: ESTALE, the wrapper still counted. */
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(a.imp, 0, 1, 0, &one), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_info(a.imp, &info), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_export(a.imp, buf, exp_size), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(a.imp), ESTALE);
+	errno = 0;
+	TEST_ASSERT(mdevx_obj_ctx(a.imp) == NULL && errno == ESTALE, "ctx of a revoked import");
+	TEST_ASSERT_SUCCESS(mdevx_obj_revoke(a.imp), "a second revocation");
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx2), n0 + 1, "the revoked wrapper is not counted");
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(a.imp), "unimport of a revoked import");
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_unimport(a.imp), ENOENT);
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx2), n0, "objects on the importing context");
+	/* The original is the owner's: untouched. */
+	TEST_ASSERT_SUCCESS(mdevx_counter_query(cnt, 0, 1, 0, &one), "query the original");
+	TEST_ASSERT_EQUAL(one.packets, 4u, "the original's packets");
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	free(buf);
+	return TEST_SUCCESS;
+}
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* One query of an import, whose reply the device delays. */
+struct inflight_arg {
+	struct mdevx_obj *imp;
+	uint32_t started;
+	int rc;
+	uint64_t done_ms;
+};
+
+static void *
+inflight_query_thread(void *p)
+{
+	struct inflight_arg *a = p;
+	struct mdevx_counter_stats st;
+
+	__atomic_store_n(&a->started, 1, __ATOMIC_RELEASE);
+	a->rc = mdevx_counter_query(a->imp, 0, 1, 0, &st);
+	a->done_ms = mono_ms();
+	return NULL;
+}
+
+/*
+ * A revocation that meets a query in flight (its reply delayed 400 ms by
+ * the device) waits for it: once mdevx_obj_revoke() returns, no command
+ * about the object is outstanding (libmdevx_share acknowledges a
+ * withdrawal only then, and the owner destroys the object only after the
+ * acknowledgement). A query that had not yet begun gives ESTALE instead,
+ * and proves nothing: the test then tries again.
+ */
+static int
+test_revoke_in_flight(void)
+{
+	struct mdevx_obj *cnt;
+	int attempt;
+
+	cnt = mdevx_counter_alloc(ctx1, pick_bulk());
+	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
+	for (attempt = 0; attempt < 5; attempt++) {
+		struct inflight_arg a = { .imp = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER) };
+		uint64_t revoked_ms;
+		pthread_t th;
+
+		TEST_ASSERT_NOT_NULL(a.imp, "import: %s", strerror(errno));
+		TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
+							400000), "delay fault");
+		TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, inflight_query_thread, &a),
+				    "thread");
+		while (!__atomic_load_n(&a.started, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		usleep(100000);		/* the query is at the device by now */
+		TEST_ASSERT_SUCCESS(mdevx_obj_revoke(a.imp), "revoke: %s", strerror(errno));
+		revoked_ms = mono_ms();
+		pthread_join(th, NULL);
+		/* clear the rule if the query never reached the device */
+		swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
+		TEST_ASSERT_SUCCESS(mdevx_obj_unimport(a.imp), "unimport");
+		if (a.rc == -ESTALE)
+			continue;
+		TEST_ASSERT_SUCCESS(a.rc, "the query in flight failed");
+		TEST_ASSERT(a.done_ms <= revoked_ms + 100,
+			    "the revocation returned %" PRIu64 " ms before the query in "
+			    "flight ended", a.done_ms - revoked_ms);
+		break;
+	}
+	TEST_ASSERT(attempt < 5, "the query never got in flight before the revocation");
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
 	return TEST_SUCCESS;
 }
 
@@ -1023,6 +1188,8 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_tir_direct_export),
 		TEST_CASE(test_tir_indirect_export),
 		TEST_CASE(test_ref_import),
+		TEST_CASE(test_revoke),
+		TEST_CASE(test_revoke_in_flight),
 		TEST_CASE(test_errno_cases),
 		TEST_CASE(test_many_objects),
 		TEST_CASE(test_rdma_backend_no_nic),

@@ -16,6 +16,8 @@
  * - ENOENT: the context or object is not live in this process (already
  *   closed, destroyed or unimported, or never returned by this library);
  * - EPROTOTYPE: the object is of the wrong kind for the call;
+ * - ESTALE: the object is an import that its owner withdrew (revoked by
+ *   the layer that made the import, e.g. libmdevx_share): release it;
  * - ENOMEM: out of host memory.
  *
  * @par Firmware errors
@@ -412,11 +414,26 @@ MDEVX_API struct mdevx_obj *mdevx_obj_import(struct mdevx_ctx *ctx, const void *
 
 /**
  * Release an import (local only; the device object is untouched). Works
- * also when the exporter already destroyed the object.
+ * also when the exporter already destroyed the object, and on a revoked
+ * import.
  * @return 0; -EINVAL; -ENOENT (not live, e.g. unimported twice); -EPERM
- *   (a local object: use mdevx_obj_destroy()).
+ *   (a local object: use mdevx_obj_destroy()); -EBUSY (another thread is
+ *   in a call with it).
  */
 MDEVX_API int mdevx_obj_unimport(struct mdevx_obj *obj);
+
+/**
+ * Internal (for libmdevx_share, not a stable API): the owner withdrew the
+ * object of import @p obj. Waits for the calls using it to end, releases
+ * its backend object, and keeps the wrapper: every call with it but
+ * mdevx_obj_unimport() gives -ESTALE from now on, so that a holder of the
+ * pointer never reaches a released object, nor a new object that reuses
+ * the id on the device. The holder still releases it with
+ * mdevx_obj_unimport().
+ * @return 0 (also if revoked before); -EINVAL; -ENOENT; -EPERM (a local
+ *   object); backend errors of the release.
+ */
+MDEVX_INTERNAL int mdevx_obj_revoke(struct mdevx_obj *obj);
 
 /**
  * Compact import of a flow counter bulk or a TIR, held in caller storage

@@ -153,11 +153,13 @@ MDEVX_API int
 mdevx_counter_query(struct mdevx_obj *cnt, uint32_t offset, uint32_t n, int clear,
 		    struct mdevx_counter_stats *stats)
 {
-	int rc = mdevx_obj_check(cnt, MDEVX_OBJ_FLOW_COUNTER);
+	int rc = mdevx_obj_get(cnt, MDEVX_OBJ_FLOW_COUNTER);
 
 	if (rc != 0)
 		return mdevx_ret(rc);
-	return counter_query(cnt, offset, n, clear, stats);
+	rc = counter_query(cnt, offset, n, clear, stats);
+	mdevx_obj_put(cnt);
+	return rc;
 }
 
 MDEVX_API int

@@ -125,16 +125,15 @@ mdevx_export_size(const struct mdevx_ctx *ctx, size_t *size)
 	return 0;
 }
 
-MDEVX_API int
-mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len)
+/* mdevx_obj_export() of an object in use (mdevx_obj_get()). */
+static int
+obj_export(struct mdevx_obj *obj, void *buf, size_t len)
 {
 	struct export_hdr hdr;
 	uint8_t *attrs;
 	size_t asz;
-	int rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
+	int rc;
 
-	if (rc != 0)
-		return mdevx_ret(rc);
 	if (buf == NULL)
 		return mdevx_ret(EINVAL);
 	if (!kind_exportable(obj->kind)) {
@@ -171,6 +170,18 @@ mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len)
 	memcpy((uint8_t *)buf + offsetof(struct export_hdr, checksum), &hdr.checksum,
 	       sizeof(hdr.checksum));
 	return 0;
+}
+
+MDEVX_API int
+mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len)
+{
+	int rc = mdevx_obj_get(obj, MDEVX_OBJ_ANY);
+
+	if (rc != 0)
+		return mdevx_ret(rc);
+	rc = obj_export(obj, buf, len);
+	mdevx_obj_put(obj);
+	return rc;
 }
 
 /*
@@ -365,29 +376,42 @@ mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
 MDEVX_API int
 mdevx_obj_unimport(struct mdevx_obj *obj)
 {
+	void *bobj = NULL;
 	int rc;
 
 	if (obj == NULL)
 		return mdevx_ret(EINVAL);
-	mdevx_reg_lock();
-	if (mdevx_reg_find_locked(obj) != MDEVX_REG_OBJ) {
-		mdevx_reg_unlock();
-		return mdevx_ret(ENOENT);
-	}
-	if (!obj->imported) {
-		mdevx_reg_unlock();
+	rc = mdevx_obj_unregister_import(obj, &bobj);
+	if (rc == EPERM)
 		MDEVX_LOG(ERR, "%s %#x is local: destroy it with mdevx_obj_destroy()",
 			  mdevx_obj_kind_name(obj->kind), obj->id);
-		return mdevx_ret(EPERM);
-	}
-	mdevx_reg_del_locked(obj);
-	obj->ctx->nobjs--;
-	mdevx_reg_unlock();
-	rc = obj->ctx->ops->obj_unimport(obj->bobj);
-	free(obj);
+	else if (rc == EBUSY)
+		MDEVX_LOG(ERR, "%s %#x is in use by another thread: not unimported",
+			  mdevx_obj_kind_name(obj->kind), obj->id);
 	if (rc != 0)
 		return mdevx_ret(rc);
-	return 0;
+	/* A revoked import's backend object is released already. */
+	if (bobj != NULL)
+		rc = obj->ctx->ops->obj_unimport(bobj);
+	free(obj);
+	return rc != 0 ? mdevx_ret(rc) : 0;
+}
+
+MDEVX_INTERNAL int
+mdevx_obj_revoke(struct mdevx_obj *obj)
+{
+	void *bobj;
+	int rc;
+
+	if (obj == NULL)
+		return mdevx_ret(EINVAL);
+	rc = mdevx_obj_mark_revoked(obj, &bobj);
+	if (rc == ESTALE)
+		return 0;		/* revoked before */
+	if (rc != 0)
+		return mdevx_ret(rc);
+	rc = obj->ctx->ops->obj_unimport(bobj);
+	return rc != 0 ? mdevx_ret(rc) : 0;
 }
 
 static int

@@ -55,6 +55,13 @@ struct mdevx_obj {
 	uint64_t rx_icm_addr;
 	uint32_t generation;
 	bool imported;
+	/*
+	 * An import whose owner withdrew the object (mdevx_obj_revoke()): its
+	 * backend object is released, every call but mdevx_obj_unimport()
+	 * gives ESTALE. Both fields under the registry lock.
+	 */
+	bool revoked;
+	uint32_t users;			/**< calls using bobj now (mdevx_obj_get()) */
 	/* Resources owned by a local CQ or RQ. */
 	void *buf;			/**< CQE or WQE buffer, page aligned */
 	void *dbr;			/**< doorbell record page */
@@ -120,9 +127,30 @@ mdevx_ctx_valid(const struct mdevx_ctx *ctx)
 }
 /**
  * Is @p obj a live object, of @p kind unless MDEVX_OBJ_ANY? 0 or a positive
- * errno: EINVAL (NULL), ENOENT (not live), EPROTOTYPE (other kind).
+ * errno: EINVAL (NULL), ENOENT (not live), ESTALE (a revoked import),
+ * EPROTOTYPE (other kind).
  */
 int mdevx_obj_check(const struct mdevx_obj *obj, enum mdevx_obj_kind kind);
+/**
+ * mdevx_obj_check() for a call that uses the backend object or sends a
+ * command about the object: on 0 the object cannot be revoked (nor its
+ * backend object released) until mdevx_obj_put().
+ */
+int mdevx_obj_get(struct mdevx_obj *obj, enum mdevx_obj_kind kind);
+/** End of a use begun by mdevx_obj_get(). */
+void mdevx_obj_put(struct mdevx_obj *obj);
+/**
+ * Mark an import revoked (see mdevx_obj_revoke()), once no call uses it:
+ * 0 with its backend object in @p bobj, for the caller to release; ENOENT;
+ * EPERM (a local object); ESTALE (revoked already).
+ */
+int mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj);
+/**
+ * Unregister an import for mdevx_obj_unimport(), under the lock: 0, ENOENT,
+ * EPERM (a local object), EBUSY (a call is using it). The backend object
+ * (NULL if revoked) is the caller's to release, the wrapper to free.
+ */
+int mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj);
 
 /** Allocate a zeroed wrapper for @p ctx (not yet registered). */
 struct mdevx_obj *mdevx_obj_new(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj,

@@ -34,6 +34,8 @@ struct reg_slot {
 };
 
 static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Signalled when the last call using a revoked object ends. */
+static pthread_cond_t reg_users_done = PTHREAD_COND_INITIALIZER;
 static struct reg_slot *reg_slots;
 static size_t reg_cap;		/* power of two or 0 */
 static size_t reg_used;
@@ -192,21 +194,96 @@ mdevx_ctx_valid_slow(const struct mdevx_ctx *ctx)
 	return true;
 }
 
+/* mdevx_obj_check() with the lock held. */
+static int
+obj_check_locked(const struct mdevx_obj *obj, enum mdevx_obj_kind kind)
+{
+	if (mdevx_reg_find_locked(obj) != MDEVX_REG_OBJ)
+		return ENOENT;
+	if (obj->revoked)
+		return ESTALE;
+	if (kind != MDEVX_OBJ_ANY && obj->kind != kind)
+		return EPROTOTYPE;
+	return 0;
+}
+
 int
 mdevx_obj_check(const struct mdevx_obj *obj, enum mdevx_obj_kind kind)
 {
-	enum mdevx_reg_type t;
+	int rc;
 
 	if (obj == NULL)
 		return EINVAL;
 	mdevx_reg_lock();
-	t = mdevx_reg_find_locked(obj);
+	rc = obj_check_locked(obj, kind);
 	mdevx_reg_unlock();
-	if (t != MDEVX_REG_OBJ)
-		return ENOENT;
-	if (kind != MDEVX_OBJ_ANY && obj->kind != kind)
-		return EPROTOTYPE;
-	return 0;
+	return rc;
+}
+
+int
+mdevx_obj_get(struct mdevx_obj *obj, enum mdevx_obj_kind kind)
+{
+	int rc;
+
+	if (obj == NULL)
+		return EINVAL;
+	mdevx_reg_lock();
+	rc = obj_check_locked(obj, kind);
+	if (rc == 0)
+		obj->users++;
+	mdevx_reg_unlock();
+	return rc;
+}
+
+void
+mdevx_obj_put(struct mdevx_obj *obj)
+{
+	mdevx_reg_lock();
+	if (--obj->users == 0 && obj->revoked)
+		pthread_cond_broadcast(&reg_users_done);
+	mdevx_reg_unlock();
+}
+
+int
+mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj)
+{
+	int rc;
+
+	mdevx_reg_lock();
+	rc = obj_check_locked(obj, MDEVX_OBJ_ANY);
+	if (rc == 0 && !obj->imported)
+		rc = EPERM;
+	if (rc == 0) {
+		obj->revoked = true;
+		while (obj->users != 0)
+			pthread_cond_wait(&reg_users_done, &reg_mutex);
+		*bobj = obj->bobj;
+		obj->bobj = NULL;
+	}
+	mdevx_reg_unlock();
+	return rc;
+}
+
+int
+mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj)
+{
+	int rc;
+
+	mdevx_reg_lock();
+	if (mdevx_reg_find_locked(obj) != MDEVX_REG_OBJ)
+		rc = ENOENT;
+	else if (!obj->imported)
+		rc = EPERM;
+	else if (obj->users != 0)
+		rc = EBUSY;
+	else
+		rc = mdevx_reg_del_locked(obj);
+	if (rc == 0) {
+		obj->ctx->nobjs--;
+		*bobj = obj->bobj;
+	}
+	mdevx_reg_unlock();
+	return rc;
 }
 
 struct mdevx_obj *

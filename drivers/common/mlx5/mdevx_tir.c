@@ -113,11 +113,13 @@ tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr)
 MDEVX_API int
 mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr)
 {
-	int rc = mdevx_obj_check(tir, MDEVX_OBJ_TIR);
+	int rc = mdevx_obj_get(tir, MDEVX_OBJ_TIR);
 
 	if (rc != 0)
 		return mdevx_ret(rc);
-	return tir_query(tir, attr);
+	rc = tir_query(tir, attr);
+	mdevx_obj_put(tir);
+	return rc;
 }
 
 MDEVX_API int
