@@ -485,6 +485,9 @@ role_holder(int argc, char **argv)
 	struct mdevx_share_dev *dev = NULL;
 	struct mdevx_counter_stats st;
 	struct mdevx_share_record rec;
+	struct mdevx_obj_info oi;
+	struct mdevx_ctx *ctx;
+	struct mdevx_obj *obj;
 	mdevx_share_imp_t imp;
 	int ret = 1;
 
@@ -497,18 +500,35 @@ role_holder(int argc, char **argv)
 		   "import: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
 		   st.packets == s->packets[0][0], "query before withdrawal");
+	/* The wrapper as an application would hold it, across the withdrawal. */
+	obj = mdevx_share_import_obj(dev, imp);
+	ROLE_CHECK(obj != NULL, "import_obj: %s", strerror(errno));
+	ctx = mdevx_obj_ctx(obj);
+	ROLE_CHECK(ctx != NULL && mdevx_ctx_nb_objs(ctx) == 1, "one wrapper on the context");
+	ROLE_CHECK(mdevx_counter_query(obj, 0, 1, 0, &st) == 0 &&
+		   st.packets == s->packets[0][0], "query of the wrapper before withdrawal");
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
 	/* Withdrawn: a mute holder was not notified, but the use is refused. */
 	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == -ESTALE,
 		   "query after withdrawal is not ESTALE");
 	ROLE_CHECK(mdevx_share_import_obj(dev, imp) == NULL && errno == ESTALE, "import_obj");
+	/*
+	 * The notified holder's wrapper is revoked, not freed: its calls give
+	 * ESTALE (the mute one's was never revoked: its handler did not run).
+	 */
+	if (!mute) {
+		ROLE_CHECK(mdevx_counter_query(obj, 0, 1, 0, &st) == -ESTALE,
+			   "query of the wrapper after withdrawal: %s", strerror(errno));
+		ROLE_CHECK(mdevx_obj_info(obj, &oi) == -ESTALE, "info of the revoked wrapper");
+	}
 	ROLE_CHECK(mdevx_share_dev_imports(dev) == (mute ? 1u : 0u),
 		   "live imports %u", mdevx_share_dev_imports(dev));
 	ROLE_CHECK(mdevx_share_lookup(dev, "ctr0", &rec) == -ENOENT, "record still there");
 	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_unimport(dev, imp) == -ENOENT, "double unimport");
 	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
+	ROLE_CHECK(mdevx_ctx_nb_objs(ctx) == 0, "the wrapper was not freed by the unimport");
 	ret = 0;
 out:
 	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)

@@ -87,7 +87,7 @@ mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p)
 enum imp_state {
 	IMP_FREE = 0,
 	IMP_LIVE = 1,
-	IMP_STALE = 2,			/* record withdrawn: object already unimported */
+	IMP_STALE = 2,			/* record withdrawn: reference released, wrapper revoked */
 };
 
 /*
@@ -264,18 +264,12 @@ slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
 	dev->free_head = idx + 1;
 }
 
-/* Release what a live slot holds (the reference, the wrapper if made). */
-static void
-slot_release(struct mdevx_share_dev *dev, struct mdevx_obj_ref *ref, struct mdevx_obj *obj)
-{
-	if (obj != NULL)
-		mdevx_obj_unimport(obj);
-	if (ref->bobj != NULL)
-		mdevx_obj_unimport_ref(dev->ctx, ref);
-}
-
-/* Unimport every import of record @p rec_idx of generation @p gen (all if
- * rec_idx is UINT32_MAX). Write lock held. Returns how many. */
+/*
+ * Unimport every import of record @p rec_idx of generation @p gen (all if
+ * rec_idx is UINT32_MAX). Write lock held. Returns how many. The wrapper
+ * the application may hold (mdevx_share_import_obj()) is revoked, not
+ * freed: its calls give ESTALE until mdevx_share_unimport() frees it.
+ */
 static uint32_t
 unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 {
@@ -288,13 +282,33 @@ unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 			continue;
 		if (rec_idx != UINT32_MAX && (s->rec_idx != rec_idx || s->rec_gen != gen))
 			continue;
-		slot_release(dev, &s->ref, s->obj);
-		s->obj = NULL;
+		mdevx_obj_unimport_ref(dev->ctx, &s->ref);
+		if (s->obj != NULL && mdevx_obj_revoke(s->obj) != 0)
+			SHARE_LOG(ERR, "%s: revoking the wrapper of import %u: %s", dev->devstr,
+				  i, strerror(errno));
 		s->state = IMP_STALE;
 		dev->nb_live--;
 		n++;
 	}
 	return n;
+}
+
+/*
+ * Free the wrapper of slot @p s (lock held): 0, or -EBUSY when another
+ * thread of the application is in a call with it (the slot is unchanged).
+ */
+static int
+slot_drop_wrapper(struct imp_slot *s)
+{
+	int rc;
+
+	if (s->obj == NULL)
+		return 0;
+	rc = mdevx_obj_unimport(s->obj);
+	if (rc == -EBUSY)
+		return rc;
+	s->obj = NULL;		/* freed, or not ours to free any more */
+	return 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1088,8 +1102,11 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	for (uint32_t i = 0; i < dev->nb_slots; i++) {
 		struct imp_slot *s = slot_at(dev, i);
 
-		if (s->state != IMP_FREE)
-			slot_free(dev, s, i);
+		if (s->state == IMP_FREE)
+			continue;
+		/* Revoked above: no call uses the wrapper any more, it cannot be busy. */
+		slot_drop_wrapper(s);
+		slot_free(dev, s, i);
 	}
 	mdevx_share_unlock_write(&dev->lock);
 	if (dev->primary) {
@@ -1619,7 +1636,6 @@ int
 mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 {
 	struct mdevx_obj_ref ref = { .bobj = NULL };
-	struct mdevx_obj *obj = NULL;
 	struct imp_slot *s;
 	uint32_t sidx;
 
@@ -1631,13 +1647,17 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		mdevx_share_unlock_write(&dev->lock);
 		return fail(ENOENT);
 	}
-	if (s->state == IMP_LIVE) {
-		ref = s->ref;
-		obj = s->obj;
+	/* The wrapper (live or revoked) first: a call in flight keeps the import. */
+	if (slot_drop_wrapper(s) != 0) {
+		mdevx_share_unlock_write(&dev->lock);
+		return fail(EBUSY);
 	}
+	if (s->state == IMP_LIVE)
+		ref = s->ref;
 	slot_free(dev, s, sidx);
 	mdevx_share_unlock_write(&dev->lock);
-	slot_release(dev, &ref, obj);
+	if (ref.bobj != NULL)
+		mdevx_obj_unimport_ref(dev->ctx, &ref);
 	return 0;
 }
 

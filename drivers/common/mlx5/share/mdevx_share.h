@@ -184,13 +184,21 @@ MDEVX_API int mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name,
 MDEVX_API int mdevx_share_import(struct mdevx_share_dev *dev, const char *name,
 				 enum mdevx_share_kind kind, mdevx_share_imp_t *imp);
 
-/** Release an import. 0; -ENOENT (not live: e.g. unimported twice); -EINVAL. */
+/**
+ * Release an import, and its wrapper if mdevx_share_import_obj() made one.
+ * 0; -ENOENT (not live: e.g. unimported twice); -EINVAL; -EBUSY (another
+ * thread is in an mdevx_* call with the wrapper: nothing released).
+ */
 MDEVX_API int mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp);
 
 /**
  * The imported object, for use with the mdevx_* calls (e.g. as a flow
- * destination). Valid until the import is released or its record
- * withdrawn. NULL with errno ENOENT or ESTALE.
+ * destination). It belongs to the import: mdevx_share_unimport() frees it
+ * (never mdevx_obj_unimport()). Once the record is withdrawn, the
+ * notification revokes it: every mdevx_* call with it gives -ESTALE, and
+ * it never reaches the destroyed object (nor a new one that reuses its id);
+ * a notification that arrives while such a call is in flight waits for it.
+ * NULL with errno ENOENT or ESTALE.
  */
 MDEVX_API struct mdevx_obj *mdevx_share_import_obj(struct mdevx_share_dev *dev,
 						   mdevx_share_imp_t imp);
