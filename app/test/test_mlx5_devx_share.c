@@ -579,6 +579,18 @@ role_looper(int argc, char **argv)
 				   "counter of id %u reads %" PRIu64, id, st.packets);
 		else
 			ROLE_CHECK(rc == -ESTALE, "query: %s", strerror(-rc));
+		/*
+		 * The wrapper too, racing with the withdrawal's revocation: its
+		 * own counter or ESTALE, never a bulk that reuses the id.
+		 */
+		if (obj != NULL && id != UINT32_MAX) {
+			rc = mdevx_counter_query(obj, 0, 1, 0, &st);
+			if (rc == 0)
+				ROLE_CHECK(st.packets == (uint64_t)id * 3 + 1,
+					   "wrapper of id %u reads %" PRIu64, id, st.packets);
+			else
+				ROLE_CHECK(rc == -ESTALE, "wrapper query: %s", strerror(-rc));
+		}
 		ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
 		ops++;
 		__atomic_add_fetch(&s->ops, 1, __ATOMIC_RELAXED);
