@@ -1304,9 +1304,11 @@ share_exit(void)
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000;
 	}
-	if (pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &deadline) != 0)
+	if (pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &deadline) != 0) {
 		SHARE_LOG(ERR, "exit: closing the devices did not finish within %u ms (exit() "
 			  "with a lock of ours held?): exiting without", bound_ms);
+		pthread_detach(t);	/* left behind on purpose */
+	}
 }
 
 struct mdevx_ctx *
@@ -1347,7 +1349,17 @@ mdevx_share_dev_count(const struct mdevx_share_dev *dev)
 uint32_t
 mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 {
-	return dev != NULL ? dev->nb_live : 0;
+	mdevx_share_lock_t *lock;
+	uint32_t n;
+
+	if (dev == NULL)
+		return 0;
+	/* The withdrawal handler changes the count from EAL's IPC thread. */
+	lock = (mdevx_share_lock_t *)(uintptr_t)&dev->lock;
+	mdevx_share_lock_read(lock);
+	n = dev->nb_live;
+	mdevx_share_unlock_read(lock);
+	return n;
 }
 
 struct mdevx_share_reg *
