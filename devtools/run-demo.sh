@@ -9,7 +9,7 @@
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "--help" ]; then
-	sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 build=$1

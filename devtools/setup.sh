@@ -6,7 +6,8 @@
 #   - reserve 2 MB hugepages and mount hugetlbfs;
 #   - configure and build with meson/ninja.
 #
-# usage: setup.sh [--build-dir DIR] [--sanitize] [--no-build]
+# usage: setup.sh [--build-dir DIR] [--sanitize | --tsan] [--no-build]
+#   --sanitize: ASan/UBSan build; --tsan: ThreadSanitizer build
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +18,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) build_dir=$2; shift 2 ;;
 	--sanitize) sanitize=1; shift ;;
+	--tsan) sanitize=2; shift ;;
 	--no-build) do_build=0; shift ;;
 	-h|--help) sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "unknown option: $1" >&2; exit 2 ;;
@@ -48,6 +50,7 @@ echo "== hugepages"
 if [ "$do_build" -eq 1 ]; then
 	opts=""
 	[ "$sanitize" -eq 1 ] && opts="-Db_sanitize=address,undefined -Db_lundef=false"
+	[ "$sanitize" -eq 2 ] && opts="-Db_sanitize=thread -Db_lundef=false"
 	if [ ! -f "$build_dir/build.ninja" ]; then
 		echo "== configuring $build_dir"
 		# shellcheck disable=SC2086

@@ -3,7 +3,8 @@
 #
 # Set up, build and run every test of the project:
 #   1. the default build: all meson test suites (fast-tests, emu, perf-tests...);
-#   2. an ASan/UBSan build: the fast-tests and emu suites;
+#   2. an ASan/UBSan build, then a ThreadSanitizer build: the fast-tests and
+#      emu suites in each (test/tsan.supp lists TSan's known false positives);
 #   3. build checks: the native rdma-core 63 path compiled against the
 #      stand-in header in test/rdma-core-63, and a short libFuzzer run when
 #      clang is available.
@@ -71,6 +72,15 @@ if [ "$quick" -eq 0 ]; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C "$top/build-san" --print-errorlogs --num-processes 1 $suites
 	count_meson "$top/build-san"
+
+	# Data races between the application's threads and EAL's IPC thread
+	# (the withdrawal handler); a report in any process fails its test.
+	"$top/devtools/setup.sh" --build-dir "$top/build-tsan" --tsan || exit 1
+	echo "== meson test (build-tsan: ThreadSanitizer) fast-tests emu"
+	# shellcheck disable=SC2086
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/test/tsan.supp" \
+		meson test -C "$top/build-tsan" --print-errorlogs --num-processes 1 $suites
+	count_meson "$top/build-tsan"
 
 	if [ -f "$top/test/rdma-core-63/infiniband/mlx5dv.h" ]; then
 		step "native rdma-core 63 path compiles (stand-in header)" bash -c "
