@@ -1331,35 +1331,39 @@ mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 	return dev->cookie;
 }
 
+/*
+ * The device's record and import counts, read under its lock: the
+ * withdrawal handler changes them from EAL's IPC thread.
+ */
+static void
+dev_counts(const struct mdevx_share_dev *dev, uint32_t *records, uint32_t *imports)
+{
+	mdevx_share_lock_t *lock = (mdevx_share_lock_t *)(uintptr_t)&dev->lock;
+
+	mdevx_share_lock_read(lock);
+	*records = dev->orphan ? 0 : mdevx_share_reg_count(dev->reg);
+	*imports = dev->nb_live;
+	mdevx_share_unlock_read(lock);
+}
+
 uint32_t
 mdevx_share_dev_count(const struct mdevx_share_dev *dev)
 {
-	mdevx_share_lock_t *lock;
-	uint32_t n;
+	uint32_t records = 0, imports;
 
-	if (dev == NULL)
-		return 0;
-	lock = (mdevx_share_lock_t *)(uintptr_t)&dev->lock;
-	mdevx_share_lock_read(lock);
-	n = dev->orphan ? 0 : mdevx_share_reg_count(dev->reg);
-	mdevx_share_unlock_read(lock);
-	return n;
+	if (dev != NULL)
+		dev_counts(dev, &records, &imports);
+	return records;
 }
 
 uint32_t
 mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 {
-	mdevx_share_lock_t *lock;
-	uint32_t n;
+	uint32_t records, imports = 0;
 
-	if (dev == NULL)
-		return 0;
-	/* The withdrawal handler changes the count from EAL's IPC thread. */
-	lock = (mdevx_share_lock_t *)(uintptr_t)&dev->lock;
-	mdevx_share_lock_read(lock);
-	n = dev->nb_live;
-	mdevx_share_unlock_read(lock);
-	return n;
+	if (dev != NULL)
+		dev_counts(dev, &records, &imports);
+	return imports;
 }
 
 struct mdevx_share_reg *
