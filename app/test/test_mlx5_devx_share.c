@@ -67,6 +67,7 @@ struct share_sync {
 	volatile uint32_t stop;
 	volatile uint32_t failures;
 	volatile uint64_t ops;
+	volatile uint64_t wrapper_stale;	/* looper wrapper uses that met a withdrawal */
 	uint32_t nb_names;
 	char names[64][MDEVX_SHARE_NAME_MAX + 1];
 	uint64_t packets[NB_COUNTERS][4];
@@ -547,7 +548,7 @@ role_looper(int argc, char **argv)
 {
 	struct share_sync *s = sync_area();
 	struct mdevx_share_dev *dev = NULL;
-	uint64_t seed = (uint64_t)getpid() * 2654435761u, ops = 0;
+	uint64_t seed = (uint64_t)getpid() * 2654435761u, ops = 0, stale_rounds = 0;
 	int ret = 1;
 
 	RTE_SET_USED(argc);
@@ -581,15 +582,26 @@ role_looper(int argc, char **argv)
 			ROLE_CHECK(rc == -ESTALE, "query: %s", strerror(-rc));
 		/*
 		 * The wrapper too, racing with the withdrawal's revocation: its
-		 * own counter or ESTALE, never a bulk that reuses the id.
+		 * own counter until ESTALE, then ESTALE only; never a bulk that
+		 * reuses the id. Every 64th round keeps at it for 2 ms, so that
+		 * withdrawals (one every few ms per name) land while it is in use.
 		 */
 		if (obj != NULL && id != UINT32_MAX) {
-			rc = mdevx_counter_query(obj, 0, 1, 0, &st);
-			if (rc == 0)
+			uint64_t end = ops % 64 == 0 ? now_ms() + 2 : 0;
+			bool stale = false;
+
+			do {
+				rc = mdevx_counter_query(obj, 0, 1, 0, &st);
+				if (rc == -ESTALE) {
+					stale = true;
+					continue;
+				}
+				ROLE_CHECK(rc == 0, "wrapper query: %s", strerror(-rc));
+				ROLE_CHECK(!stale, "wrapper query succeeded after ESTALE");
 				ROLE_CHECK(st.packets == (uint64_t)id * 3 + 1,
 					   "wrapper of id %u reads %" PRIu64, id, st.packets);
-			else
-				ROLE_CHECK(rc == -ESTALE, "wrapper query: %s", strerror(-rc));
+			} while (now_ms() < end);
+			stale_rounds += stale;
 		}
 		ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
 		ops++;
@@ -598,6 +610,8 @@ role_looper(int argc, char **argv)
 	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
 	ret = 0;
 out:
+	if (s != NULL)
+		__atomic_add_fetch(&s->wrapper_stale, stale_rounds, __ATOMIC_RELAXED);
 	if (ret != 0 && s != NULL)
 		__atomic_add_fetch(&s->failures, 1, __ATOMIC_RELAXED);
 	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
@@ -1817,8 +1831,9 @@ test_fault_concurrent_churn(void)
 	s->stop = 1;
 	for (int i = 0; i < nb; i++)
 		TEST_ASSERT_EQUAL(test_mp_wait(pids[i], CHILD_TIMEOUT_MS), 0, "looper %d", i);
-	printf("%" PRIu64 " withdraw/publish rounds against %" PRIu64 " imports\n", rounds,
-	       (uint64_t)s->ops);
+	printf("%" PRIu64 " withdraw/publish rounds against %" PRIu64 " imports; %" PRIu64
+	       " wrappers in use were revoked\n", rounds, (uint64_t)s->ops,
+	       (uint64_t)s->wrapper_stale);
 	TEST_ASSERT_EQUAL(s->failures, 0, "torn read or success on a withdrawn object");
 	TEST_ASSERT(rounds > 10 && s->ops > 10, "too little work to mean anything");
 	return TEST_SUCCESS;
