@@ -124,15 +124,15 @@ test_mp_spawn_primary(const char *role, const char *prefix, int argc, const char
 int
 test_mp_wait(pid_t pid, unsigned int timeout_ms)
 {
-	struct timespec start, now, nap = { .tv_sec = 0, .tv_nsec = 2 * 1000 * 1000 };
+	struct timespec nap = { .tv_sec = 0, .tv_nsec = 2 * 1000 * 1000 };
+	uint64_t start;
 	int status;
 
 	if (pid <= 0)
 		return -EINVAL;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start = test_now_ms();
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
-		int64_t elapsed_ms;
 
 		if (r == pid)
 			break;
@@ -141,10 +141,7 @@ test_mp_wait(pid_t pid, unsigned int timeout_ms)
 				continue;
 			return -errno;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed_ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
-			     ((int64_t)now.tv_nsec - (int64_t)start.tv_nsec) / 1000000;
-		if (elapsed_ms >= (int64_t)timeout_ms) {
+		if (test_now_ms() - start >= timeout_ms) {
 			printf("process %d still running after %u ms: killing it\n",
 			       (int)pid, timeout_ms);
 			kill(pid, SIGKILL);

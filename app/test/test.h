@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <time.h>
 
 #include <rte_common.h>
 
@@ -168,5 +169,21 @@ void add_test_secondary_role(struct test_secondary_role *r);
 	{								\
 		add_test_secondary_role(&test_role_##name);		\
 	}
+
+/* CLOCK_MONOTONIC time: one clock for every process of a test run. */
+static inline uint64_t
+test_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t
+test_now_ms(void)
+{
+	return test_now_ns() / 1000000u;
+}
 
 #endif /* MDEVX_TEST_H */

@@ -17,7 +17,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <mdevx.h>
@@ -395,15 +394,6 @@ test_revoke(void)
 	return TEST_SUCCESS;
 }
 
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* One query of an import, whose reply the device delays. */
 struct inflight_arg {
 	struct mdevx_obj *imp;
@@ -420,7 +410,7 @@ inflight_query_thread(void *p)
 
 	__atomic_store_n(&a->started, 1, __ATOMIC_RELEASE);
 	a->rc = mdevx_counter_query(a->imp, 0, 1, 0, &st);
-	a->done_ms = mono_ms();
+	a->done_ms = test_now_ms();
 	return NULL;
 }
 
@@ -454,7 +444,7 @@ test_revoke_in_flight(void)
 			usleep(1000);
 		usleep(100000);		/* the query is at the device by now */
 		TEST_ASSERT_SUCCESS(mdevx_obj_revoke(a.imp), "revoke: %s", strerror(errno));
-		revoked_ms = mono_ms();
+		revoked_ms = test_now_ms();
 		pthread_join(th, NULL);
 		/* clear the rule if the query never reached the device */
 		swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);

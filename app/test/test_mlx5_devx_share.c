@@ -92,23 +92,14 @@ sync_area(void)
 	return mz != NULL ? mz->addr : NULL;
 }
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Wait until *v >= want, up to ms milliseconds. */
 static bool
 wait_at_least(volatile uint32_t *v, uint32_t want, unsigned int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = test_now_ms() + ms;
 
 	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want) {
-		if (now_ms() > end)
+		if (test_now_ms() > end)
 			return false;
 		usleep(1000);
 	}
@@ -152,7 +143,7 @@ publish_counter(struct mdevx_share_dev *dev, const char *name, uint32_t bulk)
 static int
 wait_device_empty(const char *dev, unsigned int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = test_now_ms() + ms;
 	uint32_t total = UINT32_MAX;
 
 	do {
@@ -161,7 +152,7 @@ wait_device_empty(const char *dev, unsigned int ms)
 		if (total == 0)
 			return 0;
 		usleep(2000);
-	} while (now_ms() < end);
+	} while (test_now_ms() < end);
 	printf("%u objects left on %s\n", total, dev);
 	return -1;
 }
@@ -593,7 +584,7 @@ role_looper(int argc, char **argv)
 		 * withdrawals (one every few ms per name) land while it is in use.
 		 */
 		if (obj != NULL && id != UINT32_MAX) {
-			uint64_t end = ops % 64 == 0 ? now_ms() + 2 : 0;
+			uint64_t end = ops % 64 == 0 ? test_now_ms() + 2 : 0;
 			bool stale = false;
 
 			do {
@@ -606,7 +597,7 @@ role_looper(int argc, char **argv)
 				ROLE_CHECK(!stale, "wrapper query succeeded after ESTALE");
 				ROLE_CHECK(st.packets == (uint64_t)id * 3 + 1,
 					   "wrapper of id %u reads %" PRIu64, id, st.packets);
-			} while (now_ms() < end);
+			} while (test_now_ms() < end);
 			stale_rounds += stale;
 		}
 		ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
@@ -1122,9 +1113,9 @@ role_idle_secondary(int argc, char **argv)
 
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	if (argc > 0 && strcmp(argv[0], "nodev") == 0) {
-		t0 = now_ms();
+		t0 = test_now_ms();
 		dev = mdevx_share_dev_attach(DEVSTR);
-		dt = now_ms() - t0;
+		dt = test_now_ms() - t0;
 		ROLE_CHECK(dev == NULL && errno == ENODEV, "attach with no device open: %s",
 			   dev == NULL ? strerror(errno) : "success");
 		ROLE_CHECK(dt < 1000, "ENODEV after %" PRIu64 " ms", dt);
@@ -1154,9 +1145,9 @@ test_bad_idle_secondary(void)
 	pid = spawn_tracked("share_idle_secondary", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
-	t0 = now_ms();
+	t0 = test_now_ms();
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr0", &acked), "withdraw");
-	dt = now_ms() - t0;
+	dt = test_now_ms() - t0;
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
 	TEST_ASSERT_EQUAL(test_mp_wait(pid, CHILD_TIMEOUT_MS), 0, "secondary");
 	/* The bound of the fixture is 3 s. */
@@ -1412,9 +1403,9 @@ test_fault_mute_secondary(void)
 	p_mute = spawn_tracked("share_holder", 1, mute);
 	TEST_ASSERT(p_ok > 0 && p_mute > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "holders not ready");
-	t0 = now_ms();
+	t0 = test_now_ms();
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr0", &acked), "withdraw");
-	dt = now_ms() - t0;
+	dt = test_now_ms() - t0;
 	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
 	/* Bounded: the timeout of the fixture is 3 s. */
 	TEST_ASSERT(dt >= 2500 && dt < 10000, "withdraw took %" PRIu64 " ms", dt);
@@ -1449,7 +1440,7 @@ write_file(const char *dir, const char *name, const char *text)
 static int
 read_file(const char *dir, const char *name, char *buf, size_t len, unsigned int wait_ms)
 {
-	uint64_t end = now_ms() + wait_ms;
+	uint64_t end = test_now_ms() + wait_ms;
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -1464,7 +1455,7 @@ read_file(const char *dir, const char *name, char *buf, size_t len, unsigned int
 			return 0;
 		}
 		usleep(2000);
-	} while (now_ms() < end);
+	} while (test_now_ms() < end);
 	return -1;
 }
 
@@ -1670,7 +1661,7 @@ exit_in_import(void *arg)
 {
 	char when[32];
 
-	snprintf(when, sizeof(when), "%" PRIu64, now_ms());
+	snprintf(when, sizeof(when), "%" PRIu64, test_now_ms());
 	if (write_file(arg, "exiting", when) != 0)
 		exit(6);
 	exit(0);
@@ -1793,7 +1784,7 @@ test_fault_exit_with_lock_held(void)
 	got = read_file(dir, "exiting", when, sizeof(when), 0);
 	t_exit = strtoull(when, NULL, 10);
 	if (got == 0 && t_exit != 0)
-		dt = now_ms() - t_exit;
+		dt = test_now_ms() - t_exit;
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
 	if (system(rm) != 0)
 		printf("cannot remove %s\n", dir);
@@ -1826,8 +1817,8 @@ test_fault_concurrent_churn(void)
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "loopers not ready");
-	end = now_ms() + 2000;
-	while (now_ms() < end) {
+	end = test_now_ms() + 2000;
+	while (test_now_ms() < end) {
 		const char *name = s->names[rounds % s->nb_names];
 
 		TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, name, NULL), "withdraw %s", name);
@@ -1864,9 +1855,9 @@ role_attacher(int argc, char **argv)
 	while (!s->stop) {
 		struct mdevx_share_dev *dev;
 
-		t0 = now_ms();
+		t0 = test_now_ms();
 		dev = mdevx_share_dev_attach(DEVSTR2);
-		dt = now_ms() - t0;
+		dt = test_now_ms() - t0;
 		ROLE_CHECK(dev != NULL, "attach %d: %s after %" PRIu64 " ms", n, strerror(errno),
 			   dt);
 		ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close: %s", strerror(errno));
@@ -1905,8 +1896,8 @@ test_fault_attach_during_withdrawals(void)
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "attachers not ready");
-	end = now_ms() + 1500;
-	while (now_ms() < end && s->failures == 0) {
+	end = test_now_ms() + 1500;
+	while (test_now_ms() < end && s->failures == 0) {
 		TEST_ASSERT_SUCCESS(publish_looper_counter("churn"), "publish");
 		TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "churn", NULL), "withdraw");
 		rounds++;

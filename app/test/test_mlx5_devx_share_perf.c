@@ -61,15 +61,6 @@ struct perf_sync {
 	uint32_t nb_records;
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void
 perf_line(const char *name, double value, const char *unit, const char *target, bool holds)
 {
@@ -118,11 +109,11 @@ import_run(struct mdevx_share_dev *dev, uint32_t n, mdevx_share_imp_t *imps, siz
 	size_t before = heap_used();
 	uint64_t t0, t1;
 
-	t0 = now_ns();
+	t0 = test_now_ns();
 	for (uint32_t i = 0; i < n; i++)
 		if (mdevx_share_import(dev, names[i], MDEVX_SHARE_COUNTER, &imps[i]) != 0)
 			return -1;
-	t1 = now_ns();
+	t1 = test_now_ns();
 	if (mem != NULL)
 		*mem = heap_used() - before;
 	for (uint32_t i = 0; i < n; i++)
@@ -137,7 +128,7 @@ import_run(struct mdevx_share_dev *dev, uint32_t n, mdevx_share_imp_t *imps, siz
 static double
 time_raw(struct swdev_ctx *sctx, const uint8_t *attrs, uint32_t reps)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = test_now_ns();
 
 	for (uint32_t i = 0; i < reps; i++) {
 		struct swdev_obj *o = swdev_obj_import(sctx, attrs);
@@ -146,13 +137,13 @@ time_raw(struct swdev_ctx *sctx, const uint8_t *attrs, uint32_t reps)
 			return -1;
 		swdev_obj_unimport(o);
 	}
-	return (double)(now_ns() - t0) / reps;
+	return (double)(test_now_ns() - t0) / reps;
 }
 
 static double
 time_by_name(struct mdevx_share_dev *dev, uint32_t reps)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = test_now_ns();
 	mdevx_share_imp_t imp;
 
 	for (uint32_t i = 0; i < reps; i++) {
@@ -160,7 +151,7 @@ time_by_name(struct mdevx_share_dev *dev, uint32_t reps)
 			return -1;
 		mdevx_share_unimport(dev, imp);
 	}
-	return (double)(now_ns() - t0) / reps;
+	return (double)(test_now_ns() - t0) / reps;
 }
 
 /* The lookup import by name makes: verified in place, nothing copied. */
@@ -168,19 +159,19 @@ static double
 time_lookup(struct mdevx_share_dev *dev, uint32_t reps)
 {
 	struct mdevx_share_rec_view v;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = test_now_ns();
 
 	for (uint32_t i = 0; i < reps; i++)
 		if (mdevx_share_reg_find(mdevx_share_dev_reg(dev), "perf-ctr-000000", &v) != 0)
 			return -1;
-	return (double)(now_ns() - t0) / reps;
+	return (double)(test_now_ns() - t0) / reps;
 }
 
 /* The layer-4 import that import by name makes (the record vouches for the buffer). */
 static double
 time_ref_import(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t reps)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = test_now_ns();
 
 	for (uint32_t i = 0; i < reps; i++) {
 		struct mdevx_obj_ref ref;
@@ -190,7 +181,7 @@ time_ref_import(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t 
 			return -1;
 		mdevx_obj_unimport_ref(ctx, &ref);
 	}
-	return (double)(now_ns() - t0) / reps;
+	return (double)(test_now_ns() - t0) / reps;
 }
 
 /*
@@ -204,12 +195,12 @@ time_lock_sections(uint32_t reps)
 	uint64_t t0;
 
 	mdevx_share_lock_init(&lock);
-	t0 = now_ns();
+	t0 = test_now_ns();
 	for (uint32_t i = 0; i < 2 * reps; i++) {
 		mdevx_share_lock_write(&lock);
 		mdevx_share_unlock_write(&lock);
 	}
-	return (double)(now_ns() - t0) / reps;
+	return (double)(test_now_ns() - t0) / reps;
 }
 
 static int
@@ -322,13 +313,13 @@ role_perf_importer(int argc, char **argv)
 		memset(&req, 0, sizeof(req));
 		snprintf(req.name, sizeof(req.name), ECHO_ACTION);
 		req.len_param = (int)exp_len;
-		t0 = now_ns();
+		t0 = test_now_ns();
 		for (uint32_t i = 0; i < n; i++) {
 			if (rte_mp_request_sync(&req, &rep, &ts) != 0 || rep.nb_received != 1)
 				goto out;
 			free(rep.msgs);
 		}
-		mp_ns = (double)(now_ns() - t0) / n;
+		mp_ns = (double)(test_now_ns() - t0) / n;
 	}
 	perf_info("raw backend import+unimport", raw_ns, "ns");
 	perf_info("import+unimport by name", name_ns, "ns");
@@ -382,15 +373,15 @@ role_perf_importer(int argc, char **argv)
 		printf("64k bulk: %s\n", strerror(errno));
 		goto out;
 	}
-	t0 = now_ns();
+	t0 = test_now_ns();
 	if (mdevx_share_counter_query(dev, imp, 0, rec.bulk_size, 0, st) != 0)
 		goto out;
-	bulk_ns = (double)(now_ns() - t0);
-	t0 = now_ns();
+	bulk_ns = (double)(test_now_ns() - t0);
+	t0 = test_now_ns();
 	for (uint32_t i = 0; i < rec.bulk_size; i++)
 		if (mdevx_share_counter_query(dev, imp, i, 1, 0, &st[i]) != 0)
 			goto out;
-	single_ns = (double)(now_ns() - t0);
+	single_ns = (double)(test_now_ns() - t0);
 	mdevx_share_unimport(dev, imp);
 	{
 		uint32_t per_cmd = 1u << caps.log_max_flow_counter_bulk;
@@ -523,7 +514,7 @@ bench_lookup(void)
 			seed ^= seed << 17;
 			order[k] = (uint32_t)(seed % n);
 		}
-		t0 = now_ns();
+		t0 = test_now_ns();
 		for (uint32_t k = 0; reg != NULL && k < lookups; k++) {
 			uint32_t p;
 
@@ -531,7 +522,7 @@ bench_lookup(void)
 				reg = NULL;
 			total_probes += p;
 		}
-		ns[s] = (double)(now_ns() - t0) / lookups;
+		ns[s] = (double)(test_now_ns() - t0) / lookups;
 		rte_free(mem);
 		if (reg == NULL) {
 			free(names);
@@ -581,7 +572,8 @@ bench_withdraw(struct mdevx_share_dev *dev, struct swdev_ctl *ctl, struct perf_s
 			pids[i] = test_mp_spawn("perf_holder", NULL, 0, NULL);
 			TEST_ASSERT(pids[i] > 0, "spawn");
 		}
-		for (uint64_t end = now_ns() + 60000000000ULL; ps->ready < k && now_ns() < end;) {
+		for (uint64_t end = test_now_ns() + 60000000000ULL;
+		     ps->ready < k && test_now_ns() < end;) {
 			/*
 			 * Now and then (seen under load, with 16 secondaries) a
 			 * secondary's EAL init fails with ENOMEM; it exits with
@@ -615,13 +607,13 @@ bench_withdraw(struct mdevx_share_dev *dev, struct swdev_ctl *ctl, struct perf_s
 			TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, name, cnt), "publish");
 			ps->imported = 0;
 			__atomic_store_n(&ps->round, r, __ATOMIC_RELEASE);
-			for (uint64_t end = now_ns() + 10000000000ULL;
-			     ps->imported < k && now_ns() < end;)
+			for (uint64_t end = test_now_ns() + 10000000000ULL;
+			     ps->imported < k && test_now_ns() < end;)
 				usleep(20);
 			TEST_ASSERT_EQUAL(ps->imported, k, "imports of round %u", r);
-			t0 = now_ns();
+			t0 = test_now_ns();
 			TEST_ASSERT_SUCCESS(mdevx_share_withdraw(dev, name, &acked), "withdraw");
-			times[r - 1] = now_ns() - t0;
+			times[r - 1] = test_now_ns() - t0;
 			TEST_ASSERT_EQUAL(acked, k, "acknowledgements in round %u", r);
 		}
 		ps->stop = 1;
@@ -671,7 +663,7 @@ test_share_perf(void)
 	memset(ps, 0, sizeof(*ps));
 	ps->nb_records = BIG_RECORDS;
 	printf("publishing %u counters...\n", BIG_RECORDS);
-	t0 = now_ns();
+	t0 = test_now_ns();
 	for (uint32_t i = 0; i < BIG_RECORDS; i++) {
 		struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 1);
 
@@ -683,7 +675,7 @@ test_share_perf(void)
 		if ((i + 1) % 25000 == 0)
 			printf("  %u published\n", i + 1);
 	}
-	perf_info("publish (alloc + export + record)", (double)(now_ns() - t0) / BIG_RECORDS,
+	perf_info("publish (alloc + export + record)", (double)(test_now_ns() - t0) / BIG_RECORDS,
 		  "ns/record");
 	bulk = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), BULK_64K);
 	if (bulk == NULL || mdevx_share_publish(dev, "perf-bulk-64k", bulk) != 0) {
@@ -701,11 +693,11 @@ test_share_perf(void)
 out:
 	rte_mp_action_unregister(ECHO_ACTION);
 	if (dev != NULL) {
-		t0 = now_ns();
+		t0 = test_now_ns();
 		if (mdevx_share_dev_close(dev) != 0)
 			ret = TEST_FAILED;
-		perf_info("close: withdraw and destroy everything", (double)(now_ns() - t0) / 1e6,
-			  "ms");
+		perf_info("close: withdraw and destroy everything",
+			  (double)(test_now_ns() - t0) / 1e6, "ms");
 	}
 	if (mz != NULL)
 		rte_memzone_free(mz);
