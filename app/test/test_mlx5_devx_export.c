@@ -374,15 +374,24 @@ test_revoke(void)
 	pthread_join(th, NULL);
 	TEST_ASSERT_EQUAL(a.late_ok, 0u, "queries succeeded after the revocation");
 	TEST_ASSERT_EQUAL(a.other, 0u, "queries failed with another error than ESTALE");
-	/* Every call but the unimport: ESTALE, the wrapper still counted. */
+	/*
+	 * Every call but the unimport: ESTALE (a destroy: EPERM, as for any
+	 * import), the wrapper still counted. A fault rule armed for the next
+	 * counter query shows that none of them reached the device: the
+	 * original's query meets it afterwards.
+	 */
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1,
+						STAT_BAD_PARAM, 0x5a, 0), "fault");
 	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(a.imp, 0, 1, 0, &one), ESTALE);
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_info(a.imp, &info), ESTALE);
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_export(a.imp, buf, exp_size), ESTALE);
-	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(a.imp), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(a.imp), EPERM);
 	errno = 0;
 	TEST_ASSERT(mdevx_obj_ctx(a.imp) == NULL && errno == ESTALE, "ctx of a revoked import");
 	TEST_ASSERT_SUCCESS(mdevx_obj_revoke(a.imp), "a second revocation");
-	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx2), n0 + 1, "the revoked wrapper is not counted");
+	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(cnt, 0, 1, 0, &one), EINVAL);
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx2), n0 + 1,
+			  "a revoked wrapper must count until its unimport");
 	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(a.imp), "unimport of a revoked import");
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_unimport(a.imp), ENOENT);
 	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx2), n0, "objects on the importing context");
@@ -455,6 +464,85 @@ test_revoke_in_flight(void)
 		TEST_ASSERT(a.done_ms <= revoked_ms + 100,
 			    "the revocation returned %" PRIu64 " ms before the query in "
 			    "flight ended", a.done_ms - revoked_ms);
+		break;
+	}
+	TEST_ASSERT(attempt < 5, "the query never got in flight before the revocation");
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	return TEST_SUCCESS;
+}
+
+/* A revocation in its own thread. */
+struct revoker_arg {
+	struct mdevx_obj *imp;
+	int rc;
+	uint64_t done_ms;
+};
+
+static void *
+revoker_thread(void *p)
+{
+	struct revoker_arg *r = p;
+
+	r->rc = mdevx_obj_revoke(r->imp);
+	r->done_ms = test_now_ms();
+	return NULL;
+}
+
+/*
+ * Two revocations and an unimport at once, while a query is in flight (its
+ * reply delayed 300 ms): the second revocation also returns only once no
+ * call uses the import, and the unimport, retried all along, gives EBUSY
+ * until both revocations let go of the wrapper. An unimport that got in
+ * between the query's end and the first revocation's wake-up freed the
+ * wrapper under it (a double release that ASan reports).
+ */
+static int
+test_revoke_concurrent(void)
+{
+	int n0 = mdevx_ctx_nb_objs(ctx2);
+	struct mdevx_obj *cnt;
+	int attempt;
+
+	cnt = mdevx_counter_alloc(ctx1, pick_bulk());
+	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
+	for (attempt = 0; attempt < 5; attempt++) {
+		struct inflight_arg q = { .imp = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER) };
+		struct revoker_arg r1 = { .imp = q.imp }, r2 = { .imp = q.imp };
+		uint64_t deadline, busy = 0;
+		pthread_t tq, t1, t2;
+		int rc;
+
+		TEST_ASSERT_NOT_NULL(q.imp, "import: %s", strerror(errno));
+		TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
+							300000), "delay fault");
+		TEST_ASSERT_SUCCESS(pthread_create(&tq, NULL, inflight_query_thread, &q),
+				    "thread");
+		while (!__atomic_load_n(&q.started, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		usleep(50000);		/* the query is at the device by now */
+		TEST_ASSERT_SUCCESS(pthread_create(&t1, NULL, revoker_thread, &r1), "thread");
+		usleep(20000);
+		TEST_ASSERT_SUCCESS(pthread_create(&t2, NULL, revoker_thread, &r2), "thread");
+		deadline = test_now_ms() + 5000;
+		while ((rc = mdevx_obj_unimport(q.imp)) == -EBUSY && test_now_ms() < deadline) {
+			busy++;
+			usleep(20);
+		}
+		pthread_join(tq, NULL);
+		pthread_join(t1, NULL);
+		pthread_join(t2, NULL);
+		swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
+		TEST_ASSERT_SUCCESS(rc, "unimport: %s", strerror(-rc));
+		TEST_ASSERT_SUCCESS(r1.rc, "first revocation: %s", strerror(-r1.rc));
+		TEST_ASSERT_SUCCESS(r2.rc, "second revocation: %s", strerror(-r2.rc));
+		TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx2), n0, "objects on the importing context");
+		if (q.rc == -ESTALE)
+			continue;	/* revoked before the query began: try again */
+		TEST_ASSERT_SUCCESS(q.rc, "the query in flight failed");
+		TEST_ASSERT(busy > 0, "the unimport never met the query in flight");
+		TEST_ASSERT(q.done_ms <= r2.done_ms + 100,
+			    "the second revocation returned %" PRIu64 " ms before the query in "
+			    "flight ended", q.done_ms - r2.done_ms);
 		break;
 	}
 	TEST_ASSERT(attempt < 5, "the query never got in flight before the revocation");
@@ -1180,6 +1268,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_ref_import),
 		TEST_CASE(test_revoke),
 		TEST_CASE(test_revoke_in_flight),
+		TEST_CASE(test_revoke_concurrent),
 		TEST_CASE(test_errno_cases),
 		TEST_CASE(test_many_objects),
 		TEST_CASE(test_rdma_backend_no_nic),

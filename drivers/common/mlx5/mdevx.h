@@ -201,10 +201,13 @@ struct mdevx_obj_info {
 	int imported;		/**< 1 for an import, 0 for a local object */
 };
 
-/** Fill @p info. 0, -EINVAL or -ENOENT. */
+/** Fill @p info. 0, -EINVAL, -ENOENT or -ESTALE (a revoked import). */
 MDEVX_API int mdevx_obj_info(const struct mdevx_obj *obj, struct mdevx_obj_info *info);
 
-/** The context @p obj was created or imported on; NULL with errno EINVAL or ENOENT. */
+/**
+ * The context @p obj was created or imported on; NULL with errno EINVAL,
+ * ENOENT or ESTALE (a revoked import).
+ */
 MDEVX_API struct mdevx_ctx *mdevx_obj_ctx(const struct mdevx_obj *obj);
 
 /**
@@ -418,7 +421,8 @@ MDEVX_API struct mdevx_obj *mdevx_obj_import(struct mdevx_ctx *ctx, const void *
  * import.
  * @return 0; -EINVAL; -ENOENT (not live, e.g. unimported twice); -EPERM
  *   (a local object: use mdevx_obj_destroy()); -EBUSY (another thread is
- *   in a call with it).
+ *   in a call that uses its backend object, a counter or TIR query or an
+ *   export, or is revoking it).
  */
 MDEVX_API int mdevx_obj_unimport(struct mdevx_obj *obj);
 
@@ -430,6 +434,10 @@ MDEVX_API int mdevx_obj_unimport(struct mdevx_obj *obj);
  * pointer never reaches a released object, nor a new object that reuses
  * the id on the device. The holder still releases it with
  * mdevx_obj_unimport().
+ * A revocation that finds another one under way returns once that one has
+ * taken the backend object (no call uses the import any more). While a
+ * revocation waits, mdevx_obj_unimport() gives -EBUSY; once it returns,
+ * it no longer touches the wrapper.
  * @return 0 (also if revoked before); -EINVAL; -ENOENT; -EPERM (a local
  *   object); backend errors of the release.
  */

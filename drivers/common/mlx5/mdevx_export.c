@@ -400,17 +400,19 @@ mdevx_obj_unimport(struct mdevx_obj *obj)
 MDEVX_INTERNAL int
 mdevx_obj_revoke(struct mdevx_obj *obj)
 {
+	const struct mdevx_backend_ops *ops;
 	void *bobj;
 	int rc;
 
 	if (obj == NULL)
 		return mdevx_ret(EINVAL);
-	rc = mdevx_obj_mark_revoked(obj, &bobj);
+	rc = mdevx_obj_mark_revoked(obj, &bobj, &ops);
 	if (rc == ESTALE)
 		return 0;		/* revoked before */
 	if (rc != 0)
 		return mdevx_ret(rc);
-	rc = obj->ctx->ops->obj_unimport(bobj);
+	/* Not obj->ctx: an unimport may have freed the wrapper by now. */
+	rc = ops->obj_unimport(bobj);
 	return rc != 0 ? mdevx_ret(rc) : 0;
 }
 

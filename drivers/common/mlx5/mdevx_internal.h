@@ -62,6 +62,7 @@ struct mdevx_obj {
 	 */
 	bool revoked;
 	uint32_t users;			/**< calls using bobj now (mdevx_obj_get()) */
+	uint32_t revokers;		/**< mdevx_obj_revoke() calls waiting */
 	/* Resources owned by a local CQ or RQ. */
 	void *buf;			/**< CQE or WQE buffer, page aligned */
 	void *dbr;			/**< doorbell record page */
@@ -141,14 +142,24 @@ int mdevx_obj_get(struct mdevx_obj *obj, enum mdevx_obj_kind kind);
 void mdevx_obj_put(struct mdevx_obj *obj);
 /**
  * Mark an import revoked (see mdevx_obj_revoke()), once no call uses it:
- * 0 with its backend object in @p bobj, for the caller to release; ENOENT;
- * EPERM (a local object); ESTALE (revoked already).
+ * 0 with its backend object in @p bobj and the ops to release it with in
+ * @p ops, for the caller to release (the wrapper may be freed as soon as
+ * this returns); ENOENT; EPERM (a local object); ESTALE (revoked already:
+ * returns once that revocation has the backend object).
  */
-int mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj);
+int mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj,
+			   const struct mdevx_backend_ops **ops);
+/**
+ * A copy of live (or revoked: ESTALE) wrapper @p obj, made under the
+ * registry lock, for calls that read its fields without using its backend
+ * object: 0, EINVAL, ENOENT or ESTALE (the copy is made).
+ */
+int mdevx_obj_copy(const struct mdevx_obj *obj, struct mdevx_obj *copy);
 /**
  * Unregister an import for mdevx_obj_unimport(), under the lock: 0, ENOENT,
- * EPERM (a local object), EBUSY (a call is using it). The backend object
- * (NULL if revoked) is the caller's to release, the wrapper to free.
+ * EPERM (a local object), EBUSY (a call is using it, or a revocation is
+ * waiting). The backend object (NULL if revoked) is the caller's to
+ * release, the wrapper to free.
  */
 int mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj);
 

@@ -30,37 +30,44 @@ mdevx_obj_kind_name(enum mdevx_obj_kind kind)
 	return kind_names[kind];
 }
 
+/*
+ * Both read the wrapper's fields from a copy made under the registry lock,
+ * so that an import released by another thread right after the check is
+ * never read.
+ */
 MDEVX_API int
 mdevx_obj_info(const struct mdevx_obj *obj, struct mdevx_obj_info *info)
 {
+	struct mdevx_obj o;
 	int rc;
 
 	if (info == NULL)
 		return mdevx_ret(EINVAL);
-	rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
+	rc = mdevx_obj_copy(obj, &o);
 	if (rc != 0)
 		return mdevx_ret(rc);
 	memset(info, 0, sizeof(*info));
-	info->kind = obj->kind;
-	info->id = obj->id;
-	info->bulk_size = obj->bulk_size;
-	info->tirn = obj->tirn;
-	info->rx_icm_addr = obj->rx_icm_addr;
-	info->generation = obj->generation;
-	info->imported = obj->imported ? 1 : 0;
+	info->kind = o.kind;
+	info->id = o.id;
+	info->bulk_size = o.bulk_size;
+	info->tirn = o.tirn;
+	info->rx_icm_addr = o.rx_icm_addr;
+	info->generation = o.generation;
+	info->imported = o.imported ? 1 : 0;
 	return 0;
 }
 
 MDEVX_API struct mdevx_ctx *
 mdevx_obj_ctx(const struct mdevx_obj *obj)
 {
-	int rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
+	struct mdevx_obj o;
+	int rc = mdevx_obj_copy(obj, &o);
 
 	if (rc != 0) {
 		errno = rc;
 		return NULL;
 	}
-	return obj->ctx;
+	return o.ctx;
 }
 
 /* Release the backend object of a local wrapper by kind. 0 or errno. */
@@ -172,15 +179,17 @@ destroy_opcode(enum mdevx_obj_kind kind)
 MDEVX_API int
 mdevx_obj_destroy(struct mdevx_obj *obj)
 {
+	struct mdevx_obj o;
 	char what[64];
+	int rc;
 
-	int rc = mdevx_obj_check(obj, MDEVX_OBJ_ANY);
-
-	if (rc != 0)
+	/* Only an import can be revoked (ESTALE): EPERM for it too. */
+	rc = mdevx_obj_copy(obj, &o);
+	if (rc != 0 && rc != ESTALE)
 		return mdevx_ret(rc);
-	if (obj->imported) {
+	if (rc == ESTALE || o.imported) {
 		MDEVX_LOG(ERR, "%s %#x is an import: release it with mdevx_obj_unimport()",
-			  mdevx_obj_kind_name(obj->kind), obj->id);
+			  mdevx_obj_kind_name(o.kind), o.id);
 		return mdevx_ret(EPERM);
 	}
 	rc = backend_release(obj);

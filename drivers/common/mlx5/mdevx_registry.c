@@ -245,7 +245,23 @@ mdevx_obj_put(struct mdevx_obj *obj)
 }
 
 int
-mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj)
+mdevx_obj_copy(const struct mdevx_obj *obj, struct mdevx_obj *copy)
+{
+	int rc;
+
+	if (obj == NULL)
+		return EINVAL;
+	mdevx_reg_lock();
+	rc = obj_check_locked(obj, MDEVX_OBJ_ANY);
+	if (rc == 0 || rc == ESTALE)
+		*copy = *obj;
+	mdevx_reg_unlock();
+	return rc;
+}
+
+int
+mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj,
+		       const struct mdevx_backend_ops **ops)
 {
 	int rc;
 
@@ -253,12 +269,24 @@ mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj)
 	rc = obj_check_locked(obj, MDEVX_OBJ_ANY);
 	if (rc == 0 && !obj->imported)
 		rc = EPERM;
-	if (rc == 0) {
+	if (rc == 0 || (rc == ESTALE && obj->bobj != NULL)) {
+		/*
+		 * The first revocation waits for the calls in flight, a later
+		 * one until the first took the backend object. Either keeps
+		 * the wrapper from being unimported (EBUSY) while it waits,
+		 * and neither touches it once it lets go of the lock.
+		 */
 		obj->revoked = true;
-		while (obj->users != 0)
+		obj->revokers++;
+		while (rc == 0 ? obj->users != 0 : obj->bobj != NULL)
 			pthread_cond_wait(&reg_users_done, &reg_mutex);
-		*bobj = obj->bobj;
-		obj->bobj = NULL;
+		obj->revokers--;
+		if (rc == 0) {
+			*bobj = obj->bobj;
+			*ops = obj->ctx->ops;
+			obj->bobj = NULL;
+			pthread_cond_broadcast(&reg_users_done);
+		}
 	}
 	mdevx_reg_unlock();
 	return rc;
@@ -274,7 +302,7 @@ mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj)
 		rc = ENOENT;
 	else if (!obj->imported)
 		rc = EPERM;
-	else if (obj->users != 0)
+	else if (obj->users != 0 || obj->revokers != 0)
 		rc = EBUSY;
 	else
 		rc = mdevx_reg_del_locked(obj);
