@@ -187,7 +187,8 @@ MDEVX_API int mdevx_share_import(struct mdevx_share_dev *dev, const char *name,
 /**
  * Release an import, and its wrapper if mdevx_share_import_obj() made one.
  * 0; -ENOENT (not live: e.g. unimported twice); -EINVAL; -EBUSY (another
- * thread is in an mdevx_* call with the wrapper: nothing released).
+ * thread is in an mdevx_* call that uses the wrapper's object, a query or
+ * an export: nothing released).
  */
 MDEVX_API int mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp);
 
@@ -197,7 +198,9 @@ MDEVX_API int mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_
  * (never mdevx_obj_unimport()). Once the record is withdrawn, the
  * notification revokes it: every mdevx_* call with it gives -ESTALE, and
  * it never reaches the destroyed object (nor a new one that reuses its id);
- * a notification that arrives while such a call is in flight waits for it.
+ * a notification that arrives while such a call is in flight waits for it
+ * (so this holds while the call ends within the primary's withdraw bound:
+ * see doc/share.rst).
  * NULL with errno ENOENT or ESTALE.
  */
 MDEVX_API struct mdevx_obj *mdevx_share_import_obj(struct mdevx_share_dev *dev,
