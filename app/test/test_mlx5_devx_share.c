@@ -67,7 +67,7 @@ struct share_sync {
 	volatile uint32_t stop;
 	volatile uint32_t failures;
 	volatile uint64_t ops;
-	volatile uint64_t wrapper_stale;	/* looper wrapper uses that met a withdrawal */
+	volatile uint64_t wrapper_stale;	/* looper wrappers revoked between two reads */
 	uint32_t nb_names;
 	char names[64][MDEVX_SHARE_NAME_MAX + 1];
 	uint64_t packets[NB_COUNTERS][4];
@@ -585,7 +585,7 @@ role_looper(int argc, char **argv)
 		 */
 		if (obj != NULL && id != UINT32_MAX) {
 			uint64_t end = ops % 64 == 0 ? test_now_ms() + 2 : 0;
-			bool stale = false;
+			bool stale = false, read = false;
 
 			do {
 				rc = mdevx_counter_query(obj, 0, 1, 0, &st);
@@ -597,8 +597,10 @@ role_looper(int argc, char **argv)
 				ROLE_CHECK(!stale, "wrapper query succeeded after ESTALE");
 				ROLE_CHECK(st.packets == (uint64_t)id * 3 + 1,
 					   "wrapper of id %u reads %" PRIu64, id, st.packets);
+				read = true;
 			} while (test_now_ms() < end);
-			stale_rounds += stale;
+			/* revoked while in use: read, then ESTALE */
+			stale_rounds += stale && read;
 		}
 		ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
 		ops++;
@@ -1833,6 +1835,7 @@ test_fault_concurrent_churn(void)
 	       (uint64_t)s->wrapper_stale);
 	TEST_ASSERT_EQUAL(s->failures, 0, "torn read or success on a withdrawn object");
 	TEST_ASSERT(rounds > 10 && s->ops > 10, "too little work to mean anything");
+	TEST_ASSERT(s->wrapper_stale > 0, "no withdrawal met a wrapper in use");
 	return TEST_SUCCESS;
 }
 
