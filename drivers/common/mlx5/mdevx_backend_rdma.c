@@ -203,25 +203,36 @@ compat_verify(struct ibv_context *ctx, struct mlx5dv_devx_obj *obj, const void *
 	}
 }
 
-/* Make sure the layout was checked; create a probe counter if needed. */
+/*
+ * Make sure the layout was checked; create a probe counter if needed. A
+ * probe that cannot be had (counters exhausted, a transient error) is no
+ * verdict on the layout: its errno is returned, and the next export or
+ * import probes again. ENOTSUP only for a layout refused.
+ */
 static int
 compat_ensure(struct ibv_context *ctx)
 {
 	uint32_t in[4] = { 0 }, out[4] = { 0 };
 	struct mlx5dv_devx_obj *probe;
+	int rc;
 
 	if (atomic_load(&compat_state) == 0) {
 		in[0] = __builtin_bswap32((uint32_t)RDMA_OP_ALLOC_FLOW_COUNTER << 16);
+		errno = 0;
 		probe = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
 		if (probe == NULL) {
+			rc = errno_or(EIO);
 			MDEVX_LOG(ERR, "rdma-core compatibility path: probe flow counter "
 				  "failed (%s, status %#x syndrome %#x), layout not verified",
-				  strerror(errno_or(EIO)), be32_at(out, 0) >> 24,
-				  be32_at(out, 4));
-			return ENOTSUP;
+				  strerror(rc), be32_at(out, 0) >> 24, be32_at(out, 4));
+			return rc;
 		}
 		compat_verify(ctx, probe, in, out);
-		mlx5dv_devx_obj_destroy(probe);
+		rc = mlx5dv_devx_obj_destroy(probe);
+		if (rc != 0)
+			MDEVX_LOG(ERR, "rdma-core compatibility path: freeing the probe flow "
+				  "counter failed (%s): one counter left on the device",
+				  strerror(rc));
 	}
 	return atomic_load(&compat_state) == 1 ? 0 : ENOTSUP;
 }
