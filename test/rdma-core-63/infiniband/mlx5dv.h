@@ -25,7 +25,10 @@
 extern "C" {
 #endif
 
-/* Only declare what the installed header does not (a newer one would). */
+/*
+ * config/ puts this directory on the include path only when the installed
+ * header lacks these declarations (rdma-core < 63).
+ */
 #ifndef MLX5DV_HAVE_EXPORT_SIZES_STUB
 #define MLX5DV_HAVE_EXPORT_SIZES_STUB 1
 
