@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mdevx_build_config.h"
 #include "mdevx_csum.h"
 #include "mdevx_internal.h"
 
@@ -222,13 +223,22 @@ buf_ld_uint64_t(const uint8_t *p)
 #define ATTR_LD(type, attrs, field) \
 	BUF_LD(type, attrs, offsetof(struct mdevx_compat_export_attrs, field))
 
-/* Cross-check the header with the rdma-core 63 attributes (32 bytes:
- * handle, type, object_id at 0, 4, 8) where rdma-core records them. */
+/*
+ * Cross-check the header with the attributes where their layout is ours:
+ * the software device's and the rdma-core compatibility path's (32 bytes:
+ * handle, type, object_id at 0, 4, 8, as rdma-core 63 has it). rdma-core's
+ * own export (the native path) keeps its layout private and may change it
+ * under the same size: its buffer is opaque here, and only rdma-core's
+ * import reads it.
+ */
 static bool
-attrs_consistent(const struct export_hdr *hdr, const uint8_t *attrs)
+attrs_consistent(const struct mdevx_ctx *ctx, const struct export_hdr *hdr,
+		 const uint8_t *attrs)
 {
 	uint32_t type, object_id;
 
+	if (MDEVX_USE_NATIVE_EXPORT && ctx->ops->id == MDEVX_BACKEND_RDMA)
+		return true;
 	if (hdr->attr_size != sizeof(struct mdevx_compat_export_attrs))
 		return true;	/* another layout: opaque */
 	type = ATTR_LD(uint32_t, attrs, type);
@@ -322,7 +332,7 @@ import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
 		return import_fail(verified, EBADMSG, "attribute size mismatch or short buffer");
 	if (!verified && buf_checksum(buf, hdr.attr_size) != hdr.checksum)
 		return import_fail(verified, EBADMSG, "checksum mismatch (corrupted buffer)");
-	if (!kind_exportable(hdr.kind) || !attrs_consistent(&hdr, attrs))
+	if (!kind_exportable(hdr.kind) || !attrs_consistent(ctx, &hdr, attrs))
 		return import_fail(verified, EBADMSG, "inconsistent object kind / attributes");
 	if (expect != MDEVX_OBJ_ANY && hdr.kind != (uint32_t)expect) {
 		if (!verified)
