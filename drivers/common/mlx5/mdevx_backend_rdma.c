@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,15 @@ rdma_open(const char *spec, void **bctx)
 	return 0;
 }
 
+#if MDEVX_HAVE_IBV_IMPORT_DEVICE
+/*
+ * Serialises the imports of the process: two of the same uverbs file at
+ * once (two attaches with the same command fd) could otherwise each take
+ * the other's reused descriptor number for its own dup below.
+ */
+static pthread_mutex_t import_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
+
 static int
 rdma_import_device(int cmd_fd, void **bctx)
 {
@@ -102,10 +112,14 @@ rdma_import_device(int cmd_fd, void **bctx)
 	struct ibv_context *ctx;
 	int fd, err;
 
+	pthread_mutex_lock(&import_lock);
 	/* Import a dup so that the caller keeps its fd on failure. */
 	fd = fcntl(cmd_fd, F_DUPFD_CLOEXEC, 0);
-	if (fd < 0)
-		return errno;
+	if (fd < 0) {
+		err = errno;
+		pthread_mutex_unlock(&import_lock);
+		return err;
+	}
 	errno = 0;
 	ctx = ibv_import_device(fd);
 	if (ctx == NULL) {
@@ -116,7 +130,10 @@ rdma_import_device(int cmd_fd, void **bctx)
 		 * (fstat, no such device). Once it is closed, another thread may
 		 * own the same number: close it only if it still is our dup.
 		 * If that cannot be told, leak one descriptor rather than close
-		 * somebody else's.
+		 * somebody else's. The same file under the reused number in
+		 * another thread would still pass the check: import_lock keeps
+		 * our own imports out of that window; a descriptor of the same
+		 * file that the application receives meanwhile is not covered.
 		 */
 		switch (mdevx_fd_same_file(fd, cmd_fd)) {
 		case 1:
@@ -129,8 +146,10 @@ rdma_import_device(int cmd_fd, void **bctx)
 				  "rdma-core closed its duplicate %d: left open", cmd_fd, fd);
 			break;
 		}
+		pthread_mutex_unlock(&import_lock);
 		return err;
 	}
+	pthread_mutex_unlock(&import_lock);
 	close(cmd_fd);
 	*bctx = ctx;
 	return 0;
