@@ -980,6 +980,39 @@ test_bad_full_registry(void)
 	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/*
+ * An import slot whose generation wraps is retired: a handle of its first
+ * generation never names an import again (the free list hands the same
+ * slot back first, so without that an import/unimport loop would make an
+ * old handle valid again after 2^32 rounds). The test hook puts the slot
+ * at the last generation instead of looping 2^32 times.
+ */
+static int
+test_bad_handle_wrap(void)
+{
+	struct mdevx_share_dev *dev;
+	mdevx_share_imp_t h1, h2, h3;
+
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	TEST_ASSERT_NOT_NULL(dev, "open %s: %s", DEVSTR2, strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "w0", 1), "publish: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "w0", MDEVX_SHARE_COUNTER, &h1), "import");
+	TEST_ASSERT_EQUAL(h1.id >> 32, 0u, "a new device's first slot is of generation 0");
+	h2 = mdevx_share_test_slot_gen(dev, h1, UINT32_MAX);
+	TEST_ASSERT(h2.id != 0 && h2.id != h1.id, "slot generation hook");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, h2), "unimport at the last generation");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "w0", MDEVX_SHARE_COUNTER, &h3), "import");
+	TEST_ASSERT((uint32_t)h3.id != (uint32_t)h1.id, "the wrapped slot was handed out again");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h2), ENOENT);
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 1u, "the new import");
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, h3), "unimport");
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0u, "imports left");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
+	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 /* Secondary: primary-only calls, and attach to a device nobody opened. */
 static int
 role_bad_secondary(int argc, char **argv)
@@ -1309,6 +1342,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE(test_bad_attach_after_close),
 		TEST_CASE(test_bad_primary_closed),
 		TEST_CASE(test_bad_full_registry),
+		TEST_CASE(test_bad_handle_wrap),
 		TEST_CASE(test_bad_foreign_record),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
@@ -2151,6 +2185,157 @@ test_fault_close_unacked(void)
 }
 
 /*
+ * Secondary: import "la" and "lb", then answer every withdrawal 300 ms
+ * late (a handler kept from the device's lock that long).
+ */
+static int
+role_late_acker(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t ia, ib;
+	int ret = 1;
+
+	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or device string");
+	dev = mdevx_share_dev_attach(argv[0]);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "la", MDEVX_SHARE_COUNTER, &ia) == 0 &&
+		   mdevx_share_import(dev, "lb", MDEVX_SHARE_COUNTER, &ib) == 0,
+		   "import: %s", strerror(errno));
+	mdevx_share_test_ack_delay(300);
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	mdevx_share_test_ack_delay(0);
+	/* Late, but the handlers ran: both imports are stale. */
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "live imports %u",
+		   mdevx_share_dev_imports(dev));
+	ROLE_CHECK(mdevx_share_unimport(dev, ia) == 0 && mdevx_share_unimport(dev, ib) == 0,
+		   "unimport");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_late_acker, role_late_acker);
+
+/*
+ * A reply that comes after its withdrawal's bound acknowledges nothing
+ * else. EAL matches replies to requests by peer and action name only: the
+ * late answer to "la" (300 ms, bound 200 ms) must not count as the answer
+ * to "lb", withdrawn right after, whose own answer cannot come before
+ * 600 ms (the secondary's handler answers one at a time): "lb" is not
+ * acknowledged either.
+ */
+static int
+test_fault_late_ack(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 200 };
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_dev *dev;
+	unsigned int acked_a = 9, acked_b = 9;
+	int rc, rc_a, rc_b;
+	const char *args[1];
+	char devstr[128];
+	pid_t pid;
+
+	memset(s, 0, sizeof(*s));
+	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	dev = mdevx_share_dev_open(devstr, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "la", 1), "publish: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "lb", 1), "publish: %s", strerror(errno));
+	args[0] = devstr;
+	pid = spawn_tracked("share_late_acker", 1, args);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
+	rc_a = mdevx_share_withdraw(dev, "la", &acked_a);
+	rc_b = mdevx_share_withdraw(dev, "lb", &acked_b);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
+	/* closed before the verdicts: a failure leaves no device open behind */
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
+	TEST_ASSERT(rc_a == 0 && rc_b == 0, "withdraw: %d %d", rc_a, rc_b);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary");
+	TEST_ASSERT_EQUAL(acked_a, 0u, "la acknowledged within its bound by a 300 ms handler");
+	TEST_ASSERT_EQUAL(acked_b, 0u, "la's late answer counted as lb's acknowledgement");
+	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static void
+attach_closing_hook(void *arg)
+{
+	struct share_sync *s = arg;
+
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	wait_at_least(&s->go, 1, WAIT_MS);
+}
+
+/*
+ * Secondary: an attach held, by the test hook, between the primary's
+ * answer and the first read of the registry, while the primary closes the
+ * device and frees the registry: the attach gives ENODEV, nothing reads
+ * the freed memory.
+ */
+static int
+role_attach_closing(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev;
+	int ret = 1;
+
+	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or device string");
+	mdevx_share_test_attach_hook(attach_closing_hook, s);
+	dev = mdevx_share_dev_attach(argv[0]);
+	mdevx_share_test_attach_hook(NULL, NULL);
+	if (dev != NULL)
+		mdevx_share_dev_close(dev);
+	ROLE_CHECK(dev == NULL && errno == ENODEV, "attach across the primary's close: %s",
+		   dev != NULL ? "attached" : strerror(errno));
+	dev = mdevx_share_dev_attach(argv[0]);
+	if (dev != NULL)
+		mdevx_share_dev_close(dev);
+	ROLE_CHECK(dev == NULL && errno == ENODEV, "attach after the close");
+	ret = 0;
+out:
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_attach_closing, role_attach_closing);
+
+static int
+test_fault_attach_during_close(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	const struct rte_memzone *mz;
+	struct mdevx_share_dev *dev;
+	const char *args[1];
+	char devstr[128];
+	pid_t pid;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	dev = mdevx_share_dev_open(devstr, NULL);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "ac", 1), "publish: %s", strerror(errno));
+	args[0] = devstr;
+	pid = spawn_tracked("share_attach_closing", 1, args);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not in its attach");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
+	/* The registry is freed: reserve and scribble over memory to reuse it. */
+	mz = rte_memzone_reserve("mdevx_t_scribble", 1 << 20, SOCKET_ID_ANY, 0);
+	if (mz != NULL)
+		memset(mz->addr, 0x5a, mz->len);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
+	if (mz != NULL)
+		rte_memzone_free(mz);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary");
+	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+/*
  * A close that cannot finish keeps the device open, nothing lost: a
  * published counter whose destroy fails stays (withdrawn, with its object)
  * for the next close; an object of the application still on the device's
@@ -2372,6 +2557,8 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_attach_during_withdrawals),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_many_withdrawals),
 		TEST_CASE(test_fault_close_unacked),
+		TEST_CASE(test_fault_late_ack),
+		TEST_CASE(test_fault_attach_during_close),
 		TEST_CASE(test_fault_close_failures),
 		TEST_CASE(test_fault_ctx_closed_behind),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_secondary_close_busy),

@@ -159,9 +159,18 @@ static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
 static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
 static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) */
+/*
+ * Secondary: the device an attach is making, before it is on share_devs
+ * (share_devs_lock; one at a time, under share_open_lock). The handler
+ * marks it orphaned when the primary closes meanwhile.
+ */
+static struct mdevx_share_dev *attaching;
 static volatile int test_drop_acks;
+static unsigned int test_ack_delay_ms;		/* atomic */
 static void (*test_import_hook)(void *arg);
 static void *test_import_arg;
+static void (*test_attach_hook)(void *arg);
+static void *test_attach_arg;
 
 static int
 fail(int err)
@@ -251,6 +260,13 @@ slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out)
 	return s;
 }
 
+/*
+ * A slot whose generation would wrap is retired (never handed out again,
+ * 64 bytes kept until the device closes): a handle of its first
+ * generation must not name a live import again. The free list hands the
+ * same slot back first, so a plain import/unimport loop gets there after
+ * 2^32 rounds, minutes on a fast CPU.
+ */
 static void
 slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
 {
@@ -259,9 +275,31 @@ slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
 	s->state = IMP_FREE;
 	s->obj = NULL;
 	s->ref.bobj = NULL;
-	s->gen++;
+	if (++s->gen == 0) {
+		s->next_free = 0;
+		return;
+	}
 	s->next_free = dev->free_head;
 	dev->free_head = idx + 1;
+}
+
+mdevx_share_imp_t
+mdevx_share_test_slot_gen(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t gen)
+{
+	mdevx_share_imp_t none = { .id = 0 };
+	struct imp_slot *s;
+	uint32_t idx;
+
+	if (dev == NULL)
+		return none;
+	mdevx_share_lock_write(&dev->lock);
+	s = slot_of(dev, imp, &idx);
+	if (s != NULL) {
+		s->gen = gen;
+		none = slot_handle(idx, s);
+	}
+	mdevx_share_unlock_write(&dev->lock);
+	return none;
 }
 
 /*
@@ -422,8 +460,16 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		return -EINVAL;
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
 	memset(&rep_buf, 0, sizeof(rep_buf));
+	/*
+	 * The reply names its request: EAL matches a reply to a pending
+	 * request by peer and action name only, so a late one would otherwise
+	 * count for the next request under the same name.
+	 */
 	rep->op = req->op;
 	rep->key = req->key;
+	rep->rec_idx = req->rec_idx;
+	rep->generation = req->generation;
+	rep->cookie = req->cookie;	/* the attach reply replaces it below */
 
 	pthread_mutex_lock(&share_devs_lock);
 	if (req->op == MP_OP_ATTACH && rte_eal_process_type() == RTE_PROC_PRIMARY) {
@@ -452,6 +498,8 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			return 0;
 		}
 		dev = find_dev_locked(NULL, req->key);
+		if (dev == NULL && attaching != NULL && attaching->key == req->key)
+			dev = attaching;	/* nothing imported yet: orphaned if closed */
 		if (dev != NULL) {
 			mdevx_share_lock_write(&dev->lock);
 			rep->unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ?
@@ -465,6 +513,9 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -EINVAL;
 	}
 	pthread_mutex_unlock(&share_devs_lock);
+	if (unlikely(__atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED) != 0) &&
+	    req->op != MP_OP_ATTACH)	/* test hook: a slow handler */
+		usleep(__atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED) * 1000);
 	mp_msg_pack(&reply, msg->name, rep);
 	if (fd >= 0) {
 		reply.num_fds = 1;
@@ -511,6 +562,19 @@ mdevx_share_test_drop_acks(int drop)
 }
 
 void
+mdevx_share_test_ack_delay(unsigned int ms)
+{
+	__atomic_store_n(&test_ack_delay_ms, ms, __ATOMIC_RELAXED);
+}
+
+void
+mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg)
+{
+	test_attach_arg = arg;
+	test_attach_hook = fn;
+}
+
+void
 mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg)
 {
 	test_import_arg = arg;
@@ -538,6 +602,7 @@ static struct pending_notify pending[MAX_PENDING];
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pending_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t pending_seq;
+static unsigned int pending_last = MAX_PENDING - 1;	/* the slot used last */
 
 static int
 notify_done(const struct rte_mp_msg *request, const struct rte_mp_reply *reply)
@@ -551,7 +616,14 @@ notify_done(const struct rte_mp_msg *request, const struct rte_mp_reply *reply)
 		if (reply->msgs[i].len_param != sizeof(r))
 			continue;
 		memcpy(&r, reply->msgs[i].param, sizeof(r));
-		if (r.status == 0)
+		/*
+		 * A late reply to an earlier request under this action name
+		 * took the place of this peer's answer (EAL drops the real one
+		 * then): it acknowledges nothing here.
+		 */
+		if (r.status == 0 && r.op == req->op && r.cookie == req->cookie &&
+		    r.key == req->key && r.rec_idx == req->rec_idx &&
+		    r.generation == req->generation)
 			acked++;
 	}
 	pthread_mutex_lock(&pending_lock);
@@ -628,9 +700,17 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	}
 	pthread_mutex_lock(&pending_lock);
 	for (;;) {
-		for (int i = 0; i < MAX_PENDING && pn == NULL; i++)
-			if (pending[i].seq == 0)
-				pn = &pending[i];
+		/*
+		 * Round robin from the slot after the last one used: a slot's
+		 * action name comes back as late as possible, so that a reply
+		 * delayed past its bound rarely meets a new request under it.
+		 */
+		for (int i = 1; i <= MAX_PENDING && pn == NULL; i++) {
+			struct pending_notify *c = &pending[(pending_last + i) % MAX_PENDING];
+
+			if (c->seq == 0)
+				pn = c;
+		}
 		if (pn != NULL)
 			break;
 		/*
@@ -642,6 +722,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	}
 	memset(pn, 0, sizeof(*pn));
 	pn->seq = ++pending_seq;
+	pending_last = (unsigned int)(pn - pending);
 	pthread_mutex_unlock(&pending_lock);
 
 	memset(p, 0, sizeof(*p));
@@ -672,11 +753,15 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 		acked = pn->acked;
 		*nb_sent = pn->nb_sent;
 		if (complete != NULL)
-			*complete = pn->nb_received == pn->nb_sent;
+			*complete = pn->nb_sent >= 0 && pn->acked == (unsigned int)pn->nb_sent;
 		if (pn->nb_received < pn->nb_sent)
 			SHARE_LOG(WARNING, "withdraw of record %u: %d of %d secondaries answered "
 				  "within %u ms", rec_idx, pn->nb_received, pn->nb_sent,
 				  dev->withdraw_timeout_ms);
+		else if (pn->acked < (unsigned int)pn->nb_received)
+			SHARE_LOG(WARNING, "withdraw of record %u: %d answers, %u of them "
+				  "acknowledgements of this request", rec_idx, pn->nb_received,
+				  pn->acked);
 		pn->seq = 0;
 	} else {
 		/* A late callback finds no slot with its sequence number. */
@@ -893,6 +978,8 @@ mdevx_share_dev_attach(const char *devstr)
 	}
 	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
+	if (err == 0)
+		attaching = dev;
 	pthread_mutex_unlock(&share_devs_lock);
 	if (err != 0)
 		goto err_free;
@@ -917,7 +1004,9 @@ mdevx_share_dev_attach(const char *devstr)
 		goto err_free;
 	}
 	memcpy(&r_buf, reply.msgs[0].param, sizeof(r_buf));
-	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH) {
+	/* A late answer to an earlier attach (another device) is no answer. */
+	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH ||
+	    r->key != dev->key) {
 		err = EPROTO;
 	} else if (r->status != 0) {
 		err = -r->status;
@@ -937,11 +1026,31 @@ mdevx_share_dev_attach(const char *devstr)
 		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
 		goto err_free;
 	}
-	dev->reg = mdevx_share_reg_attach(dev->mz->addr, dev->mz->len);
-	if (dev->reg == NULL || mdevx_share_reg_cookie(dev->reg) != dev->cookie) {
-		err = EPROTO;
+	if (unlikely(test_attach_hook != NULL))
+		test_attach_hook(test_attach_arg);
+	/*
+	 * The primary may have closed the device since it answered: once our
+	 * handler acknowledged that, the memzone is freed. The registry is
+	 * read under the import lock, which the handler takes to mark the
+	 * device orphaned, as every later read of it is.
+	 */
+	mdevx_share_lock_read(&dev->lock);
+	if (dev->orphan) {
+		err = ENODEV;
+	} else {
+		dev->reg = mdevx_share_reg_attach(dev->mz->addr, dev->mz->len);
+		if (dev->reg == NULL || mdevx_share_reg_cookie(dev->reg) != dev->cookie)
+			err = EPROTO;
+	}
+	mdevx_share_unlock_read(&dev->lock);
+	if (err != 0) {
 		close(fd);
-		SHARE_LOG(ERR, "%s: registry %s is not the device's", devstr, dev->mz->name);
+		if (err == ENODEV)
+			SHARE_LOG(ERR, "%s: the primary closed the device during the attach",
+				  devstr);
+		else
+			SHARE_LOG(ERR, "%s: registry %s is not the device's", devstr,
+				  dev->mz->name);
 		goto err_free;
 	}
 	dev->ctx = mdevx_import_device(devstr, fd);
@@ -958,13 +1067,26 @@ mdevx_share_dev_attach(const char *devstr)
 		goto err_free;
 	}
 	pthread_mutex_lock(&share_devs_lock);
-	TAILQ_INSERT_TAIL(&share_devs, dev, next);
+	attaching = NULL;
+	if (dev->orphan)
+		err = ENODEV;
+	else
+		TAILQ_INSERT_TAIL(&share_devs, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
+	if (err != 0) {
+		SHARE_LOG(ERR, "%s: the primary closed the device during the attach", devstr);
+		mdevx_close(dev->ctx);
+		goto err_free;
+	}
 	pthread_mutex_unlock(&share_open_lock);
 	SHARE_LOG(INFO, "%s: attached, cookie %#" PRIx64, devstr, dev->cookie);
 	return dev;
 
 err_free:
+	pthread_mutex_lock(&share_devs_lock);
+	if (attaching == dev)
+		attaching = NULL;
+	pthread_mutex_unlock(&share_devs_lock);
 	dev_free(dev);
 err_unlock:
 	pthread_mutex_unlock(&share_open_lock);

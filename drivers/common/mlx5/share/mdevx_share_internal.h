@@ -16,11 +16,29 @@ MDEVX_API struct mdevx_share_reg *mdevx_share_dev_reg(struct mdevx_share_dev *de
 /** Test hook: a secondary stops acknowledging withdrawals (non-zero). */
 MDEVX_API void mdevx_share_test_drop_acks(int drop);
 /**
+ * Test hook: a secondary's handler waits @p ms before it answers a
+ * withdrawal (after unimporting), as one kept from the lock would.
+ */
+MDEVX_API void mdevx_share_test_ack_delay(unsigned int ms);
+/**
  * Test hook: call @p fn(@p arg) inside every import attempt, after the
  * object was imported from the record's bytes and before the record is
  * checked unchanged (the device's lock is held: @p fn must not call the
  * share API). NULL removes it.
  */
 MDEVX_API void mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg);
+/**
+ * Test hook: call @p fn(@p arg) inside every attach, after the primary
+ * answered and before the registry is read (no lock of ours is held).
+ * NULL removes it.
+ */
+MDEVX_API void mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg);
+/**
+ * Test hook: set the generation of the import slot @p imp names to @p gen
+ * (as after that many reuses): the import's new handle, or id 0 if @p imp
+ * names no import.
+ */
+MDEVX_API mdevx_share_imp_t mdevx_share_test_slot_gen(struct mdevx_share_dev *dev,
+						      mdevx_share_imp_t imp, uint32_t gen);
 
 #endif /* MDEVX_SHARE_INTERNAL_H */
