@@ -2184,6 +2184,80 @@ test_fault_close_unacked(void)
 	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/* Secondary: a process of the instance that never attaches a device. */
+static int
+role_bystander(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	ret = 0;
+out:
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_bystander, role_bystander);
+
+static void
+count_registry_mz(const struct rte_memzone *mz, void *arg)
+{
+	if (strncmp(mz->name, "mdevx_sh_", 9) == 0)
+		++*(unsigned int *)arg;
+}
+
+static unsigned int
+registry_memzones(void)
+{
+	unsigned int n = 0;
+
+	rte_memzone_walk(count_registry_mz, &n);
+	return n;
+}
+
+/*
+ * A secondary that links the library but never attaches answers
+ * withdrawals all the same (the library registers its action when it is
+ * loaded): the withdrawal counts its acknowledgement, and the close frees
+ * the registry's memzone instead of keeping it for a secondary that
+ * never answers.
+ */
+static int
+test_fault_bystander(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 2000 };
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_dev *dev;
+	unsigned int acked = 9, mz0;
+	char devstr[128];
+	int rc, rc_w, rc_c;
+	pid_t pid;
+
+	memset(s, 0, sizeof(*s));
+	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	mz0 = registry_memzones();
+	dev = mdevx_share_dev_open(devstr, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(registry_memzones(), mz0 + 1, "registry memzone");
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "by", 1), "publish: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "by2", 1), "publish: %s", strerror(errno));
+	pid = spawn_tracked("share_bystander", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
+	rc_w = mdevx_share_withdraw(dev, "by", &acked);
+	rc_c = mdevx_share_dev_close(dev);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
+	TEST_ASSERT(rc_w == 0 && rc_c == 0, "withdraw %d, close %d", rc_w, rc_c);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary");
+	TEST_ASSERT_EQUAL(acked, 1u, "the secondary that never attached did not answer");
+	TEST_ASSERT_EQUAL(registry_memzones(), mz0, "the closed registry's memzone was kept");
+	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 /*
  * Secondary: import "la" and "lb", then answer every withdrawal 300 ms
  * late (a handler kept from the device's lock that long).
@@ -2558,6 +2632,7 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_many_withdrawals),
 		TEST_CASE(test_fault_close_unacked),
 		TEST_CASE(test_fault_late_ack),
+		TEST_CASE(test_fault_bystander),
 		TEST_CASE(test_fault_attach_during_close),
 		TEST_CASE(test_fault_close_failures),
 		TEST_CASE(test_fault_ctx_closed_behind),

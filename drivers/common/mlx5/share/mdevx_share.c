@@ -555,6 +555,22 @@ mp_get(void)
 	return 0;
 }
 
+/*
+ * Our action from the start of every process that loads the library: a
+ * secondary that never attaches a device still answers withdrawals (with
+ * nothing to unimport) instead of costing each one its whole bound and
+ * keeping a closed registry's memzone, and a primary that has not opened
+ * a device yet refuses an attach at once (ENODEV). EAL keeps an action
+ * registered before rte_eal_init(); if this fails, the first open or
+ * attach tries again.
+ */
+RTE_INIT(mdevx_share_mp_init)
+{
+	pthread_mutex_lock(&share_devs_lock);
+	(void)mp_get();
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
 void
 mdevx_share_test_drop_acks(int drop)
 {
