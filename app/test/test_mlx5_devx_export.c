@@ -424,6 +424,23 @@ inflight_query_thread(void *p)
 }
 
 /*
+ * Start one query of @p a->imp whose reply the device delays @p delay_us,
+ * and give it @p lead_us to reach the device.
+ */
+static int
+start_delayed_query(struct inflight_arg *a, pthread_t *th, uint32_t delay_us, uint32_t lead_us)
+{
+	TEST_ASSERT_NOT_NULL(a->imp, "import: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
+						delay_us), "delay fault");
+	TEST_ASSERT_SUCCESS(pthread_create(th, NULL, inflight_query_thread, a), "thread");
+	while (!__atomic_load_n(&a->started, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	usleep(lead_us);
+	return TEST_SUCCESS;
+}
+
+/*
  * A revocation that meets a query in flight (its reply delayed 400 ms by
  * the device) waits for it: once mdevx_obj_revoke() returns, no command
  * about the object is outstanding (libmdevx_share acknowledges a
@@ -444,14 +461,8 @@ test_revoke_in_flight(void)
 		uint64_t revoked_ms;
 		pthread_t th;
 
-		TEST_ASSERT_NOT_NULL(a.imp, "import: %s", strerror(errno));
-		TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
-							400000), "delay fault");
-		TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, inflight_query_thread, &a),
-				    "thread");
-		while (!__atomic_load_n(&a.started, __ATOMIC_ACQUIRE))
-			usleep(1000);
-		usleep(100000);		/* the query is at the device by now */
+		if (start_delayed_query(&a, &th, 400000, 100000) != TEST_SUCCESS)
+			return TEST_FAILED;
 		TEST_ASSERT_SUCCESS(mdevx_obj_revoke(a.imp), "revoke: %s", strerror(errno));
 		revoked_ms = test_now_ms();
 		pthread_join(th, NULL);
@@ -512,14 +523,8 @@ test_revoke_concurrent(void)
 		pthread_t tq, t1, t2;
 		int rc;
 
-		TEST_ASSERT_NOT_NULL(q.imp, "import: %s", strerror(errno));
-		TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
-							300000), "delay fault");
-		TEST_ASSERT_SUCCESS(pthread_create(&tq, NULL, inflight_query_thread, &q),
-				    "thread");
-		while (!__atomic_load_n(&q.started, __ATOMIC_ACQUIRE))
-			usleep(1000);
-		usleep(50000);		/* the query is at the device by now */
+		if (start_delayed_query(&q, &tq, 300000, 50000) != TEST_SUCCESS)
+			return TEST_FAILED;
 		TEST_ASSERT_SUCCESS(pthread_create(&t1, NULL, revoker_thread, &r1), "thread");
 		usleep(20000);
 		TEST_ASSERT_SUCCESS(pthread_create(&t2, NULL, revoker_thread, &r2), "thread");
