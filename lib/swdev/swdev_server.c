@@ -37,6 +37,8 @@
 
 #define MAX_CHANS_PER_FILE 256
 #define MAX_EVENTS 64
+#define SWDEV_FRAMES_PER_EVENT 16	/* frames of one channel per readiness event */
+#define SWDEV_TX_BUDGET (64u << 20)	/* bytes of unread replies, all channels */
 
 /* ---------------------------------------------------------------- logging */
 
@@ -162,6 +164,7 @@ struct swdev_server {
 	struct chan *timers;		/* sorted by due_ns */
 	struct ent *grave;		/* closed entities to free after the batch */
 	uint32_t next_chan_id;
+	size_t tx_bytes;		/* held in replies not sent yet (every channel) */
 	volatile int stop;
 };
 
@@ -271,8 +274,10 @@ chan_free(struct swdev_server *srv, struct chan *ch)
 	close(ch->e.fd);
 	free(ch->in);
 	free(ch->tx);
+	srv->tx_bytes -= ch->tx_len;
 	ch->in = NULL;
 	ch->tx = NULL;
+	ch->tx_len = 0;
 	grave_add(srv, &ch->e);
 }
 
@@ -316,6 +321,7 @@ chan_flush(struct swdev_server *srv, struct chan *ch)
 		ch->tx_off += (size_t)n;
 	}
 	free(ch->tx);
+	srv->tx_bytes -= ch->tx_len;
 	ch->tx = NULL;
 	ch->tx_len = 0;
 	ch->tx_off = 0;
@@ -332,6 +338,7 @@ chan_reply(struct swdev_server *srv, struct chan *ch, uint8_t *buf, size_t len,
 	ch->tx = buf;
 	ch->tx_len = len;
 	ch->tx_off = 0;
+	srv->tx_bytes += len;
 	if (delay_us != 0) {
 		/* Hold the reply; stop reading this channel meanwhile (HUP and
 		 * ERR are always reported). */
@@ -403,6 +410,30 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	uint32_t delay;
 	int err;
 
+	/*
+	 * Replies wait in the daemon until their client reads them: a client
+	 * that asks for large output mailboxes on many channels and never
+	 * reads would hold the daemon's memory. Past the budget a command is
+	 * refused with ENOMEM before it runs, as the kernel's allocation of
+	 * its output buffer would fail.
+	 */
+	if (outlen > 0 && srv->tx_bytes + sizeof(*rep) + outlen > SWDEV_TX_BUDGET) {
+		swdev_log(SWDEV_LOG_WARN, "file %u: channel %u: %zu bytes of replies unread: "
+			  "%s refused (ENOMEM)", swdev_file_id(f), ch->id, srv->tx_bytes,
+			  swdev_proto_op_name(req->op));
+		outlen = 0;
+		buf = rep_alloc(req, 0);
+		if (buf == NULL) {
+			chan_close(srv, ch, "out of memory for the reply");
+			return false;
+		}
+		((struct swdev_rep_hdr *)buf)->err = ENOMEM;
+		free(ch->in);
+		ch->in = NULL;
+		ch->in_got = 0;
+		ch->hdr_got = 0;
+		return chan_reply(srv, ch, buf, sizeof(struct swdev_rep_hdr), 0);
+	}
 	buf = rep_alloc(req, outlen);
 	if (buf == NULL) {
 		chan_close(srv, ch, "out of memory for the reply");
@@ -518,6 +549,8 @@ chan_header_done(struct swdev_server *srv, struct chan *ch)
 static void
 chan_readable(struct swdev_server *srv, struct chan *ch)
 {
+	unsigned int frames = 0;
+
 	for (;;) {
 		uint8_t *dst;
 		size_t want;
@@ -559,6 +592,14 @@ chan_readable(struct swdev_server *srv, struct chan *ch)
 		}
 		/* One complete frame: run it, and read nothing more until replied. */
 		if (!chan_execute(srv, ch) || ch->tx != NULL)
+			return;
+		/*
+		 * A few frames per event, then the other channels: the epoll
+		 * interest is level-triggered, so the rest is read on the next
+		 * round. A client that keeps its channel full (large socket
+		 * buffers) stalls only itself, and a stop is seen.
+		 */
+		if (++frames == SWDEV_FRAMES_PER_EVENT || srv->stop)
 			return;
 	}
 }
