@@ -51,6 +51,14 @@ test_alloc(void)
 	CHECK_EQ(info.type, MDEVX_DEVX_TYPE_FLOW_COUNTER);
 	CHECK_EQ(info.object_id, base);
 	CHECK_EQ(info.rx_icm_addr, 0);
+	/* a bulk of 2 after it: aligned to 4, so that one range query reads it */
+	CHECK_EQ(t_alloc_counter(f, 0, 1, out, &info2), 0);
+	CHECK(info2.object_id != 0 && info2.object_id % 4 == 0);
+	{
+		uint8_t q[16 + 2 * 16];
+
+		CHECK_EQ(t_query_counter(f, info2.handle, info2.object_id, 2, 0, q, sizeof(q)), 0);
+	}
 	/* bulk of 512 (bit 2): base aligned to 512 */
 	CHECK_EQ(t_alloc_counter(f, 4, 0, out, &info), 0);
 	base = MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id);
@@ -69,14 +77,14 @@ test_alloc(void)
 	CHECK_EQ(t_alloc_counter(f, 0, 11, out, NULL), EREMOTEIO);
 	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LOG_SIZE_TOO_BIG);
-	/* 1 + 512 + 3 x 1024 used out of 4096: 1024 more is over the limit */
+	/* 1 + 2 + 512 + 3 x 1024 used out of 4096: 1024 more is over the limit */
 	CHECK_EQ(t_alloc_counter(f, 0, 10, out, NULL), 0);
 	CHECK_EQ(t_alloc_counter(f, 0, 10, out, NULL), 0);
 	CHECK_EQ(t_alloc_counter(f, 0, 10, out, NULL), EREMOTEIO);
 	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_LIM_ERR);
 	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LIMIT);
 	CHECK_EQ(swdev_ctl_counts(eng, T_DEV, 0, &cnt), 0);
-	CHECK_EQ(cnt.by_kind[SWDEV_KIND_FLOW_COUNTER], 5);	/* failures created nothing */
+	CHECK_EQ(cnt.by_kind[SWDEV_KIND_FLOW_COUNTER], 6);	/* failures created nothing */
 	/* singles still fit under the limit */
 	{
 		uint8_t in[16] = {0};
@@ -212,8 +220,15 @@ test_query(void)
 		/* the kernel cannot read the id from a 16-byte command: EINVAL */
 		CHECK_EQ(swdev_devx_obj_query(f, bulk.handle, in, 16, out, QOUT(1)), EINVAL);
 	}
-	/* kernel: the range must be inside this handle's bulk */
-	CHECK_EQ(t_query_counter(f, bulk.handle, b + 508, 8, 0, out, QOUT(8)), EINVAL);
+	/*
+	 * kernel: the first id must be inside this handle's bulk; a range
+	 * running past it is the firmware's to refuse
+	 */
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 508, 8, 0, out, QOUT(8)), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_RANGE);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 508, 4, 0, out, QOUT(4)), 0);
+	CHECK_EQ(t_query_counter(f, bulk.handle, b + 512, 4, 0, out, QOUT(4)), EINVAL);
 	CHECK_EQ(t_query_counter(f, bulk.handle, b - 1, 0, 0, out, QOUT(1)), EINVAL);
 	CHECK_EQ(t_query_counter(f, bulk.handle, single.object_id, 0, 0, out, QOUT(1)), EINVAL);
 	CHECK_EQ(t_query_counter(f, single.handle, b, 0, 0, out, QOUT(1)), EINVAL);

@@ -117,11 +117,17 @@ range_mark(struct swdev_counters *c, uint32_t b, uint32_t n, bool set)
 	}
 }
 
-/* Find and take an aligned free range: 0, ENOSPC or ENOMEM. */
+/*
+ * Find and take an aligned free range: 0, ENOSPC or ENOMEM. A bulk is
+ * aligned to its size, and one of more than one counter to at least 4: a
+ * range query must start at a multiple of 4, so a whole bulk of 2 can be
+ * read in one command.
+ */
 static int
 range_alloc(struct swdev_counters *c, uint32_t n, uint32_t *base)
 {
-	uint64_t b = ((uint64_t)c->hint + n - 1) & ~((uint64_t)n - 1);
+	uint64_t align = n > 1 && n < 4 ? 4 : n;
+	uint64_t b = ((uint64_t)c->hint + align - 1) & ~(align - 1);
 	uint32_t i;
 
 	while (b + n <= c->space) {
@@ -131,7 +137,7 @@ range_alloc(struct swdev_counters *c, uint32_t n, uint32_t *base)
 		}
 		if (range_is_free(c, (uint32_t)b, n))
 			break;
-		b += n;
+		b += align;
 	}
 	if (b + n > c->space)
 		return ENOSPC;

@@ -486,7 +486,7 @@ swdev_devx_obj_create(struct swdev_file *f, const void *in, size_t inlen,
 static bool
 obj_matches(const struct swdev_obj *obj, const struct swdev_cmd *cmd)
 {
-	uint64_t first, n;
+	uint64_t first;
 
 	switch (cmd->opcode) {
 	case MDEVX_CMD_OP_MODIFY_CQ:
@@ -509,11 +509,13 @@ obj_matches(const struct swdev_obj *obj, const struct swdev_cmd *cmd)
 		if (obj->kind != SWDEV_KIND_FLOW_COUNTER ||
 		    cmd->inlen < MDEVX_ST_SZ_BYTES(query_flow_counter_in))
 			return false;
+		/*
+		 * The kernel checks the first id only (devx_is_valid_obj_id():
+		 * [base, base + bulk)); the rest of the range is the
+		 * firmware's to check (BAD_PARAM past the bulk).
+		 */
 		first = MDEVX_GET(query_flow_counter_in, cmd->in, flow_counter_id);
-		n = MDEVX_GET(query_flow_counter_in, cmd->in, num_of_counters);
-		if (n == 0)
-			n = 1;
-		return first >= obj->id && first + n <= (uint64_t)obj->id + obj->u.cnt.num;
+		return first >= obj->id && first < (uint64_t)obj->id + obj->u.cnt.num;
 	default:
 		return false;
 	}
