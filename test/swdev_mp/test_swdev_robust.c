@@ -496,6 +496,65 @@ test_no_reader(void)
 	check_bystander("the stalled client left");
 }
 
+/*
+ * Replies left unread on many channels: the daemon holds at most its
+ * budget (64 MiB) of them; past it a command with an output mailbox is
+ * refused with ENOMEM (no output), and the daemon serves everyone else.
+ */
+static void
+test_reply_budget(void)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(query_hca_cap_in)] = { 0 };
+	const unsigned int nch = 48;
+	unsigned int ok = 0, nomem = 0, other = 0;
+	struct swdev_rep_hdr rep;
+	struct swdev_req_hdr h;
+	struct swdev_ctx *ctx;
+	int ch[48];
+
+	printf("== replies of %u channels left unread (2 MiB each)\n", nch);
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "open");
+	if (ctx == NULL)
+		return;
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_DEVX_GENERAL;
+	h.inlen = sizeof(in);
+	h.outlen = SWDEV_PROTO_MAX_PAYLOAD;
+	MDEVX_SET(query_hca_cap_in, in, opcode, MDEVX_CMD_OP_QUERY_HCA_CAP);
+	for (unsigned int i = 0; i < nch; i++) {
+		ch[i] = raw_attach(ctx);
+		CHECK(ch[i] >= 0, "attach %u", i);
+		if (ch[i] < 0)
+			continue;
+		h.seq = i;
+		CHECK(send(ch[i], &h, sizeof(h), MSG_NOSIGNAL) == (ssize_t)sizeof(h) &&
+		      send(ch[i], in, sizeof(in), MSG_NOSIGNAL) == (ssize_t)sizeof(in),
+		      "send %u", i);
+		/* the header of its reply: the big ones stay mostly unsent */
+		if (!peer_readable(ch[i]) || swdev_proto_read_all(ch[i], &rep, sizeof(rep)) != 0)
+			other++;
+		else if (rep.err == 0 && rep.outlen == SWDEV_PROTO_MAX_PAYLOAD)
+			ok++;
+		else if (rep.err == ENOMEM && rep.outlen == 0)
+			nomem++;
+		else
+			other++;
+	}
+	printf("   %u served, %u refused with ENOMEM, %u other\n", ok, nomem, other);
+	CHECK(ok > 0 && (uint64_t)ok * SWDEV_PROTO_MAX_PAYLOAD <= (64u << 20),
+	      "replies held within the budget: %u", ok);
+	CHECK(nomem > 0 && other == 0, "refusals past the budget: %u (%u other)", nomem, other);
+	check_bystander("unread replies over the budget");
+	for (unsigned int i = 0; i < nch; i++)
+		if (ch[i] >= 0)
+			close(ch[i]);
+	swdev_close(ctx);
+	check_bystander("the client with unread replies left");
+}
+
 static int
 die_mid_frame(void *arg)
 {
@@ -751,6 +810,7 @@ main(int argc, char **argv)
 	test_command_fd_misuse();
 	test_holder_shutdown();
 	test_no_reader();
+	test_reply_budget();
 	test_killed_clients();
 	test_random_mailboxes();
 	test_ctl_garbage();
