@@ -43,7 +43,8 @@ test_file_prefix(void)
 }
 
 static pid_t
-spawn(const char *role, const char *prefix, bool primary, int argc, const char *const argv[])
+spawn(const char *role, const char *prefix, bool primary, const char *eal_extra, int argc,
+      const char *const argv[])
 {
 	char prefix_arg[PATH_MAX], role_env[256], lcores_arg[64];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -78,6 +79,8 @@ spawn(const char *role, const char *prefix, bool primary, int argc, const char *
 	snprintf(lcores_arg, sizeof(lcores_arg), "--lcores=0@(0-%ld)", ncpu > 1 ? ncpu - 1 : 0);
 	cargv[n++] = lcores_arg;
 	cargv[n++] = "--log-level=lib.eal:error";
+	if (eal_extra != NULL)
+		cargv[n++] = eal_extra;
 	cargv[n++] = "--";
 	for (int a = 0; a < argc; a++)
 		cargv[n++] = argv[a];
@@ -110,15 +113,22 @@ spawn(const char *role, const char *prefix, bool primary, int argc, const char *
 pid_t
 test_mp_spawn(const char *role, const char *prefix, int argc, const char *const argv[])
 {
-	return spawn(role, prefix, false, argc, argv);
+	return spawn(role, prefix, false, NULL, argc, argv);
+}
+
+pid_t
+test_mp_spawn_primary_eal(const char *role, const char *prefix, const char *eal_extra, int argc,
+			  const char *const argv[])
+{
+	if (prefix == NULL || strcmp(prefix, test_file_prefix()) == 0)
+		return -EINVAL;	/* a second primary needs a prefix of its own */
+	return spawn(role, prefix, true, eal_extra, argc, argv);
 }
 
 pid_t
 test_mp_spawn_primary(const char *role, const char *prefix, int argc, const char *const argv[])
 {
-	if (prefix == NULL || strcmp(prefix, test_file_prefix()) == 0)
-		return -EINVAL;	/* a second primary needs a prefix of its own */
-	return spawn(role, prefix, true, argc, argv);
+	return test_mp_spawn_primary_eal(role, prefix, NULL, argc, argv);
 }
 
 int

@@ -38,6 +38,9 @@ pid_t test_mp_spawn(const char *role, const char *prefix, int argc, const char *
  */
 pid_t test_mp_spawn_primary(const char *role, const char *prefix, int argc,
 			    const char *const argv[]);
+/** test_mp_spawn_primary() with one more EAL argument @p eal_extra (e.g. --in-memory). */
+pid_t test_mp_spawn_primary_eal(const char *role, const char *prefix, const char *eal_extra,
+				int argc, const char *const argv[]);
 
 /**
  * Wait for a child started by test_mp_spawn().

@@ -1087,6 +1087,47 @@ role_foreign_primary(int argc, char **argv)
 }
 REGISTER_TEST_SECONDARY(share_foreign_primary, role_foreign_primary);
 
+/* A primary without EAL's IPC (--in-memory): sharing is refused. */
+static int
+role_no_ipc_primary(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	if (dev != NULL) {
+		printf("open without IPC succeeded\n");
+		mdevx_share_dev_close(dev);
+		return 1;
+	}
+	if (errno != ENOTSUP) {
+		printf("open without IPC: %s, want ENOTSUP\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+REGISTER_TEST_SECONDARY(share_no_ipc_primary, role_no_ipc_primary);
+
+/*
+ * --in-memory disables EAL's IPC: secondaries could never attach, nor be
+ * told of a withdrawal, so open says ENOTSUP (the library registers its
+ * actions before EAL's initialisation; open registers them again, which
+ * is what EAL refuses without IPC).
+ */
+static int
+test_bad_no_ipc(void)
+{
+	char prefix[128];
+	pid_t pid;
+
+	snprintf(prefix, sizeof(prefix), "%s_noipc", test_file_prefix());
+	pid = test_mp_spawn_primary_eal("share_no_ipc_primary", prefix, "--in-memory", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT_EQUAL(test_mp_wait(pid, CHILD_TIMEOUT_MS), 0, "the --in-memory primary");
+	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static int
 test_bad_foreign_record(void)
 {
@@ -1343,6 +1384,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE(test_bad_primary_closed),
 		TEST_CASE(test_bad_full_registry),
 		TEST_CASE(test_bad_handle_wrap),
+		TEST_CASE(test_bad_no_ipc),
 		TEST_CASE(test_bad_foreign_record),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()

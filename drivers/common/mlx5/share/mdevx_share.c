@@ -536,23 +536,42 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
  * Lock held.
  */
 static int
-mp_get(void)
+mp_register_all(bool log)
 {
 	char name[RTE_MP_MAX_NAME_LEN];
 
-	for (unsigned int i = 0; !mp_registered && i <= MAX_PENDING; i++) {
+	for (unsigned int i = 0; i <= MAX_PENDING; i++) {
 		if (i == MAX_PENDING)
 			snprintf(name, sizeof(name), "%s", MP_ACTION);
 		else
 			snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, i);
+		/* EAL refuses ENOTSUP before EEXIST: without IPC this fails. */
 		if (rte_mp_action_register(name, mp_handler) != 0 && rte_errno != EEXIST) {
-			SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", name,
-				  rte_strerror(rte_errno));
+			if (log)
+				SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", name,
+					  rte_strerror(rte_errno));
 			return -rte_errno;
 		}
 	}
-	mp_registered = true;
 	return 0;
+}
+
+static int
+mp_get(void)
+{
+	int ret;
+
+	if (mp_registered)
+		return 0;
+	/*
+	 * Registered again after EAL's initialisation even when the
+	 * constructor did it: this is what tells that the process has IPC
+	 * (with --in-memory, say, EAL refuses with ENOTSUP, and so does open).
+	 */
+	ret = mp_register_all(true);
+	if (ret == 0)
+		mp_registered = true;
+	return ret;
 }
 
 /*
@@ -567,7 +586,7 @@ mp_get(void)
 RTE_INIT(mdevx_share_mp_init)
 {
 	pthread_mutex_lock(&share_devs_lock);
-	(void)mp_get();
+	(void)mp_register_all(false);
 	pthread_mutex_unlock(&share_devs_lock);
 }
 

@@ -110,8 +110,8 @@ struct mdevx_share_record {
  * by an exit handler (everything withdrawn); after rte_eal_cleanup() it
  * cannot be: close before it.
  * @return the device, or NULL with errno (EPERM in a secondary, EEXIST if
- *   already open in this process, ENOMEM/ENOSPC for the memzone, errors of
- *   mdevx_open()).
+ *   already open in this process, ENOMEM/ENOSPC for the memzone, ENOTSUP
+ *   without EAL's IPC (--in-memory, --no-shconf), errors of mdevx_open()).
  */
 MDEVX_API struct mdevx_share_dev *mdevx_share_dev_open(const char *devstr,
 							const struct mdevx_share_conf *conf);
