@@ -408,6 +408,7 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	size_t outlen = req->outlen;
 	uint8_t *buf, *out;
 	uint32_t delay;
+	bool over_budget;
 	int err;
 
 	/*
@@ -417,22 +418,13 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	 * refused with ENOMEM before it runs, as the kernel's allocation of
 	 * its output buffer would fail.
 	 */
-	if (outlen > 0 && srv->tx_bytes + sizeof(*rep) + outlen > SWDEV_TX_BUDGET) {
+	over_budget = outlen > 0 &&
+		      srv->tx_bytes + sizeof(struct swdev_rep_hdr) + outlen > SWDEV_TX_BUDGET;
+	if (over_budget) {
 		swdev_log(SWDEV_LOG_WARN, "file %u: channel %u: %zu bytes of replies unread: "
 			  "%s refused (ENOMEM)", swdev_file_id(f), ch->id, srv->tx_bytes,
 			  swdev_proto_op_name(req->op));
 		outlen = 0;
-		buf = rep_alloc(req, 0);
-		if (buf == NULL) {
-			chan_close(srv, ch, "out of memory for the reply");
-			return false;
-		}
-		((struct swdev_rep_hdr *)buf)->err = ENOMEM;
-		free(ch->in);
-		ch->in = NULL;
-		ch->in_got = 0;
-		ch->hdr_got = 0;
-		return chan_reply(srv, ch, buf, sizeof(struct swdev_rep_hdr), 0);
 	}
 	buf = rep_alloc(req, outlen);
 	if (buf == NULL) {
@@ -442,6 +434,10 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	rep = (struct swdev_rep_hdr *)buf;
 	out = buf + sizeof(*rep);
 	memset(&info, 0, sizeof(info));
+	if (over_budget) {
+		err = ENOMEM;
+		goto done;
+	}
 	switch (req->op) {
 	case SWDEV_OP_DEVX_CREATE:
 		err = swdev_devx_obj_create(f, ch->in, req->inlen, out, outlen, &info);
@@ -485,6 +481,7 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 		err = EINVAL;
 		break;
 	}
+done:
 	delay = swdev_file_take_delay(f);
 	rep->err = (uint32_t)err;
 	if (req->op == SWDEV_OP_PD_ALLOC || req->op == SWDEV_OP_UAR_ALLOC ||

@@ -286,20 +286,20 @@ slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
 mdevx_share_imp_t
 mdevx_share_test_slot_gen(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t gen)
 {
-	mdevx_share_imp_t none = { .id = 0 };
+	mdevx_share_imp_t h = { .id = 0 };
 	struct imp_slot *s;
 	uint32_t idx;
 
 	if (dev == NULL)
-		return none;
+		return h;
 	mdevx_share_lock_write(&dev->lock);
 	s = slot_of(dev, imp, &idx);
 	if (s != NULL) {
 		s->gen = gen;
-		none = slot_handle(idx, s);
+		h = slot_handle(idx, s);
 	}
 	mdevx_share_unlock_write(&dev->lock);
-	return none;
+	return h;
 }
 
 /*
@@ -454,6 +454,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	struct mp_param *rep = &rep_buf;
 	struct rte_mp_msg reply;
 	struct mdevx_share_dev *dev;
+	unsigned int delay_ms;
 	int fd = -1, ret;
 
 	if (msg->len_param != sizeof(*req))
@@ -513,9 +514,9 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -EINVAL;
 	}
 	pthread_mutex_unlock(&share_devs_lock);
-	if (unlikely(__atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED) != 0) &&
-	    req->op != MP_OP_ATTACH)	/* test hook: a slow handler */
-		usleep(__atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED) * 1000);
+	delay_ms = __atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED);
+	if (unlikely(delay_ms != 0) && req->op != MP_OP_ATTACH)
+		usleep(delay_ms * 1000);	/* test hook: a slow handler */
 	mp_msg_pack(&reply, msg->name, rep);
 	if (fd >= 0) {
 		reply.num_fds = 1;
@@ -701,8 +702,9 @@ have_secondaries(void)
 /*
  * Primary: tell every secondary, wait for the acknowledgements (bounded).
  * Returns the number of secondaries that acknowledged. @p complete (may be
- * NULL): whether every secondary was reached and answered (true too when
- * there is none); false when the request failed or EAL never called back.
+ * NULL): whether every secondary was reached and acknowledged this request
+ * (true too when there is none); false when the request failed or EAL never
+ * called back.
  */
 static unsigned int
 notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, uint64_t gen,
@@ -1142,7 +1144,6 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 {
 	struct mdevx_share_rec_info info;
 	uint32_t cap = mdevx_share_reg_capacity(dev->reg);
-	unsigned int acked;
 	int64_t i = -1;
 	int nb_sent, ret = 0;
 
@@ -1150,8 +1151,8 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 		if (info.state == MDEVX_SHARE_REC_PUBLISHED)
 			mdevx_share_reg_withdraw(dev->reg, (uint32_t)i, info.generation, NULL);
 	}
-	acked = notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
-	*all_acked = *all_acked && acked == (unsigned int)nb_sent;
+	/* complete: every secondary told acknowledged this very request */
+	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
 	for (uint32_t s = 0; s < cap; s++) {
 		if (dev->owned[s] != NULL) {
 			int r = mdevx_obj_destroy(dev->owned[s]);
