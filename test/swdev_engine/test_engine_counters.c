@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Flow counters: ALLOC (single, flow_counter_bulk, flow_counter_bulk_log_size),
- * QUERY (one, a range, clear, lengths, alignment, bulk limit, handle range),
+ * QUERY (one, a range, clear, lengths, alignment, bulk limit, handle range, the
+ * exact end of bulks of 2 to 512, the handler's own range check),
  * DEALLOC through destroy, traffic injection, limits, uids, fault injection.
  */
 #include <errno.h>
@@ -256,6 +257,190 @@ test_query(void)
 	swdev_engine_destroy(eng);
 }
 
+/* The value injected into counter @p i of the bulk tagged @p tag. */
+static uint64_t
+boundary_value(uint32_t tag, uint32_t i)
+{
+	return (uint64_t)tag * 100000 + i + 1;
+}
+
+/* out holds @p m counters from bulk offset @p off: every one as injected? */
+static void
+check_boundary_values(const uint8_t *out, uint32_t tag, uint32_t off, uint32_t m)
+{
+	uint32_t j;
+
+	for (j = 0; j < m; j++) {
+		CHECK_EQ(pkts(out, j), boundary_value(tag, off + j));
+		CHECK_EQ(octs(out, j), 64 * boundary_value(tag, off + j) + 7);
+	}
+}
+
+/*
+ * Issue 17: the exact end of a bulk. For bulks of 2 (aligned to 4) up to
+ * 512, a range ending at the bulk's last counter is read back in full; one
+ * ending one counter past it is the firmware's BAD_PARAM (CNT_QUERY_RANGE)
+ * and, with clear set, clears nothing. A first id outside the bulk (one
+ * before its base, one past its last counter, the alignment padding after
+ * a bulk of 2) is the kernel's EINVAL (devx_is_valid_obj_id()).
+ */
+static void
+test_query_boundary(void)
+{
+	static const struct {
+		uint32_t bulk, log_size, n;
+	} sizes[] = {
+		{ 0, 1, 2 }, { 0, 2, 4 }, { 0, 3, 8 }, { 0, 5, 32 },
+		{ 1, 0, 128 }, { 0, 7, 128 }, { 0, 9, 512 },
+	};
+	struct swdev_engine *eng = swdev_engine_create();
+	static uint8_t out[QOUT(513)];
+	struct swdev_obj_info single, info;
+	struct swdev_file *f;
+	uint8_t aout[16];
+	unsigned int k;
+	uint32_t i;
+
+	swdev_engine_add_device(eng, T_DEV, NULL);
+	f = swdev_file_open(eng, T_DEV);
+	/* id 1 taken: an unaligned bulk of 2 would start at 2 */
+	CHECK_EQ(t_alloc_counter(f, 0, 0, aout, &single), 0);
+	CHECK_EQ(single.object_id, 1);
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		uint32_t n = sizes[k].n, tag = k + 1;
+		uint32_t base, last, rs, m;
+
+		CHECK_EQ(t_alloc_counter(f, sizes[k].bulk, sizes[k].log_size, aout, &info), 0);
+		base = info.object_id;
+		last = base + n - 1;
+		CHECK(base != 0);
+		CHECK_EQ(base % (n < 4 ? 4 : n), 0);
+		for (i = 0; i < n; i++)
+			CHECK_EQ(swdev_ctl_inject(eng, T_DEV, base + i, boundary_value(tag, i),
+						  64 * boundary_value(tag, i) + 7), 0);
+		/* the last aligned range: ends exactly at the last counter */
+		rs = n < 4 ? base : base + n - 4;
+		m = last + 1 - rs;
+		memset(out, 0xa5, QOUT(m));
+		CHECK_EQ(t_query_counter(f, info.handle, rs, m, 0, out, QOUT(m)), 0);
+		CHECK_EQ(t_status(out), 0);
+		check_boundary_values(out, tag, rs - base, m);
+		/* one counter past the end: BAD_PARAM, and the clear not done */
+		CHECK_EQ(t_query_counter(f, info.handle, rs, m + 1, 1, out, QOUT(m + 1)),
+			 EREMOTEIO);
+		CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
+		CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_RANGE);
+		/* the whole bulk, and the whole bulk plus one */
+		memset(out, 0xa5, QOUT(n));
+		CHECK_EQ(t_query_counter(f, info.handle, base, n, 0, out, QOUT(n)), 0);
+		CHECK_EQ(t_status(out), 0);
+		check_boundary_values(out, tag, 0, n);
+		CHECK_EQ(t_query_counter(f, info.handle, base, n + 1, 0, out, QOUT(n + 1)),
+			 EREMOTEIO);
+		CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
+		CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_RANGE);
+		/* the last counter alone (num 0 and num 1) */
+		CHECK_EQ(t_query_counter(f, info.handle, last, 0, 0, out, QOUT(1)), 0);
+		check_boundary_values(out, tag, n - 1, 1);
+		CHECK_EQ(t_query_counter(f, info.handle, last, 1, 0, out, QOUT(1)), 0);
+		check_boundary_values(out, tag, n - 1, 1);
+		/* kernel: the first id one past the last, one before the base */
+		CHECK_EQ(t_query_counter(f, info.handle, last + 1, 0, 0, out, QOUT(1)), EINVAL);
+		CHECK_EQ(t_query_counter(f, info.handle, base - 1, 0, 0, out, QOUT(1)), EINVAL);
+		if (n == 2) {
+			/* the alignment padding is no counter of anybody's */
+			CHECK_EQ(t_query_counter(f, info.handle, base + 3, 0, 0, out, QOUT(1)),
+				 EINVAL);
+			CHECK_EQ(swdev_ctl_inject(eng, T_DEV, base + 2, 1, 1), ENOENT);
+			CHECK_EQ(swdev_ctl_inject(eng, T_DEV, base + 3, 1, 1), ENOENT);
+			CHECK_EQ(t_query_counter(f, info.handle, base, 4, 0, out, QOUT(4)),
+				 EREMOTEIO);
+			CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_RANGE);
+		}
+		/* nothing above changed a value: the refused clear included */
+		CHECK_EQ(t_query_counter(f, info.handle, base, n, 0, out, QOUT(n)), 0);
+		check_boundary_values(out, tag, 0, n);
+	}
+	swdev_engine_destroy(eng);
+}
+
+/* Run the QUERY_FLOW_COUNTER handler itself on @p bulk; the PRM status. */
+static int
+query_handler(struct swdev_dev *dev, struct swdev_obj *bulk, uint32_t first, uint32_t num,
+	      uint8_t *out, size_t outlen, uint32_t *syndrome)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(query_flow_counter_in)] = {0};
+	struct swdev_cmd cmd;
+	int rc;
+
+	MDEVX_SET(query_flow_counter_in, in, opcode, MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
+	MDEVX_SET(query_flow_counter_in, in, flow_counter_id, first);
+	MDEVX_SET(query_flow_counter_in, in, num_of_counters, num);
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.dev = dev;
+	cmd.opcode = MDEVX_CMD_OP_QUERY_FLOW_COUNTER;
+	cmd.in = in;
+	cmd.inlen = sizeof(in);
+	cmd.out = out;
+	cmd.outlen = outlen;
+	cmd.obj = bulk;
+	rc = swdev_cmd_query_counter(&cmd);
+	*syndrome = cmd.syndrome;
+	return rc;
+}
+
+/*
+ * The handler's own range check, below the kernel layer (which refuses a
+ * first id outside the bulk before the handler runs): a range that starts
+ * before the bulk and ends exactly at its base, and a missing bulk, are
+ * BAD_PARAM (CNT_QUERY_RANGE) as well.
+ */
+static void
+test_query_handler_range(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	static uint8_t out[QOUT(16)];
+	struct swdev_obj_info pad, info;
+	struct swdev_obj *bulk;
+	struct swdev_dev *dev;
+	struct swdev_file *f;
+	uint32_t base, synd;
+	uint8_t aout[16];
+
+	swdev_engine_add_device(eng, T_DEV, NULL);
+	dev = eng->devs[0];
+	f = swdev_file_open(eng, T_DEV);
+	CHECK_EQ(t_alloc_counter(f, 0, 3, aout, &pad), 0);	/* ids 8..15 */
+	CHECK_EQ(t_alloc_counter(f, 0, 3, aout, &info), 0);
+	base = info.object_id;
+	CHECK(base >= 8 && base % 8 == 0);
+	bulk = swdev_counter_owner(&dev->cnt, base);
+	CHECK(bulk != NULL);
+	if (bulk == NULL) {
+		swdev_engine_destroy(eng);
+		return;
+	}
+	CHECK_EQ(query_handler(dev, bulk, base, 8, out, QOUT(8), &synd), 0);
+	CHECK_EQ(query_handler(dev, bulk, base + 4, 4, out, QOUT(4), &synd), 0);
+	CHECK_EQ(query_handler(dev, bulk, base + 7, 1, out, QOUT(1), &synd), 0);
+	CHECK_EQ(query_handler(dev, bulk, base + 4, 5, out, QOUT(5), &synd),
+		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
+	CHECK_EQ(query_handler(dev, bulk, base - 4, 4, out, QOUT(4), &synd),
+		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
+	CHECK_EQ(query_handler(dev, bulk, base - 1, 1, out, QOUT(1), &synd),
+		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
+	CHECK_EQ(query_handler(dev, bulk, base + 8, 0, out, QOUT(1), &synd),
+		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
+	CHECK_EQ(query_handler(dev, NULL, base, 0, out, QOUT(1), &synd),
+		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
+	swdev_engine_destroy(eng);
+}
+
 static void
 test_query_limit(void)
 {
@@ -374,6 +559,8 @@ main(void)
 	test_alloc();
 	test_pd_and_uid();
 	test_query();
+	test_query_boundary();
+	test_query_handler_range();
 	test_query_limit();
 	test_fragmentation();
 	test_faults();
