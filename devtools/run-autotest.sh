@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Run one dpdk-test command the way CI must: --no-pci, a --file-prefix of
-# its own, an optional software device daemon, and cleanup of every runtime
+# its own, an optional software device daemon (in test mode), and cleanup of every runtime
 # file of that prefix (and of any process still using it), pass or fail.
 #
 # usage: run-autotest.sh [--swdev DAEMON] DPDK_TEST_BINARY TEST_NAME [EAL args...]
@@ -65,8 +65,9 @@ fi
 
 if [ -n "$daemon" ]; then
 	sockdir=$(mktemp -d /tmp/mdevx-swdev.XXXXXX)
+	# --test-mode: the tests inject traffic and faults through the control socket.
 	"$daemon" --socket "$sockdir/swdev.sock" --device mlx5_0 --device mlx5_1 \
-		--foreground --log-level warn ${SWDEV_ARGS:-} &
+		--foreground --log-level warn --test-mode ${SWDEV_ARGS:-} &
 	daemon_pid=$!
 	for _ in $(seq 100); do
 		[ -S "$sockdir/swdev.sock" ] && break

@@ -34,7 +34,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$daemon" --socket "$sockdir/swdev.sock" --device mlx5_0 --foreground --log-level warn &
+# --test-mode: the demo injects traffic and counts objects through the control socket.
+"$daemon" --socket "$sockdir/swdev.sock" --device mlx5_0 --foreground --log-level warn \
+	--test-mode &
 daemon_pid=$!
 for _ in $(seq 100); do
 	[ -S "$sockdir/swdev.sock" ] && break

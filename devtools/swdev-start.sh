@@ -13,8 +13,8 @@
 #
 # The daemon binary: $MLX5_SWDEV, else mlx5-swdev from PATH, else the one in
 # a build directory next to this script (build*/app/mlx5-swdev/mlx5-swdev).
-# Example:
-#   pid=$(devtools/swdev-start.sh start /tmp/s.sock --device mlx5_0 --device mlx5_1)
+# Tests that inject traffic or faults pass --test-mode. Example:
+#   pid=$(devtools/swdev-start.sh start /tmp/s.sock --test-mode --device mlx5_0)
 #   SWDEV_SOCKET=/tmp/s.sock ./my-test
 #   devtools/swdev-start.sh stop /tmp/s.sock
 set -eu

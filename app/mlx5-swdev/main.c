@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -72,6 +74,11 @@ enum {
 	OPT_PING,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_TEST_MODE,
+	OPT_GROUP,
+	OPT_ALLOW_UID,
+	OPT_HANDSHAKE_TIMEOUT,
+	OPT_MAX_PENDING,
 	OPT_LIMIT0,
 };
 
@@ -109,10 +116,22 @@ usage(FILE *f, const char *prog)
 		"  --pidfile PATH      write the daemon pid there (removed on exit)\n"
 		"  --log-level LEVEL   error | warn | info | debug (default info)\n"
 		"  --ping              exit 0 if a live daemon answers on --socket, else 1\n"
+		"\nAccess (see doc/swdev.rst, \"Who may connect\"):\n"
+		"  --group NAME|GID    sockets 0660 and of this group (default 0600, whatever\n"
+		"                      the umask); members still need --allow-uid\n"
+		"  --allow-uid USER|UID  serve this uid too (repeatable, up to %u); by default\n"
+		"                      only the daemon's own uid is served, others get EACCES\n"
+		"  --test-mode         allow traffic and fault injection and every count on\n"
+		"                      the control socket (tests); without it they get EPERM\n"
+		"  --handshake-timeout MS  close a connection that sent no OPEN (or no control\n"
+		"                      request, if refused) in MS ms (default %u)\n"
+		"  --max-pending N     at most N such connections at once; more are closed\n"
+		"                      at accept (default %u)\n\n"
 		"  --version           print the version\n"
 		"  --help              this text\n\n"
 		"Limits (every device; see doc/swdev_commands.rst):\n",
-		prog, MDEVX_SWDEV_DEFAULT_SOCKET);
+		prog, MDEVX_SWDEV_DEFAULT_SOCKET, SWDEV_SERVER_MAX_ALLOW_UIDS,
+		SWDEV_SERVER_HANDSHAKE_MS, SWDEV_SERVER_MAX_PENDING);
 	swdev_limits_default(&def);
 	for (i = 0; i < NUM_LIMITS; i++)
 		fprintf(f, "  --%-20s N  %s (default %lu)\n", limit_opts[i].name,
@@ -165,6 +184,62 @@ set_limit(struct swdev_limits *lim, const struct limit_opt *o, const char *arg)
 	return 0;
 }
 
+/* A decimal number in 1..@p max. -1 if not. */
+static long
+parse_count(const char *arg, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v == 0 || v > max)
+		return -1;
+	return (long)v;
+}
+
+/* A uid or user name; 0 or -1. */
+static int
+parse_uid(const char *arg, uid_t *uid)
+{
+	struct passwd *pw;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno == 0 && end != arg && *end == '\0' && arg[0] != '-' && v < (uid_t)-1) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	pw = getpwnam(arg);
+	if (pw == NULL)
+		return -1;
+	*uid = pw->pw_uid;
+	return 0;
+}
+
+/* A gid or group name; 0 or -1. */
+static int
+parse_gid(const char *arg, gid_t *gid)
+{
+	struct group *gr;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno == 0 && end != arg && *end == '\0' && arg[0] != '-' && v < (gid_t)-1) {
+		*gid = (gid_t)v;
+		return 0;
+	}
+	gr = getgrnam(arg);
+	if (gr == NULL)
+		return -1;
+	*gid = gr->gr_gid;
+	return 0;
+}
+
 static int
 write_pidfile(const char *path)
 {
@@ -186,18 +261,21 @@ write_pidfile(const char *path)
 int
 main(int argc, char **argv)
 {
-	struct option longopts[16 + NUM_LIMITS + 1];
+	struct option longopts[24 + NUM_LIMITS + 1];
 	const char *devices[MAX_DEVICES];
 	unsigned int ndev = 0, i;
 	const char *sock_path = NULL, *pidfile = NULL;
+	struct swdev_server_opts sopts;
 	struct swdev_limits lim;
 	struct swdev_engine *eng;
+	long v;
 	struct sigaction sa;
 	int daemonize = 0, ping = 0, opt, err, ret;
 	int ready[2] = { -1, -1 };
 	unsigned int n = 0;
 
 	swdev_limits_default(&lim);
+	swdev_server_opts_default(&sopts);
 	longopts[n++] = (struct option){ "socket", required_argument, NULL, OPT_SOCKET };
 	longopts[n++] = (struct option){ "device", required_argument, NULL, OPT_DEVICE };
 	longopts[n++] = (struct option){ "foreground", no_argument, NULL, OPT_FOREGROUND };
@@ -207,6 +285,13 @@ main(int argc, char **argv)
 	longopts[n++] = (struct option){ "ping", no_argument, NULL, OPT_PING };
 	longopts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
 	longopts[n++] = (struct option){ "version", no_argument, NULL, OPT_VERSION };
+	longopts[n++] = (struct option){ "test-mode", no_argument, NULL, OPT_TEST_MODE };
+	longopts[n++] = (struct option){ "group", required_argument, NULL, OPT_GROUP };
+	longopts[n++] = (struct option){ "allow-uid", required_argument, NULL, OPT_ALLOW_UID };
+	longopts[n++] = (struct option){ "handshake-timeout", required_argument, NULL,
+					 OPT_HANDSHAKE_TIMEOUT };
+	longopts[n++] = (struct option){ "max-pending", required_argument, NULL,
+					 OPT_MAX_PENDING };
 	for (i = 0; i < NUM_LIMITS; i++)
 		longopts[n++] = (struct option){ limit_opts[i].name, required_argument, NULL,
 						 OPT_LIMIT0 + (int)i };
@@ -251,6 +336,46 @@ main(int argc, char **argv)
 		case OPT_VERSION:
 			printf("mlx5-swdev %s\n", MDEVX_VERSION);
 			return 0;
+		case OPT_TEST_MODE:
+			sopts.test_mode = true;
+			break;
+		case OPT_GROUP:
+			if (parse_gid(optarg, &sopts.group) != 0) {
+				fprintf(stderr, "--group: no group '%s'\n", optarg);
+				return 2;
+			}
+			sopts.has_group = true;
+			break;
+		case OPT_ALLOW_UID:
+			if (sopts.n_allow_uids == SWDEV_SERVER_MAX_ALLOW_UIDS) {
+				fprintf(stderr, "--allow-uid: at most %u\n",
+					SWDEV_SERVER_MAX_ALLOW_UIDS);
+				return 2;
+			}
+			if (parse_uid(optarg, &sopts.allow_uids[sopts.n_allow_uids]) != 0) {
+				fprintf(stderr, "--allow-uid: no user '%s'\n", optarg);
+				return 2;
+			}
+			sopts.n_allow_uids++;
+			break;
+		case OPT_HANDSHAKE_TIMEOUT:
+			v = parse_count(optarg, 600000);
+			if (v < 0) {
+				fprintf(stderr, "--handshake-timeout: invalid value '%s' "
+					"(1..600000 ms)\n", optarg);
+				return 2;
+			}
+			sopts.handshake_ms = (unsigned int)v;
+			break;
+		case OPT_MAX_PENDING:
+			v = parse_count(optarg, 65536);
+			if (v < 0) {
+				fprintf(stderr, "--max-pending: invalid value '%s' (1..65536)\n",
+					optarg);
+				return 2;
+			}
+			sopts.max_pending = (unsigned int)v;
+			break;
 		default:
 			if (opt >= OPT_LIMIT0 && opt < OPT_LIMIT0 + (int)NUM_LIMITS) {
 				if (set_limit(&lim, &limit_opts[opt - OPT_LIMIT0], optarg) != 0)
@@ -303,7 +428,7 @@ main(int argc, char **argv)
 		}
 		swdev_log(SWDEV_LOG_INFO, "device %s ready", devices[i]);
 	}
-	g_srv = swdev_server_create(eng, sock_path);
+	g_srv = swdev_server_create(eng, sock_path, &sopts);
 	if (g_srv == NULL) {
 		err = errno;
 		swdev_log(SWDEV_LOG_ERR, "cannot serve %s: %s", sock_path, strerror(err));

@@ -12,7 +12,12 @@
  *   - control connections (SOCK_SEQPACKET): fixed-size datagrams;
  *   - an eventfd to stop the loop.
  * Delayed replies (delay faults) wait in a queue ordered by due time; the
- * epoll timeout is the time to the first one.
+ * epoll timeout is the time to the first one, or to the deadline of the
+ * oldest connection that has not completed its handshake.
+ *
+ * Peers are not trusted: every connection's uid (SO_PEERCRED) must be the
+ * daemon's or an allowed one, connections without a handshake are capped
+ * and timed out, and requests being received are bounded in bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +44,8 @@
 #define MAX_EVENTS 64
 #define SWDEV_FRAMES_PER_EVENT 16	/* frames of one channel per readiness event */
 #define SWDEV_TX_BUDGET (64u << 20)	/* bytes of unread replies, all channels */
+#define SWDEV_RX_BUDGET SWDEV_SERVER_RX_BUDGET	/* bytes of requests being received */
+#define SWDEV_RX_FILE_BUDGET SWDEV_SERVER_RX_FILE_BUDGET
 
 /* ---------------------------------------------------------------- logging */
 
@@ -108,6 +115,15 @@ struct ent {
 	int fd;
 	bool dead;		/* closed; freed at the end of the event batch */
 	struct ent *grave;	/* in srv->grave */
+	/* peer of an accepted connection (SO_PEERCRED) */
+	pid_t peer_pid;
+	uid_t peer_uid;
+	bool denied;		/* uid not allowed: answered EACCES, then closed */
+	/* no handshake yet: in srv->pending (accept order), closed at deadline */
+	bool pending;
+	uint64_t deadline_ns;
+	struct ent *pend_next;
+	struct ent *pend_prev;
 };
 
 struct conn;
@@ -122,6 +138,7 @@ struct chan {
 	size_t hdr_got;
 	uint8_t *in;
 	size_t in_got;
+	size_t in_counted;		/* of in, counted in the rx budgets */
 	/* reply being sent */
 	uint8_t *tx;
 	size_t tx_len;
@@ -140,6 +157,7 @@ struct conn {
 	struct chan *chans;
 	unsigned int nchans;
 	uint64_t nbad;
+	size_t rx_bytes;		/* counted input of its channels' frames */
 	struct conn *next;
 };
 
@@ -150,6 +168,8 @@ struct ctl {
 
 struct swdev_server {
 	struct swdev_engine *eng;
+	struct swdev_server_opts opts;
+	uid_t euid;
 	int epfd;
 	struct ent listen;
 	struct ent ctl_listen;
@@ -165,6 +185,11 @@ struct swdev_server {
 	struct ent *grave;		/* closed entities to free after the batch */
 	uint32_t next_chan_id;
 	size_t tx_bytes;		/* held in replies not sent yet (every channel) */
+	size_t rx_bytes;		/* counted input of frames being received */
+	struct ent *pend_head;		/* connections without a handshake, oldest first */
+	struct ent *pend_tail;
+	unsigned int npending;
+	unsigned int nctls;		/* control connections of allowed peers */
 	volatile int stop;
 };
 
@@ -200,6 +225,55 @@ grave_flush(struct swdev_server *srv)
 		srv->grave = e->grave;
 		free(e);	/* the ent is the first member of every entity */
 	}
+}
+
+/* ------------------------------------------- connections without handshake */
+
+static void
+pend_add(struct swdev_server *srv, struct ent *e)
+{
+	e->pending = true;
+	e->deadline_ns = now_ns() + (uint64_t)srv->opts.handshake_ms * 1000000u;
+	e->pend_next = NULL;
+	e->pend_prev = srv->pend_tail;
+	if (srv->pend_tail != NULL)
+		srv->pend_tail->pend_next = e;
+	else
+		srv->pend_head = e;
+	srv->pend_tail = e;
+	srv->npending++;
+}
+
+static void
+pend_remove(struct swdev_server *srv, struct ent *e)
+{
+	if (!e->pending)
+		return;
+	if (e->pend_prev != NULL)
+		e->pend_prev->pend_next = e->pend_next;
+	else
+		srv->pend_head = e->pend_next;
+	if (e->pend_next != NULL)
+		e->pend_next->pend_prev = e->pend_prev;
+	else
+		srv->pend_tail = e->pend_prev;
+	e->pending = false;
+	e->pend_next = NULL;
+	e->pend_prev = NULL;
+	srv->npending--;
+}
+
+static bool
+peer_allowed(const struct swdev_server *srv, uid_t uid)
+{
+	unsigned int i;
+
+	if (uid == srv->euid)
+		return true;
+	for (i = 0; i < srv->opts.n_allow_uids; i++)
+		if (srv->opts.allow_uids[i] == uid)
+			return true;
+	return false;
 }
 
 static int
@@ -266,16 +340,26 @@ timer_insert(struct swdev_server *srv, struct chan *ch, uint64_t due)
 
 /* --------------------------------------------------------------- channels */
 
+/* Free the input of the frame being received and uncount it. */
+static void
+chan_in_free(struct swdev_server *srv, struct chan *ch)
+{
+	free(ch->in);
+	ch->in = NULL;
+	srv->rx_bytes -= ch->in_counted;
+	ch->conn->rx_bytes -= ch->in_counted;
+	ch->in_counted = 0;
+}
+
 static void
 chan_free(struct swdev_server *srv, struct chan *ch)
 {
 	timer_remove(srv, ch);
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, ch->e.fd, NULL);
 	close(ch->e.fd);
-	free(ch->in);
+	chan_in_free(srv, ch);
 	free(ch->tx);
 	srv->tx_bytes -= ch->tx_len;
-	ch->in = NULL;
 	ch->tx = NULL;
 	ch->tx_len = 0;
 	grave_add(srv, &ch->e);
@@ -370,15 +454,22 @@ rep_alloc(const struct swdev_req_hdr *req, size_t outlen)
 	return buf;
 }
 
-/* Refuse @p req on channel @p fd with @p err (best effort), then close it. */
+/* Answer @p req on channel @p fd with @p err and no output (best effort). */
 static void
-refuse_and_close(int fd, const struct swdev_req_hdr *req, uint32_t err)
+send_refusal(int fd, const struct swdev_req_hdr *req, uint32_t err)
 {
 	struct swdev_rep_hdr rep;
 
 	rep_init(&rep, req);
 	rep.err = err;
 	(void)send(fd, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* Refuse @p req on channel @p fd with @p err (best effort), then close it. */
+static void
+refuse_and_close(int fd, const struct swdev_req_hdr *req, uint32_t err)
+{
+	send_refusal(fd, req, err);
 	close(fd);
 }
 
@@ -514,29 +605,55 @@ done:
 		swdev_log(SWDEV_LOG_DEBUG, "file %u: %s opcode %#x handle %u ok",
 			  swdev_file_id(f), swdev_proto_op_name(req->op),
 			  mbox_opcode(ch->in, req->inlen), req->handle);
-	free(ch->in);
-	ch->in = NULL;
+	chan_in_free(srv, ch);
 	ch->in_got = 0;
 	ch->hdr_got = 0;
 	return chan_reply(srv, ch, buf, sizeof(*rep) + rep->outlen, delay);
 }
 
-/* A frame header is complete: never trust its lengths. false if closed. */
+/*
+ * A frame header is complete: never trust its lengths. false if closed.
+ * Input that waits for the rest of its frame is bounded, per file and for
+ * the daemon: a frame that does not fit is refused with ENOMEM and its
+ * channel closed (the rest of the frame could not be told from the next
+ * one). Small inputs (every command the driver sends) are not counted:
+ * they cost at most SWDEV_SERVER_RX_SMALL bytes per channel.
+ */
 static bool
 chan_header_done(struct swdev_server *srv, struct chan *ch)
 {
+	struct conn *c = ch->conn;
+	size_t inlen = ch->hdr.inlen;
+
 	if (swdev_proto_check_req(&ch->hdr) != 0) {
 		swdev_log(SWDEV_LOG_WARN,
 			  "file %u: channel %u: malformed frame header (op %u inlen %u outlen %u)",
-			  swdev_file_id(ch->conn->file), ch->id, ch->hdr.op, ch->hdr.inlen,
+			  swdev_file_id(c->file), ch->id, ch->hdr.op, ch->hdr.inlen,
 			  ch->hdr.outlen);
 		chan_close(srv, ch, "malformed frame");
 		return false;
 	}
-	ch->in = malloc(ch->hdr.inlen > 0 ? ch->hdr.inlen : 1);
+	if (inlen > SWDEV_SERVER_RX_SMALL &&
+	    (c->rx_bytes + inlen > SWDEV_RX_FILE_BUDGET ||
+	     srv->rx_bytes + inlen > SWDEV_RX_BUDGET)) {
+		swdev_log(SWDEV_LOG_WARN, "file %u: channel %u: %s with %zu bytes of input "
+			  "refused (ENOMEM): %zu bytes of requests being received in this file "
+			  "(budget %u), %zu in the daemon (budget %u)", swdev_file_id(c->file),
+			  ch->id, swdev_proto_op_name(ch->hdr.op), inlen, c->rx_bytes,
+			  SWDEV_RX_FILE_BUDGET, srv->rx_bytes, SWDEV_RX_BUDGET);
+		send_refusal(ch->e.fd, &ch->hdr, ENOMEM);
+		chan_close(srv, ch, "input over the budget");
+		return false;
+	}
+	ch->in = malloc(inlen > 0 ? inlen : 1);
 	if (ch->in == NULL) {
 		chan_close(srv, ch, "out of memory for the request");
 		return false;
+	}
+	if (inlen > SWDEV_SERVER_RX_SMALL) {
+		ch->in_counted = inlen;
+		c->rx_bytes += inlen;
+		srv->rx_bytes += inlen;
 	}
 	ch->in_got = 0;
 	return true;
@@ -641,6 +758,7 @@ conn_close(struct swdev_server *srv, struct conn *c, const char *why)
 		c->chans = ch->next;
 		chan_free(srv, ch);
 	}
+	pend_remove(srv, &c->e);
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->e.fd, NULL);
 	close(c->e.fd);
 	if (c->file != NULL) {
@@ -747,6 +865,12 @@ conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize
 		conn_bad(c, "a malformed message");
 		return true;
 	}
+	if (c->e.denied) {
+		/* Answered, as the open of a device node without permission. */
+		refuse_and_close(fd, &req, EACCES);
+		conn_close(srv, c, "peer not allowed");
+		return false;
+	}
 	if (req.op == SWDEV_OP_OPEN) {
 		if (c->file != NULL) {
 			close(fd);
@@ -778,8 +902,10 @@ conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize
 			conn_close(srv, c, "OPEN failed");
 			return false;
 		}
-		swdev_log(SWDEV_LOG_INFO, "file %u opened on %s (uid %u)", swdev_file_id(c->file),
-			  swdev_file_devname(c->file), swdev_file_uid(c->file));
+		pend_remove(srv, &c->e);
+		swdev_log(SWDEV_LOG_INFO, "file %u opened on %s (uid %u) by pid %d user %u",
+			  swdev_file_id(c->file), swdev_file_devname(c->file),
+			  swdev_file_uid(c->file), (int)c->e.peer_pid, (unsigned int)c->e.peer_uid);
 		conn_add_chan(srv, c, fd, &req, 0);
 		return true;
 	}
@@ -887,17 +1013,50 @@ accept_one(struct swdev_server *srv, int lfd)
 /*
  * Accept on @p listen_fd into a new zeroed entity of @p size bytes (a
  * struct starting with its struct ent) of @p type, watched for input.
- * NULL when nothing was accepted or it could not be set up.
+ * The peer's uid decides: an allowed one is served, any other is only
+ * answered EACCES (to its OPEN or first control request) and closed. A
+ * main connection until its OPEN, and a refused one until its answer, is
+ * pending: capped, and closed at its deadline. NULL when nothing was
+ * accepted or it was closed at once.
  */
 static struct ent *
 accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type type)
 {
+	const char *kind = type == ENT_CTL ? "control connection" : "connection";
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	bool allowed, pending;
 	struct ent *e;
 	int fd;
 
 	fd = accept_one(srv, listen_fd);
 	if (fd < 0)
 		return NULL;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
+		swdev_log(SWDEV_LOG_WARN, "%s: no peer credentials (%s), closed", kind,
+			  strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	allowed = peer_allowed(srv, cr.uid);
+	pending = type == ENT_CONN || !allowed;
+	if (!allowed)
+		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u gid %u refused: uid not allowed "
+			  "(daemon uid %u, --allow-uid)", kind, (int)cr.pid,
+			  (unsigned int)cr.uid, (unsigned int)cr.gid, (unsigned int)srv->euid);
+	if (pending && srv->npending >= srv->opts.max_pending) {
+		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u closed: %u connections without "
+			  "a handshake already (--max-pending)", kind, (int)cr.pid,
+			  (unsigned int)cr.uid, srv->npending);
+		close(fd);
+		return NULL;
+	}
+	if (!pending && srv->nctls >= SWDEV_SERVER_MAX_CTL) {
+		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u closed: %u control connections "
+			  "already", kind, (int)cr.pid, (unsigned int)cr.uid, srv->nctls);
+		close(fd);
+		return NULL;
+	}
 	e = calloc(1, size);
 	if (e == NULL) {
 		close(fd);
@@ -905,11 +1064,18 @@ accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type t
 	}
 	e->type = type;
 	e->fd = fd;
+	e->peer_pid = cr.pid;
+	e->peer_uid = cr.uid;
+	e->denied = !allowed;
 	if (ep_add(srv, e, EPOLLIN | EPOLLRDHUP) != 0) {
 		close(fd);
 		free(e);
 		return NULL;
 	}
+	if (pending)
+		pend_add(srv, e);
+	else
+		srv->nctls++;
 	return e;
 }
 
@@ -938,9 +1104,64 @@ ctl_close(struct swdev_server *srv, struct ctl *k)
 			break;
 		}
 	}
+	if (k->e.denied)
+		pend_remove(srv, &k->e);
+	else
+		srv->nctls--;
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, k->e.fd, NULL);
 	close(k->e.fd);
 	grave_add(srv, &k->e);
+}
+
+/* The connection of the file @p file_id of @p devname, or NULL. */
+static struct conn *
+conn_of_file(struct swdev_server *srv, const char *devname, uint32_t file_id)
+{
+	struct conn *c;
+
+	for (c = srv->conns; c != NULL; c = c->next)
+		if (c->file != NULL && swdev_file_id(c->file) == file_id &&
+		    strcmp(swdev_file_devname(c->file), devname) == 0)
+			return c;
+	return NULL;
+}
+
+static const char *const ctl_op_names[] = {
+	[SWDEV_CTL_COUNTS] = "COUNTS",
+	[SWDEV_CTL_NUM_FILES] = "NUM_FILES",
+	[SWDEV_CTL_INJECT] = "INJECT",
+	[SWDEV_CTL_FAULT] = "FAULT",
+	[SWDEV_CTL_PING] = "PING",
+};
+
+/*
+ * May peer @p k run @p req? Outside test mode: PING; the counts of a file
+ * opened by the peer's own uid; the whole device's counts and the number
+ * of files for the daemon's uid only; never traffic or fault injection.
+ * In test mode everything (every peer is still an allowed uid).
+ */
+static bool
+ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_ctl_req *req,
+	      const char *devname)
+{
+	struct conn *c;
+
+	if (srv->opts.test_mode || req->op == SWDEV_CTL_PING)
+		return true;
+	switch (req->op) {
+	case SWDEV_CTL_COUNTS:
+		if (req->file_id == 0)
+			return k->e.peer_uid == srv->euid;
+		c = conn_of_file(srv, devname, req->file_id);
+		return c == NULL || c->e.peer_uid == k->e.peer_uid;	/* none: ENOENT */
+	case SWDEV_CTL_NUM_FILES:
+		return k->e.peer_uid == srv->euid;
+	case SWDEV_CTL_INJECT:
+	case SWDEV_CTL_FAULT:
+		return false;
+	default:
+		return true;	/* EINVAL below */
+	}
 }
 
 static void
@@ -977,6 +1198,24 @@ ctl_event(struct swdev_server *srv, struct ctl *k, uint32_t events)
 	rep.version = SWDEV_PROTO_VERSION;
 	rep.op = req.op;
 	rep.seq = req.seq;
+	if (k->e.denied) {
+		rep.err = EACCES;
+		(void)swdev_proto_send_fd(k->e.fd, &rep, sizeof(rep), -1, MSG_DONTWAIT);
+		ctl_close(srv, k);
+		return;
+	}
+	if (!ctl_permitted(srv, k, &req, devname)) {
+		swdev_log(SWDEV_LOG_WARN, "control: %s on %s (file %u) from pid %d uid %u refused "
+			  "(EPERM): %s", ctl_op_names[req.op], devname, req.file_id,
+			  (int)k->e.peer_pid, (unsigned int)k->e.peer_uid,
+			  req.op == SWDEV_CTL_INJECT || req.op == SWDEV_CTL_FAULT ?
+			  "the daemon was not started with --test-mode" :
+			  "not the caller's file, and the daemon is not in test mode");
+		rep.err = EPERM;
+		if (swdev_proto_send_fd(k->e.fd, &rep, sizeof(rep), -1, MSG_DONTWAIT) != 0)
+			ctl_close(srv, k);
+		return;
+	}
 	switch (req.op) {
 	case SWDEV_CTL_COUNTS:
 		memset(&counts, 0, sizeof(counts));
@@ -1017,6 +1256,26 @@ ctl_listen_event(struct swdev_server *srv)
 		return;
 	k->next = srv->ctls;
 	srv->ctls = k;
+}
+
+/* Close the connections whose handshake deadline passed. */
+static void
+expire_pending(struct swdev_server *srv)
+{
+	uint64_t now = now_ns();
+
+	while (srv->pend_head != NULL && srv->pend_head->deadline_ns <= now) {
+		struct ent *e = srv->pend_head;
+
+		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u: no %s within %u ms, closed",
+			  e->type == ENT_CTL ? "control connection" : "connection",
+			  (int)e->peer_pid, (unsigned int)e->peer_uid,
+			  e->type == ENT_CTL ? "request" : "OPEN", srv->opts.handshake_ms);
+		if (e->type == ENT_CTL)
+			ctl_close(srv, (struct ctl *)e);
+		else
+			conn_close(srv, (struct conn *)e, "no handshake in time");
+	}
 }
 
 /* ------------------------------------------------------------ setup, loop */
@@ -1074,19 +1333,43 @@ clear_stale(const char *path)
 	return 0;
 }
 
+/*
+ * Listen on @p path. The socket file is created 0600 whatever the umask
+ * (the umask is set around bind(); one thread at this point), then given
+ * to the group and made 0660 with opts->has_group, before listen(): no
+ * connection is accepted before the mode is final.
+ */
 static int
-listen_on(const char *path, int *out)
+listen_on(const struct swdev_server *srv, const char *path, int *out)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	mode_t old_mask;
+	int fd, rc, e;
 
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0) {
-		int e = errno;
-
+	old_mask = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	e = errno;
+	umask(old_mask);
+	if (rc < 0) {
+		close(fd);
+		return e;
+	}
+	if (srv->opts.has_group &&
+	    (chown(path, (uid_t)-1, srv->opts.group) < 0 || chmod(path, 0660) < 0)) {
+		e = errno;
+		swdev_log(SWDEV_LOG_ERR, "%s: group %u, mode 0660: %s", path,
+			  (unsigned int)srv->opts.group, strerror(e));
+		unlink(path);
+		close(fd);
+		return e;
+	}
+	if (listen(fd, 128) < 0) {
+		e = errno;
+		unlink(path);
 		close(fd);
 		return e;
 	}
@@ -1100,7 +1383,7 @@ take_lock(struct swdev_server *srv)
 {
 	for (;;) {
 		struct stat a, b;
-		int fd = open(srv->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		int fd = open(srv->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
 		if (fd < 0)
 			return errno;
@@ -1135,20 +1418,36 @@ make_parent_dir(const char *path)
 		swdev_log(SWDEV_LOG_INFO, "created directory %s", dir);
 }
 
+void
+swdev_server_opts_default(struct swdev_server_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->handshake_ms = SWDEV_SERVER_HANDSHAKE_MS;
+	opts->max_pending = SWDEV_SERVER_MAX_PENDING;
+}
+
 struct swdev_server *
-swdev_server_create(struct swdev_engine *eng, const char *sock_path)
+swdev_server_create(struct swdev_engine *eng, const char *sock_path,
+		    const struct swdev_server_opts *opts)
 {
 	struct swdev_server *srv;
 	const char *stale;
 	int err;
 
-	if (eng == NULL || sock_path == NULL || sock_path[0] == '\0') {
+	if (eng == NULL || sock_path == NULL || sock_path[0] == '\0' ||
+	    (opts != NULL && (opts->handshake_ms == 0 || opts->max_pending == 0 ||
+			      opts->n_allow_uids > SWDEV_SERVER_MAX_ALLOW_UIDS))) {
 		errno = EINVAL;
 		return NULL;
 	}
 	srv = calloc(1, sizeof(*srv));
 	if (srv == NULL)
 		return NULL;
+	if (opts != NULL)
+		srv->opts = *opts;
+	else
+		swdev_server_opts_default(&srv->opts);
+	srv->euid = geteuid();
 	srv->eng = eng;
 	srv->epfd = -1;
 	srv->listen.fd = -1;
@@ -1188,12 +1487,12 @@ swdev_server_create(struct swdev_engine *eng, const char *sock_path)
 		err = errno;
 		goto fail_unlock;
 	}
-	err = listen_on(srv->path, &srv->listen.fd);
+	err = listen_on(srv, srv->path, &srv->listen.fd);
 	if (err != 0) {
 		swdev_log(SWDEV_LOG_ERR, "listen on %s: %s", srv->path, strerror(err));
 		goto fail_unlock;
 	}
-	err = listen_on(srv->ctl_path, &srv->ctl_listen.fd);
+	err = listen_on(srv, srv->ctl_path, &srv->ctl_listen.fd);
 	if (err != 0) {
 		swdev_log(SWDEV_LOG_ERR, "listen on %s: %s", srv->ctl_path, strerror(err));
 		unlink(srv->path);
@@ -1210,7 +1509,11 @@ swdev_server_create(struct swdev_engine *eng, const char *sock_path)
 		unlink(srv->ctl_path);
 		goto fail_unlock;
 	}
-	swdev_log(SWDEV_LOG_INFO, "listening on %s (control %s)", srv->path, srv->ctl_path);
+	swdev_log(SWDEV_LOG_INFO, "listening on %s (control %s), mode %s, uid %u%s%s",
+		  srv->path, srv->ctl_path, srv->opts.has_group ? "0660" : "0600",
+		  (unsigned int)srv->euid,
+		  srv->opts.n_allow_uids > 0 ? " and the allowed uids" : "",
+		  srv->opts.test_mode ? ", test mode" : "");
 	return srv;
 fail_unlock:
 	unlink(srv->lock_path);
@@ -1262,10 +1565,14 @@ next_timeout_ms(struct swdev_server *srv)
 {
 	uint64_t now, due;
 
-	if (srv->timers == NULL)
+	if (srv->timers == NULL && srv->pend_head == NULL)
 		return -1;
+	due = UINT64_MAX;
+	if (srv->timers != NULL)
+		due = srv->timers->due_ns;
+	if (srv->pend_head != NULL && srv->pend_head->deadline_ns < due)
+		due = srv->pend_head->deadline_ns;
 	now = now_ns();
-	due = srv->timers->due_ns;
 	if (due <= now)
 		return 0;
 	return (int)((due - now + 999999u) / 1000000u);
@@ -1312,6 +1619,7 @@ swdev_server_run(struct swdev_server *srv)
 			}
 		}
 		fire_timers(srv);
+		expire_pending(srv);
 		grave_flush(srv);
 	}
 	return 0;

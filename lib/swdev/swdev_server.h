@@ -11,6 +11,8 @@
 #define SWDEV_SERVER_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
 #include "swdev_engine.h"
 
@@ -35,14 +37,50 @@ void swdev_log(enum swdev_log_level level, const char *fmt, ...)
 
 struct swdev_server;
 
+/** Most uids an allow list holds. */
+#define SWDEV_SERVER_MAX_ALLOW_UIDS 16
+/** Default time a new connection has to complete its handshake (OPEN). */
+#define SWDEV_SERVER_HANDSHAKE_MS 5000u
+/** Default cap of connections that did not complete their handshake. */
+#define SWDEV_SERVER_MAX_PENDING 64u
+/** Bytes of requests being received, whole daemon and per uverbs file. */
+#define SWDEV_SERVER_RX_BUDGET (64u << 20)
+#define SWDEV_SERVER_RX_FILE_BUDGET (16u << 20)
+/** Requests with at most this much input are not counted in the budgets. */
+#define SWDEV_SERVER_RX_SMALL 4096u
+/** Control connections of allowed peers held at once. */
+#define SWDEV_SERVER_MAX_CTL 256u
+
+/** Who may connect and what the control channel may do. */
+struct swdev_server_opts {
+	/** Allow traffic and fault injection and every read on the control channel. */
+	bool test_mode;
+	/** Sockets 0660 and of this group (else 0600, the daemon's group). */
+	bool has_group;
+	gid_t group;
+	/** Peers of these uids are served besides the daemon's own euid. */
+	uid_t allow_uids[SWDEV_SERVER_MAX_ALLOW_UIDS];
+	unsigned int n_allow_uids;
+	/** A connection that sends no OPEN (control: no request) in time is closed. */
+	unsigned int handshake_ms;
+	/** At most this many such connections at once; more are closed at accept. */
+	unsigned int max_pending;
+};
+
+/** Defaults: no test mode, no group, no other uid, the limits above. */
+void swdev_server_opts_default(struct swdev_server_opts *opts);
+
 /**
  * Take @p sock_path (and <sock_path>.ctl, <sock_path>.lock) and listen.
  * Refuses with EADDRINUSE when another live instance serves the path (its
  * lock is held or its socket answers), EEXIST when the path exists and is
  * not a socket, ENAMETOOLONG when the path does not fit a sockaddr_un. A
- * stale socket file nobody answers on is removed. NULL with errno.
+ * stale socket file nobody answers on is removed. The sockets are created
+ * 0600 (0660 and opts->group with has_group), whatever the umask.
+ * @p opts NULL: the defaults. NULL with errno.
  */
-struct swdev_server *swdev_server_create(struct swdev_engine *eng, const char *sock_path);
+struct swdev_server *swdev_server_create(struct swdev_engine *eng, const char *sock_path,
+					 const struct swdev_server_opts *opts);
 /** Serve until swdev_server_stop(). 0, or errno of a fatal loop error. */
 int swdev_server_run(struct swdev_server *srv);
 /** Ask the loop to return. Async-signal-safe; callable from any thread. */

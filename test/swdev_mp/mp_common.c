@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +25,9 @@
 
 const char *mp_daemon_bin;
 unsigned int mp_daemon_nofile;
+bool mp_daemon_test_mode = true;
+uid_t mp_daemon_uid = (uid_t)-1;
+gid_t mp_daemon_gid = (gid_t)-1;
 char mp_sock[108];
 
 struct mp_stats {
@@ -138,21 +142,35 @@ mp_check(bool ok, const char *file, int line, const char *expr, const char *fmt,
 	printf("\n");
 }
 
+int
+mp_become(uid_t uid, gid_t gid)
+{
+	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+	    setresuid(uid, uid, uid) < 0)
+		return errno;
+	return 0;
+}
+
 static pid_t
-spawn(const char *const *argv, bool track, unsigned int nofile)
+spawn(const char *const *argv, bool track, unsigned int nofile, uid_t uid, gid_t gid)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (track)
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (nofile != 0) {
 			struct rlimit rl = { .rlim_cur = nofile, .rlim_max = nofile };
 
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
+		if (uid != (uid_t)-1 && mp_become(uid, gid) != 0) {
+			perror("setresuid");
+			_exit(127);
+		}
+		/* After the change of credentials, which clears it. */
+		if (track)
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execv(argv[0], (char *const *)(uintptr_t)argv);
 		perror(argv[0]);
 		_exit(127);
@@ -174,10 +192,12 @@ mp_daemon_start(const char *sock, const char *const *extra)
 	argv[n++] = "--foreground";
 	argv[n++] = "--log-level";
 	argv[n++] = getenv("SWDEV_TEST_LOG") != NULL ? getenv("SWDEV_TEST_LOG") : "warn";
+	if (mp_daemon_test_mode)
+		argv[n++] = "--test-mode";
 	for (i = 0; extra != NULL && extra[i] != NULL && n < 47; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	pid = spawn(argv, true, mp_daemon_nofile);
+	pid = spawn(argv, true, mp_daemon_nofile, mp_daemon_uid, mp_daemon_gid);
 	if (pid < 0)
 		return -1;
 	for (i = 0; i < MAX_DAEMONS; i++) {
@@ -195,7 +215,8 @@ mp_daemon_start(const char *sock, const char *const *extra)
 			int err = swdev_ctl_ping(ctl);
 
 			swdev_ctl_close(ctl);
-			if (err == 0)
+			/* EACCES: it answers, but not us (another user's daemon). */
+			if (err == 0 || err == EACCES)
 				return pid;
 		}
 		if (waitpid(pid, &st, WNOHANG) == pid) {
@@ -253,7 +274,7 @@ mp_daemon_stop(pid_t pid)
 int
 mp_run(const char *const *argv, int timeout_s)
 {
-	pid_t pid = spawn(argv, true, 0);
+	pid_t pid = spawn(argv, true, 0, (uid_t)-1, (gid_t)-1);
 
 	if (pid < 0)
 		return -1;

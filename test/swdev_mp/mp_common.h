@@ -41,6 +41,16 @@ void mp_check(bool ok, const char *file, int line, const char *expr, const char 
 pid_t mp_daemon_start(const char *sock, const char *const *extra);
 /** RLIMIT_NOFILE (soft and hard) of daemons started from now on; 0 = inherit. */
 extern unsigned int mp_daemon_nofile;
+/** Daemons started from now on get --test-mode (default true: tests inject). */
+extern bool mp_daemon_test_mode;
+/**
+ * Daemons started from now on run as this user (uid, gid, no supplementary
+ * groups); mp_daemon_uid -1 = as this process. Needs root.
+ */
+extern uid_t mp_daemon_uid;
+extern gid_t mp_daemon_gid;
+/** Drop this process to @p uid / @p gid (no supplementary groups). 0 or errno. */
+int mp_become(uid_t uid, gid_t gid);
 /** SIGTERM, wait (5 s, then SIGKILL). Returns the wait status, -1 on error. */
 int mp_daemon_stop(pid_t pid);
 /** Run @p argv (argv[0] = path) and wait; stdout/stderr kept. Wait status. */
