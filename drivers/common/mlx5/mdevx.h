@@ -420,7 +420,9 @@ MDEVX_API struct mdevx_obj *mdevx_obj_import(struct mdevx_ctx *ctx, const void *
  * also when the exporter already destroyed the object, and on a revoked
  * import.
  * @return 0; -EINVAL; -ENOENT (not live, e.g. unimported twice); -EPERM
- *   (a local object: use mdevx_obj_destroy()); -EBUSY (another thread is
+ *   (a local object: use mdevx_obj_destroy(); or an import another layer
+ *   holds, such as one from mdevx_share_import_obj(): release it there);
+ *   -EBUSY (another thread is
  *   in a call that uses its backend object, a counter or TIR query or an
  *   export, or is revoking it).
  */
@@ -442,6 +444,16 @@ MDEVX_API int mdevx_obj_unimport(struct mdevx_obj *obj);
  *   object); backend errors of the release.
  */
 MDEVX_INTERNAL int mdevx_obj_revoke(struct mdevx_obj *obj);
+
+/**
+ * Internal (for libmdevx_share, not a stable API): import @p obj belongs
+ * to the caller's layer, which hands it out: mdevx_obj_unimport() refuses
+ * it with -EPERM from now on, and only mdevx_obj_unimport_held() releases
+ * it. 0; -EINVAL; -ENOENT; -EPERM (a local object).
+ */
+MDEVX_INTERNAL int mdevx_obj_hold(struct mdevx_obj *obj);
+/** Internal: mdevx_obj_unimport() of a held import (-EPERM for one not held). */
+MDEVX_INTERNAL int mdevx_obj_unimport_held(struct mdevx_obj *obj);
 
 /**
  * Compact import of a flow counter bulk or a TIR, held in caller storage

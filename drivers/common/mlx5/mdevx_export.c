@@ -383,17 +383,18 @@ mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
 	return obj;
 }
 
-MDEVX_API int
-mdevx_obj_unimport(struct mdevx_obj *obj)
+static int
+obj_unimport(struct mdevx_obj *obj, bool holder)
 {
 	void *bobj = NULL;
 	int rc;
 
 	if (obj == NULL)
 		return mdevx_ret(EINVAL);
-	rc = mdevx_obj_unregister_import(obj, &bobj);
-	if (rc == EPERM)
-		MDEVX_LOG(ERR, "%s %#x is local: destroy it with mdevx_obj_destroy()",
+	rc = mdevx_obj_unregister_import(obj, &bobj, holder);
+	if (rc == EPERM && !holder)
+		MDEVX_LOG(ERR, "%s %#x is local (destroy it with mdevx_obj_destroy()), or held "
+			  "by the layer that made it (release it there)",
 			  mdevx_obj_kind_name(obj->kind), obj->id);
 	else if (rc == EBUSY)
 		MDEVX_LOG(ERR, "%s %#x is in use by another thread: not unimported",
@@ -405,6 +406,29 @@ mdevx_obj_unimport(struct mdevx_obj *obj)
 		rc = obj->ctx->ops->obj_unimport(bobj);
 	free(obj);
 	return rc != 0 ? mdevx_ret(rc) : 0;
+}
+
+MDEVX_API int
+mdevx_obj_unimport(struct mdevx_obj *obj)
+{
+	return obj_unimport(obj, false);
+}
+
+MDEVX_INTERNAL int
+mdevx_obj_hold(struct mdevx_obj *obj)
+{
+	int rc;
+
+	if (obj == NULL)
+		return mdevx_ret(EINVAL);
+	rc = mdevx_obj_mark_held(obj);
+	return rc != 0 ? mdevx_ret(rc) : 0;
+}
+
+MDEVX_INTERNAL int
+mdevx_obj_unimport_held(struct mdevx_obj *obj)
+{
+	return obj_unimport(obj, true);
 }
 
 MDEVX_INTERNAL int

@@ -61,6 +61,11 @@ struct mdevx_obj {
 	 * gives ESTALE. Both fields under the registry lock.
 	 */
 	bool revoked;
+	/*
+	 * An import a holder layer owns (mdevx_obj_hold()): only
+	 * mdevx_obj_unimport_held() releases it. Under the registry lock.
+	 */
+	bool held;
 	uint32_t users;			/**< calls using bobj now (mdevx_obj_get()) */
 	uint32_t revokers;		/**< mdevx_obj_revoke() calls waiting */
 	/* Resources owned by a local CQ or RQ. */
@@ -157,11 +162,14 @@ int mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj,
 int mdevx_obj_copy(const struct mdevx_obj *obj, struct mdevx_obj *copy);
 /**
  * Unregister an import for mdevx_obj_unimport(), under the lock: 0, ENOENT,
- * EPERM (a local object), EBUSY (a call is using it, or a revocation is
- * waiting). The backend object (NULL if revoked) is the caller's to
- * release, the wrapper to free.
+ * EPERM (a local object, or one held, unless @p holder; or one not held,
+ * if @p holder), EBUSY (a call is using it, or a revocation is waiting).
+ * The backend object (NULL if revoked) is the caller's to release, the
+ * wrapper to free.
  */
-int mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj);
+int mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj, bool holder);
+/** Mark import @p obj held (see mdevx_obj_hold()): 0, ENOENT, EPERM (local). */
+int mdevx_obj_mark_held(struct mdevx_obj *obj);
 
 /** Allocate a zeroed wrapper for @p ctx (not yet registered). */
 struct mdevx_obj *mdevx_obj_new(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj,

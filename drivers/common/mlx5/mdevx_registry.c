@@ -293,14 +293,14 @@ mdevx_obj_mark_revoked(struct mdevx_obj *obj, void **bobj,
 }
 
 int
-mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj)
+mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj, bool holder)
 {
 	int rc;
 
 	mdevx_reg_lock();
 	if (mdevx_reg_find_locked(obj) != MDEVX_REG_OBJ)
 		rc = ENOENT;
-	else if (!obj->imported)
+	else if (!obj->imported || obj->held != holder)
 		rc = EPERM;
 	else if (obj->users != 0 || obj->revokers != 0)
 		rc = EBUSY;
@@ -310,6 +310,22 @@ mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj)
 		obj->ctx->nobjs--;
 		*bobj = obj->bobj;
 	}
+	mdevx_reg_unlock();
+	return rc;
+}
+
+int
+mdevx_obj_mark_held(struct mdevx_obj *obj)
+{
+	int rc = 0;
+
+	mdevx_reg_lock();
+	if (mdevx_reg_find_locked(obj) != MDEVX_REG_OBJ)
+		rc = ENOENT;
+	else if (!obj->imported)
+		rc = EPERM;
+	else
+		obj->held = true;
 	mdevx_reg_unlock();
 	return rc;
 }
