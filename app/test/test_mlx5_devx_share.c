@@ -1329,7 +1329,7 @@ test_bad_primary_closed(void)
 	struct share_sync *s = sync_mz->addr;
 	const struct rte_memzone *junk;
 	struct mdevx_share_dev *dev;
-	struct mdevx_share_reg *old_reg;
+	void *old_reg;
 	bool reused;
 	size_t len;
 	pid_t pid;
@@ -1343,7 +1343,7 @@ test_bad_primary_closed(void)
 	pid = spawn_tracked("share_orphan", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
-	old_reg = mdevx_share_dev_reg(dev);
+	old_reg = mdevx_share_reg_base(mdevx_share_dev_reg(dev));
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
 	/*
 	 * The freed registry memory is reused, with bytes that are no
@@ -1352,7 +1352,7 @@ test_bad_primary_closed(void)
 	junk = rte_memzone_reserve_aligned("mdevx_t_junk", len, SOCKET_ID_ANY, 0, 64);
 	if (junk != NULL)
 		memset(junk->addr, 0xff, len);
-	reused = junk != NULL && junk->addr == (void *)old_reg;
+	reused = junk != NULL && junk->addr == old_reg;
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
 	/* Share the device again: the secondary attaches anew. */
 	dev = mdevx_share_dev_open(DEVSTR2, &conf);
@@ -2195,9 +2195,10 @@ test_fault_close_unacked(void)
 	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 1000 };
 	struct share_sync *s = sync_mz->addr;
 	struct mdevx_share_rec_info info;
-	const struct mdevx_share_reg *reg;
+	struct mdevx_share_reg *reg;
 	struct mdevx_share_dev *dev;
 	const char *args[1];
+	void *base;
 	char devstr[128];
 	pid_t mute;
 
@@ -2210,18 +2211,22 @@ test_fault_close_unacked(void)
 	mute = spawn_tracked("share_close_mute", 1, args);
 	TEST_ASSERT(mute > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
-	reg = mdevx_share_dev_reg(dev);
+	base = mdevx_share_reg_base(mdevx_share_dev_reg(dev));
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
 	/* Kept, so this read is of live memory: the registry says closed. */
-	TEST_ASSERT(mdevx_share_reg_is_closed(reg), "registry freed or not marked closed");
+	reg = mdevx_share_reg_attach(base, mdevx_share_reg_size(conf.capacity));
+	TEST_ASSERT_NOT_NULL(reg, "registry freed: %s", strerror(errno));
+	TEST_ASSERT(mdevx_share_reg_is_closed(reg), "registry not marked closed");
 	TEST_ASSERT_EQUAL(mdevx_share_reg_lookup(reg, "u0", &info, NULL, NULL), ENODEV,
 			  "lookup on a closed registry");
+	mdevx_share_reg_free(reg);
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
 	TEST_ASSERT_EQUAL(test_mp_wait(mute, CHILD_TIMEOUT_MS), 0, "secondary");
 	/* The device can be shared again, in a registry of its own. */
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "reopen: %s", strerror(errno));
-	TEST_ASSERT(mdevx_share_dev_reg(dev) != reg, "the closed registry was reused");
+	TEST_ASSERT(mdevx_share_reg_base(mdevx_share_dev_reg(dev)) != base,
+		    "the closed registry was reused");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close again");
 	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }

@@ -522,7 +522,7 @@ bench_lookup(void)
 		size_t len = mdevx_share_reg_size(n);
 		void *mem = rte_malloc("mdevx_perf_reg", len, 64);
 		struct mdevx_share_rec_info info, out;
-		struct mdevx_share_reg *reg;
+		struct mdevx_share_reg *reg, *handle;
 		uint64_t t0, seed = 88172645463325252ULL;
 
 		if (mem == NULL) {
@@ -531,7 +531,7 @@ bench_lookup(void)
 			printf("no %zu bytes of hugepage memory\n", len);
 			return TEST_FAILED;
 		}
-		reg = mdevx_share_reg_init(mem, len, n, 1);
+		reg = handle = mdevx_share_reg_init(mem, len, n, 1);
 		memset(&info, 0, sizeof(info));
 		info.kind = MDEVX_SHARE_COUNTER;
 		info.cookie = 1;
@@ -557,6 +557,7 @@ bench_lookup(void)
 			total_probes += p;
 		}
 		ns[s] = (double)(test_now_ns() - t0) / lookups;
+		mdevx_share_reg_free(handle);
 		rte_free(mem);
 		if (reg == NULL) {
 			free(names);

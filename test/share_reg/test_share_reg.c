@@ -4,6 +4,8 @@
  * registry lives in a MAP_SHARED mapping, as it lives in a memzone.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +49,9 @@ test_basic(void)
 	size_t len = mdevx_share_reg_size(cap);
 	void *mem = shared_map(len);
 	struct mdevx_share_rec_info info, out;
-	struct mdevx_share_reg *reg;
+	struct mdevx_share_reg *reg, *rd, *rd2;
 	uint64_t gen, gen2;
+	uint16_t state;
 	char name[80];
 
 	CHECK(mdevx_share_reg_size(0) == 0);
@@ -57,8 +60,11 @@ test_basic(void)
 	reg = mdevx_share_reg_init(mem, len, cap, 0xc00c1e);
 	CHECK(reg != NULL);
 	CHECK(mdevx_share_reg_init(mem, len - 1, cap, 1) == NULL && errno == EINVAL);
-	CHECK(mdevx_share_reg_attach(mem, len) == reg);
-	CHECK(mdevx_share_reg_attach(mem, len - 1) == NULL);
+	rd = mdevx_share_reg_attach(mem, len);
+	CHECK(rd != NULL && rd != reg && mdevx_share_reg_base(rd) == mem);
+	CHECK(mdevx_share_reg_capacity(rd) == cap);
+	CHECK(mdevx_share_reg_attach(mem, len - 1) == NULL && errno == EPROTO);
+	CHECK(mdevx_share_reg_probe(mem, len) == 0 && mdevx_share_reg_probe(mem, len - 1) == EPROTO);
 	CHECK(mdevx_share_reg_cookie(reg) == 0xc00c1e);
 	/*
 	 * The offsets readers follow (header bytes 24: buckets, 32: records)
@@ -72,11 +78,25 @@ test_basic(void)
 		CHECK(mdevx_share_reg_attach(mem, len) == NULL && errno == EPROTO);
 		memcpy((uint8_t *)mem + at, &saved, sizeof(saved));
 	}
-	CHECK(mdevx_share_reg_attach(mem, len) == reg);
+	rd2 = mdevx_share_reg_attach(mem, len);
+	CHECK(rd2 != NULL);
+	mdevx_share_reg_free(rd2);
 
 	fill_info(&info, "ctr0", 5);
+	/* A reader's handle writes nothing, and knows no owner's state. */
+	CHECK(mdevx_share_reg_publish(rd, &info, &idx, &gen) == EPERM);
+	CHECK(mdevx_share_reg_owner_find(rd, "ctr0", NULL, NULL, NULL) == EPERM);
 	CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);
-	CHECK(mdevx_share_reg_count(reg) == 1);
+	CHECK(mdevx_share_reg_count(reg) == 1 && mdevx_share_reg_count(rd) == 1);
+	CHECK(mdevx_share_reg_withdraw(rd, idx, gen, NULL) == EPERM);
+	CHECK(mdevx_share_reg_release(rd, idx) == EPERM);
+	CHECK(mdevx_share_reg_owner_find(reg, "ctr0", &idx2, &gen2, &state) == 0);
+	CHECK(idx2 == idx && gen2 == gen && state == MDEVX_SHARE_REC_PUBLISHED);
+	CHECK(mdevx_share_reg_owner_find(reg, "ctr", NULL, NULL, NULL) == ENOENT);
+	CHECK(mdevx_share_reg_owner_slot(reg, idx, &gen2) == MDEVX_SHARE_REC_PUBLISHED &&
+	      gen2 == gen);
+	CHECK(mdevx_share_reg_owner_slot(reg, cap, NULL) == MDEVX_SHARE_REC_FREE);
+	CHECK(mdevx_share_reg_lookup(rd, "ctr0", &out, &idx2, NULL) == 0 && idx2 == idx);
 	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == EEXIST);
 	CHECK(mdevx_share_reg_lookup(reg, "ctr0", &out, &idx2, &probes) == 0);
 	CHECK(idx2 == idx && probes == 1);
@@ -169,6 +189,8 @@ test_basic(void)
 			seen++;
 		CHECK(seen == cap);
 	}
+	mdevx_share_reg_free(rd);
+	mdevx_share_reg_free(reg);
 	munmap(mem, len);
 }
 
@@ -195,6 +217,15 @@ test_closed(void)
 	CHECK(mdevx_share_reg_check(reg, idx, gen) == ENODEV);
 	CHECK(mdevx_share_reg_next(reg, 0, &out) == -1);
 	CHECK(mdevx_share_reg_count(reg) == 1);
+	/* A reader attached after the close sees it too. */
+	{
+		struct mdevx_share_reg *rd = mdevx_share_reg_attach(mem, len);
+
+		CHECK(rd != NULL && mdevx_share_reg_is_closed(rd));
+		CHECK(mdevx_share_reg_lookup(rd, "c0", &out, NULL, NULL) == ENODEV);
+		mdevx_share_reg_free(rd);
+	}
+	mdevx_share_reg_free(reg);
 	munmap(mem, len);
 }
 
@@ -263,13 +294,15 @@ test_corruption_and_dead_writer(void)
 	CHECK(mdevx_share_reg_check(reg, idx, gen) == EAGAIN);
 	raw[0] &= (uint8_t)~1;
 	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
+	mdevx_share_reg_free(reg);
 	munmap(mem, len);
 }
 
 /*
  * A chain link (not covered by the checksum: unlinking rewrites it) that a
- * corruption turned into a cycle: readers and the writer's unlink give up
- * with EBADMSG instead of walking forever (SIGALRM fails the test then).
+ * corruption turned into a cycle: readers give up with EBADMSG instead of
+ * walking forever (SIGALRM fails the test then); the writer unlinks from
+ * its own chains, and writes the link it rewrites from them.
  */
 static void
 test_corrupted_chain(void)
@@ -281,7 +314,7 @@ test_corrupted_chain(void)
 	struct mdevx_share_rec_info info, out;
 	char same[2][32];
 	uint64_t gen_a, gen_b;
-	uint32_t *next_b, saved;
+	uint32_t *next_b;
 	int n = 0;
 
 	fill_info(&info, "a", 1);
@@ -299,18 +332,240 @@ test_corrupted_chain(void)
 	CHECK(mdevx_share_reg_lookup(reg, same[1], &out, NULL, &probes) == ENOENT && probes == 2);
 	/* b -> b: the link word follows the sequence word. */
 	next_b = (uint32_t *)((uint8_t *)mdevx_share_reg_raw_record(reg, ib, &rlen) + 4);
-	saved = *next_b;
 	*next_b = ib + 1;
 	alarm(5);
 	CHECK(mdevx_share_reg_lookup(reg, same[1], &out, NULL, NULL) == EBADMSG);
 	CHECK(mdevx_share_reg_lookup(reg, "a", &out, NULL, NULL) == EBADMSG);
 	CHECK(mdevx_share_reg_withdraw(reg, ia, gen_a, NULL) == 0);
-	CHECK(mdevx_share_reg_release(reg, ia) == EBADMSG);
-	alarm(0);
-	*next_b = saved;
 	CHECK(mdevx_share_reg_release(reg, ia) == 0);
+	alarm(0);
+	/* b's link in the region is the writer's again: b -> (end) */
+	CHECK(*next_b == 0);
 	CHECK(mdevx_share_reg_lookup(reg, same[0], &out, NULL, NULL) == 0);
+	CHECK(mdevx_share_reg_lookup(reg, same[1], &out, NULL, &probes) == ENOENT && probes == 1);
 	CHECK(mdevx_share_reg_count(reg) == 1);
+	mdevx_share_reg_free(reg);
+	munmap(mem, len);
+}
+
+/*
+ * A mapping of @p len bytes with an inaccessible page right after it: a
+ * write past the region is a SIGSEGV, not a silent overwrite.
+ */
+static void *
+guarded_map(size_t len, size_t *map_len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t body = (len + (size_t)pg - 1) & ~((size_t)pg - 1);
+	uint8_t *p = shared_map(body + (size_t)pg);
+
+	if (p == NULL)
+		return NULL;
+	CHECK(mprotect(p + body, (size_t)pg, PROT_NONE) == 0);
+	*map_len = body + (size_t)pg;
+	return p;
+}
+
+/* The reader errnos a scribbled region may cost. */
+static bool
+reader_errno(int ret)
+{
+	return ret == 0 || ret == ENOENT || ret == EBADMSG || ret == EAGAIN || ret == ENODEV;
+}
+
+/*
+ * The free links, the header's structure and every record scribbled: the
+ * writer still publishes into its own slots only (no write past the
+ * region), finds, withdraws and releases everything it owns; readers
+ * attached before keep their structure, get an errno, never crash or hang.
+ */
+static void
+test_scribbled_region(void)
+{
+	uint32_t cap = 16, idx, n = 0;
+	size_t len = mdevx_share_reg_size(cap), map_len = 0, rlen;
+	uint8_t *mem = guarded_map(len, &map_len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 5);
+	struct mdevx_share_reg *rd = mdevx_share_reg_attach(mem, len);
+	struct mdevx_share_rec_info info, out;
+	uint64_t gen, seed = 12345;
+	uint8_t hdr[64];
+	char name[32];
+
+	CHECK(reg != NULL && rd != NULL);
+	/* Half published; every free record's link sent past the registry. */
+	for (uint32_t i = 0; i < cap / 2; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		fill_info(&info, name, i);
+		CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == 0);
+	}
+	for (uint32_t i = 0; i < cap; i++) {
+		uint8_t *raw = mdevx_share_reg_raw_record(reg, i, &rlen);
+		uint32_t past = cap + 1;
+
+		if (mdevx_share_reg_owner_slot(reg, i, NULL) == MDEVX_SHARE_REC_FREE)
+			memcpy(raw + 4, &past, sizeof(past));
+	}
+	/* capacity, bucket count, offsets (and the closed flag): as a rogue would set them */
+	memcpy(hdr, mem, sizeof(hdr));
+	memset(mem + 8, 0xff, 40);
+	CHECK(mdevx_share_reg_attach(mem, len) == NULL && errno == EPROTO);
+	for (uint32_t i = cap / 2; i < cap; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		fill_info(&info, name, i);
+		CHECK(mdevx_share_reg_publish(reg, &info, &idx, NULL) == 0 && idx < cap);
+	}
+	fill_info(&info, "one-more", 1);
+	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == ENOSPC);
+	/* The records themselves, buckets and all: random bytes, then zeros. */
+	for (int round = 0; round < 2; round++) {
+		for (size_t at = 64; at < len; at += 8) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			memcpy(mem + at, round == 0 ? (void *)&seed : (void *)"\0\0\0\0\0\0\0", 8);
+		}
+		alarm(5);
+		for (uint32_t i = 0; i < cap; i++) {
+			snprintf(name, sizeof(name), "s%u", i);
+			CHECK(reader_errno(mdevx_share_reg_lookup(rd, name, &out, NULL, NULL)));
+			CHECK(reader_errno(mdevx_share_reg_read(rd, i, &out)));
+			CHECK(reader_errno(mdevx_share_reg_check(rd, i, 1)) ||
+			      mdevx_share_reg_check(rd, i, 1) == ESTALE);
+		}
+		for (int64_t i = -1; (i = mdevx_share_reg_next(rd, (uint32_t)(i + 1), &out)) >= 0;)
+			CHECK(i < cap);
+		alarm(0);
+	}
+	/* The writer's records are all still its own. */
+	for (uint32_t i = 0; i < cap; i++) {
+		uint16_t state;
+
+		snprintf(name, sizeof(name), "s%u", i);
+		CHECK(mdevx_share_reg_owner_find(reg, name, &idx, &gen, &state) == 0);
+		CHECK(state == MDEVX_SHARE_REC_PUBLISHED);
+		CHECK(mdevx_share_reg_withdraw(reg, idx, gen, NULL) == 0);
+		n += mdevx_share_reg_release(reg, idx) == 0;
+	}
+	CHECK(n == cap && mdevx_share_reg_count(reg) == 0);
+	/* Written anew from the writer's state: readers find them again. */
+	memcpy(mem, hdr, sizeof(hdr));
+	for (uint32_t i = 0; i < cap; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		fill_info(&info, name, i);
+		CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);
+		CHECK(mdevx_share_reg_lookup(rd, name, &out, NULL, NULL) == 0);
+		CHECK(out.generation == gen && out.object_id == info.object_id);
+	}
+	mdevx_share_reg_free(rd);
+	mdevx_share_reg_free(reg);
+	munmap(mem, map_len);
+}
+
+/*
+ * Headers that must be refused at once: a capacity whose bucket count
+ * overflows (attach used to loop forever on 0x40000001 with size 0), zero,
+ * one past the maximum, and an all-ones header.
+ */
+static void
+test_bad_headers(void)
+{
+	uint32_t cap = 4;
+	size_t len = mdevx_share_reg_size(cap);
+	uint8_t *mem = shared_map(len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 5);
+	const uint32_t caps[] = { 0x40000001u, 0x80000000u, 0xffffffffu, 0,
+				  MDEVX_SHARE_CAPACITY_MAX + 1 };
+	uint8_t saved[64];
+
+	CHECK(reg != NULL);
+	memcpy(saved, mem, sizeof(saved));
+	alarm(5);
+	for (size_t k = 0; k < sizeof(caps) / sizeof(caps[0]); k++) {
+		uint64_t zero = 0;
+
+		memcpy(mem + 16, &caps[k], 4);		/* capacity */
+		for (int z = 0; z < 2; z++) {
+			if (z == 1)
+				memcpy(mem + 40, &zero, 8);	/* total size */
+			CHECK(mdevx_share_reg_attach(mem, len) == NULL && errno == EPROTO);
+			CHECK(mdevx_share_reg_probe(mem, len) == EPROTO);
+		}
+		memcpy(mem, saved, sizeof(saved));
+	}
+	memset(mem + 8, 0xff, 56);
+	CHECK(mdevx_share_reg_attach(mem, len) == NULL && errno == EPROTO);
+	alarm(0);
+	memcpy(mem, saved, sizeof(saved));
+	CHECK(mdevx_share_reg_probe(mem, len) == 0);
+	mdevx_share_reg_free(reg);
+	munmap(mem, len);
+}
+
+/*
+ * The sequence retry, made deterministic: a hook between a reader's copy
+ * of the record and its second sequence read rewrites the record once.
+ * The reader must retry and return the new contents, never the copy it
+ * made before (nor EBADMSG from a checksum of mixed bytes).
+ */
+struct rewrite_once {
+	struct mdevx_share_reg *reg;
+	uint32_t idx;
+	uint64_t gen;
+	uint64_t new_gen;
+	int calls;
+	int rc;
+};
+
+static void
+rewrite_once(uint32_t idx, void *arg)
+{
+	struct rewrite_once *r = arg;
+
+	if (r->calls++ != 0 || idx != r->idx)
+		return;
+	r->rc = mdevx_share_reg_withdraw(r->reg, r->idx, r->gen, &r->new_gen);
+}
+
+static void
+test_read_retry(void)
+{
+	uint32_t cap = 4, idx;
+	size_t len = mdevx_share_reg_size(cap);
+	void *mem = shared_map(len);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 5);
+	struct mdevx_share_rec_info info, out;
+	struct mdevx_share_rec_view v;
+	struct rewrite_once r;
+	uint64_t gen;
+
+	for (int reader = 0; reader < 3; reader++) {
+		fill_info(&info, "r", 3);
+		CHECK(mdevx_share_reg_publish(reg, &info, &idx, &gen) == 0);
+		memset(&r, 0, sizeof(r));
+		r.reg = reg;
+		r.idx = idx;
+		r.gen = gen;
+		mdevx_share_reg_test_read_hook(rewrite_once, &r);
+		memset(&out, 0, sizeof(out));
+		memset(&v, 0, sizeof(v));
+		if (reader == 0)
+			CHECK(mdevx_share_reg_lookup(reg, "r", &out, NULL, NULL) == 0);
+		else if (reader == 1)
+			CHECK(mdevx_share_reg_read(reg, idx, &out) == 0);
+		else
+			CHECK(mdevx_share_reg_find(reg, "r", &v) == 0);
+		mdevx_share_reg_test_read_hook(NULL, NULL);
+		CHECK(r.rc == 0 && r.calls == 2);
+		if (reader < 2)
+			CHECK(out.state == MDEVX_SHARE_REC_WITHDRAWN && out.generation == r.new_gen &&
+			      out.object_id == info.object_id);
+		else
+			CHECK(v.state == MDEVX_SHARE_REC_WITHDRAWN && v.generation == r.new_gen &&
+			      mdevx_share_reg_view_current(reg, &v));
+		CHECK(mdevx_share_reg_release(reg, idx) == 0);
+	}
+	mdevx_share_reg_free(reg);
 	munmap(mem, len);
 }
 
@@ -344,6 +599,7 @@ test_probes_at_full_load(void)
 	avg = (double)total / cap;
 	printf("probes at full load (%u records): average %.3f, max %u\n", cap, avg, max);
 	CHECK(avg <= 1.5);
+	mdevx_share_reg_free(reg);
 	munmap(mem, len);
 }
 
@@ -426,6 +682,7 @@ test_concurrent_readers(void)
 		CHECK(waitpid(pids[r], &st, 0) == pids[r] && WIFEXITED(st) &&
 		      WEXITSTATUS(st) == 0);
 	}
+	mdevx_share_reg_free(reg);
 	munmap(mem, len);
 }
 
@@ -436,6 +693,9 @@ main(void)
 	test_corruption_and_dead_writer();
 	test_closed();
 	test_corrupted_chain();
+	test_scribbled_region();
+	test_bad_headers();
+	test_read_retry();
 	test_probes_at_full_load();
 	test_concurrent_readers();
 	return check_summary();

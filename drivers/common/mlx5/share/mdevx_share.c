@@ -60,14 +60,19 @@ enum mp_op {
 	MP_OP_WITHDRAW_ALL = 3,		/* primary -> secondaries: unimport all */
 };
 
+/*
+ * A device is named in every message by its whole device string and its
+ * instance cookie (random, 64 bits, chosen at open): a close and reopen,
+ * or another device, never matches.
+ */
 struct mp_param {
 	uint32_t op;
 	int32_t status;			/* reply: 0 or negative errno */
-	uint32_t key;			/* device key (hash of devstr) */
 	uint32_t rec_idx;
-	uint64_t generation;
-	uint64_t cookie;
 	uint32_t unimported;		/* reply to withdraw */
+	uint64_t generation;
+	uint64_t cookie;		/* the device's instance (0 in an attach request) */
+	uint64_t seq;			/* withdrawals: the request's sequence number */
 	char mz_name[RTE_MEMZONE_NAMESIZE];
 	char devstr[DEVSTR_MAX];
 };
@@ -111,7 +116,6 @@ _Static_assert(sizeof(struct imp_slot) == 64, "import slot size");
 struct mdevx_share_dev {
 	TAILQ_ENTRY(mdevx_share_dev) next;
 	char devstr[DEVSTR_MAX];
-	uint32_t key;
 	bool primary;
 	int refcnt;
 	struct mdevx_ctx *ctx;
@@ -179,6 +183,50 @@ fail(int err)
 	return -err;
 }
 
+/*
+ * Handles the application holds: every device from its open or attach to
+ * its close. A call with any other pointer (one closed already, say) gives
+ * ENOENT without reading it. Read without a lock on the import path; a
+ * close racing a call on the same device is the application's bug.
+ */
+#define MAX_DEVS 64
+static struct mdevx_share_dev *live_devs[MAX_DEVS];
+
+static bool
+dev_live(const struct mdevx_share_dev *dev)
+{
+	if (dev == NULL)
+		return false;
+	for (unsigned int i = 0; i < MAX_DEVS; i++)
+		if (__atomic_load_n(&live_devs[i], __ATOMIC_ACQUIRE) == dev)
+			return true;
+	return false;
+}
+
+/* share_open_lock held. 0 or ENOSPC. */
+static int
+dev_live_add(struct mdevx_share_dev *dev)
+{
+	for (unsigned int i = 0; i < MAX_DEVS; i++) {
+		if (live_devs[i] == NULL) {
+			__atomic_store_n(&live_devs[i], dev, __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	SHARE_LOG(ERR, "%s: %u devices open in this process already", dev->devstr, MAX_DEVS);
+	return ENOSPC;
+}
+
+/* share_open_lock held. */
+static void
+dev_live_del(const struct mdevx_share_dev *dev)
+{
+	for (unsigned int i = 0; i < MAX_DEVS; i++)
+		if (live_devs[i] == dev)
+			__atomic_store_n(&live_devs[i], NULL, __ATOMIC_RELEASE);
+}
+
+/* For memzone names only (with the open counter): not an identity. */
 static uint32_t
 devstr_key(const char *s)
 {
@@ -342,7 +390,7 @@ slot_drop_wrapper(struct imp_slot *s)
 
 	if (s->obj == NULL)
 		return 0;
-	rc = mdevx_obj_unimport(s->obj);
+	rc = mdevx_obj_unimport_held(s->obj);
 	if (rc == -EBUSY)
 		return rc;
 	s->obj = NULL;		/* freed, or not ours to free any more */
@@ -414,17 +462,47 @@ owned_del(struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
 /* ---------------------------------------------------------------- */
 
 static struct mdevx_share_dev *
-find_dev_locked(const char *devstr, uint32_t key)
+find_dev_locked(const char *devstr)
 {
 	struct mdevx_share_dev *dev;
 
-	TAILQ_FOREACH(dev, &share_devs, next) {
-		if (devstr != NULL && strcmp(dev->devstr, devstr) == 0)
+	TAILQ_FOREACH(dev, &share_devs, next)
+		if (strcmp(dev->devstr, devstr) == 0)
 			return dev;
-		if (devstr == NULL && dev->key == key)
-			return dev;
-	}
 	return NULL;
+}
+
+/*
+ * The open device of a withdrawal notification: its string and instance
+ * both, or the one being attached (whose instance is not known before the
+ * primary's answer).
+ */
+static struct mdevx_share_dev *
+find_instance_locked(const char *devstr, uint64_t cookie)
+{
+	struct mdevx_share_dev *dev = find_dev_locked(devstr);
+
+	if (dev != NULL && dev->cookie == cookie)
+		return dev;
+	if (attaching != NULL && strcmp(attaching->devstr, devstr) == 0 &&
+	    (attaching->cookie == 0 || attaching->cookie == cookie))
+		return attaching;
+	return NULL;
+}
+
+/*
+ * Is @p peer the primary's IPC socket? EAL gives a handler the path its
+ * request came from: the primary's is <runtime dir>/mp_socket, every
+ * secondary's has a suffix of its own.
+ */
+static bool
+peer_is_primary(const char *peer)
+{
+	char path[PATH_MAX];
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/mp_socket", rte_eal_get_runtime_dir());
+	return peer != NULL && n > 0 && (size_t)n < sizeof(path) && strcmp(peer, path) == 0;
 }
 
 /* The list @p dev is on (share_devs or orphan_devs), or NULL. */
@@ -460,6 +538,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	if (msg->len_param != sizeof(*req))
 		return -EINVAL;
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
+	req_buf.devstr[DEVSTR_MAX - 1] = '\0';
 	memset(&rep_buf, 0, sizeof(rep_buf));
 	/*
 	 * The reply names its request: EAL matches a reply to a pending
@@ -467,18 +546,15 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	 * count for the next request under the same name.
 	 */
 	rep->op = req->op;
-	rep->key = req->key;
 	rep->rec_idx = req->rec_idx;
 	rep->generation = req->generation;
 	rep->cookie = req->cookie;	/* the attach reply replaces it below */
+	rep->seq = req->seq;
+	memcpy(rep->devstr, req->devstr, sizeof(rep->devstr));
 
 	pthread_mutex_lock(&share_devs_lock);
 	if (req->op == MP_OP_ATTACH && rte_eal_process_type() == RTE_PROC_PRIMARY) {
-		char devstr[DEVSTR_MAX];
-
-		memcpy(devstr, req->devstr, sizeof(devstr));
-		devstr[DEVSTR_MAX - 1] = '\0';
-		dev = find_dev_locked(devstr, 0);
+		dev = find_dev_locked(req->devstr);
 		if (dev == NULL || !dev->primary) {
 			rep->status = -ENODEV;
 		} else {
@@ -498,9 +574,17 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			pthread_mutex_unlock(&share_devs_lock);
 			return 0;
 		}
-		dev = find_dev_locked(NULL, req->key);
-		if (dev == NULL && attaching != NULL && attaching->key == req->key)
-			dev = attaching;	/* nothing imported yet: orphaned if closed */
+		/* Only the primary withdraws: another secondary's word counts for nothing. */
+		if (!peer_is_primary(peer)) {
+			pthread_mutex_unlock(&share_devs_lock);
+			SHARE_LOG(WARNING, "withdrawal from %s, not the primary: refused",
+				  (const char *)peer);
+			rep->status = -EPERM;
+			mp_msg_pack(&reply, msg->name, rep);
+			return rte_mp_reply(&reply, peer);
+		}
+		/* nothing imported yet by one being attached: orphaned if closed */
+		dev = find_instance_locked(req->devstr, req->cookie);
 		if (dev != NULL) {
 			mdevx_share_lock_write(&dev->lock);
 			rep->unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ?
@@ -657,14 +741,15 @@ notify_done(const struct rte_mp_msg *request, const struct rte_mp_reply *reply)
 		 * took the place of this peer's answer (EAL drops the real one
 		 * then): it acknowledges nothing here.
 		 */
-		if (r.status == 0 && r.op == req->op && r.cookie == req->cookie &&
-		    r.key == req->key && r.rec_idx == req->rec_idx &&
-		    r.generation == req->generation)
+		r.devstr[DEVSTR_MAX - 1] = '\0';
+		if (r.status == 0 && r.op == req->op && r.seq == req->seq &&
+		    r.cookie == req->cookie && r.rec_idx == req->rec_idx &&
+		    r.generation == req->generation && strcmp(r.devstr, req->devstr) == 0)
 			acked++;
 	}
 	pthread_mutex_lock(&pending_lock);
 	for (int i = 0; i < MAX_PENDING; i++) {
-		if (pending[i].seq == req->cookie) {
+		if (pending[i].seq == req->seq) {
 			pending[i].nb_sent = reply->nb_sent;
 			pending[i].nb_received = reply->nb_received;
 			pending[i].acked = acked;
@@ -764,10 +849,11 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 
 	memset(p, 0, sizeof(*p));
 	p->op = op;
-	p->key = dev->key;
 	p->rec_idx = rec_idx;
 	p->generation = gen;
-	p->cookie = pn->seq;	/* the request's sequence number */
+	p->cookie = dev->cookie;
+	p->seq = pn->seq;
+	snprintf(p->devstr, sizeof(p->devstr), "%s", dev->devstr);
 	snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, (unsigned int)(pn - pending));
 	mp_msg_pack(&req, name, p);
 	if (rte_mp_request_async(&req, &ts, notify_done) != 0) {
@@ -822,7 +908,6 @@ dev_new(const char *devstr)
 	if (dev == NULL)
 		return NULL;
 	snprintf(dev->devstr, sizeof(dev->devstr), "%s", devstr);
-	dev->key = devstr_key(devstr);
 	dev->refcnt = 1;
 	pthread_mutex_init(&dev->wlock, NULL);
 	/* Arrival order: a notification never starves behind imports or queries. */
@@ -837,6 +922,7 @@ dev_free(struct mdevx_share_dev *dev)
 		free(dev->chunks[c]);
 	free(dev->owned);
 	free(dev->owned_set);
+	mdevx_share_reg_free(dev->reg);
 	pthread_mutex_destroy(&dev->wlock);
 	free(dev);
 }
@@ -878,7 +964,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	}
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(devstr, 0);
+	dev = find_dev_locked(devstr);
 	pthread_mutex_unlock(&share_devs_lock);
 	if (dev != NULL) {
 		dev = NULL;
@@ -922,7 +1008,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		goto err_close;
 	}
 	/* The open counter: a registry kept after a close keeps its name. */
-	snprintf(mz_name, sizeof(mz_name), "mdevx_sh_%08x_%u", dev->key, ++open_count);
+	snprintf(mz_name, sizeof(mz_name), "mdevx_sh_%08x_%u", devstr_key(devstr), ++open_count);
 	dev->mz = rte_memzone_reserve_aligned(mz_name, len, SOCKET_ID_ANY, 0, 64);
 	if (dev->mz == NULL) {
 		err = rte_errno;
@@ -943,19 +1029,27 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 			SHARE_LOG(WARNING, "atexit() failed: close the devices before exit");
 		}
 	}
+	err = dev_live_add(dev);
+	if (err != 0)
+		goto err_reg;
 	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
 	if (err == 0)
 		TAILQ_INSERT_TAIL(&share_devs, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
-	if (err != 0)
-		goto err_mz;
+	if (err != 0) {
+		dev_live_del(dev);
+		goto err_reg;
+	}
 	pthread_mutex_unlock(&share_open_lock);
 	mdevx_share_telemetry_init();
 	SHARE_LOG(INFO, "%s: sharing with %u records in %s, cookie %#" PRIx64, devstr,
 		  capacity, mz_name, dev->cookie);
 	return dev;
 
+err_reg:
+	mdevx_share_reg_free(dev->reg);
+	dev->reg = NULL;
 err_mz:
 	rte_memzone_free(dev->mz);
 err_close:
@@ -989,7 +1083,7 @@ mdevx_share_dev_attach(const char *devstr)
 	}
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(devstr, 0);
+	dev = find_dev_locked(devstr);
 	/*
 	 * orphan is set by the handler under share_devs_lock too. A closed
 	 * registry (the primary closed without our acknowledgement; it keeps
@@ -1023,7 +1117,6 @@ mdevx_share_dev_attach(const char *devstr)
 
 	memset(p, 0, sizeof(*p));
 	p->op = MP_OP_ATTACH;
-	p->key = dev->key;
 	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
 	mp_msg_pack(&req, MP_ACTION, p);
 	memset(&reply, 0, sizeof(reply));
@@ -1041,9 +1134,11 @@ mdevx_share_dev_attach(const char *devstr)
 		goto err_free;
 	}
 	memcpy(&r_buf, reply.msgs[0].param, sizeof(r_buf));
+	r_buf.devstr[DEVSTR_MAX - 1] = '\0';
+	r_buf.mz_name[RTE_MEMZONE_NAMESIZE - 1] = '\0';
 	/* A late answer to an earlier attach (another device) is no answer. */
 	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH ||
-	    r->key != dev->key) {
+	    strcmp(r->devstr, devstr) != 0) {
 		err = EPROTO;
 	} else if (r->status != 0) {
 		err = -r->status;
@@ -1076,7 +1171,9 @@ mdevx_share_dev_attach(const char *devstr)
 		err = ENODEV;
 	} else {
 		dev->reg = mdevx_share_reg_attach(dev->mz->addr, dev->mz->len);
-		if (dev->reg == NULL || mdevx_share_reg_cookie(dev->reg) != dev->cookie)
+		if (dev->reg == NULL)
+			err = errno == ENOMEM ? ENOMEM : EPROTO;
+		else if (mdevx_share_reg_cookie(dev->reg) != dev->cookie)
 			err = EPROTO;
 	}
 	mdevx_share_unlock_read(&dev->lock);
@@ -1103,15 +1200,20 @@ mdevx_share_dev_attach(const char *devstr)
 		mdevx_close(dev->ctx);
 		goto err_free;
 	}
+	err = dev_live_add(dev);
 	pthread_mutex_lock(&share_devs_lock);
 	attaching = NULL;
-	if (dev->orphan)
+	if (err == 0 && dev->orphan)
 		err = ENODEV;
-	else
+	if (err == 0)
 		TAILQ_INSERT_TAIL(&share_devs, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
+	if (err == ENODEV)
+		dev_live_del(dev);
 	if (err != 0) {
-		SHARE_LOG(ERR, "%s: the primary closed the device during the attach", devstr);
+		if (err == ENODEV)
+			SHARE_LOG(ERR, "%s: the primary closed the device during the attach",
+				  devstr);
 		mdevx_close(dev->ctx);
 		goto err_free;
 	}
@@ -1142,15 +1244,14 @@ err_out:
 static int
 primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 {
-	struct mdevx_share_rec_info info;
 	uint32_t cap = mdevx_share_reg_capacity(dev->reg);
-	int64_t i = -1;
 	int nb_sent, ret = 0;
+	uint64_t gen;
 
-	while ((i = mdevx_share_reg_next(dev->reg, (uint32_t)(i + 1), &info)) >= 0) {
-		if (info.state == MDEVX_SHARE_REC_PUBLISHED)
-			mdevx_share_reg_withdraw(dev->reg, (uint32_t)i, info.generation, NULL);
-	}
+	/* From the registry's private state: the memzone's bytes decide nothing. */
+	for (uint32_t s = 0; s < cap; s++)
+		if (mdevx_share_reg_owner_slot(dev->reg, s, &gen) == MDEVX_SHARE_REC_PUBLISHED)
+			mdevx_share_reg_withdraw(dev->reg, s, gen, NULL);
 	/* complete: every secondary told acknowledged this very request */
 	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
 	for (uint32_t s = 0; s < cap; s++) {
@@ -1165,7 +1266,8 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 			owned_del(dev, dev->owned[s]);
 			dev->owned[s] = NULL;
 		}
-		mdevx_share_reg_release(dev->reg, s);
+		if (mdevx_share_reg_owner_slot(dev->reg, s, NULL) == MDEVX_SHARE_REC_WITHDRAWN)
+			mdevx_share_reg_release(dev->reg, s);
 	}
 	return ret;
 }
@@ -1189,6 +1291,7 @@ close_abort(struct mdevx_share_dev *dev, int ret)
 	dev->refcnt = 1;
 	TAILQ_INSERT_TAIL(dev->orphan ? &orphan_devs : &share_devs, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
+	(void)dev_live_add(dev);	/* its slot was freed by this close: there is room */
 	pthread_mutex_unlock(&share_open_lock);
 	SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
 		  dev->devstr, strerror(-ret));
@@ -1251,6 +1354,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		return fail(EBUSY);
 	}
 	mdevx_share_unlock_read(&dev->lock);
+	dev_live_del(dev);
 	dev->refcnt = 0;
 	TAILQ_REMOVE(list, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
@@ -1389,8 +1493,8 @@ exit_close_all(void *arg)
 			pthread_mutex_unlock(&share_open_lock);
 			return NULL;
 		}
-		if (!region_mapped(found->reg) ||
-		    mdevx_share_reg_attach(found->reg, found->reg_len) == NULL) {
+		if (!region_mapped(mdevx_share_reg_base(found->reg)) ||
+		    mdevx_share_reg_probe(mdevx_share_reg_base(found->reg), found->reg_len) != 0) {
 			SHARE_LOG(WARNING, "%s: exit after rte_eal_cleanup() with the device open: "
 				  "nothing withdrawn (call mdevx_share_dev_close() before "
 				  "rte_eal_cleanup())", found->devstr);
@@ -1469,11 +1573,22 @@ share_exit(void)
 	}
 }
 
+/* 0, EINVAL (NULL) or ENOENT (not an open device: closed already, say). */
+static int
+check_dev(const struct mdevx_share_dev *dev)
+{
+	if (dev == NULL)
+		return EINVAL;
+	return dev_live(dev) ? 0 : ENOENT;
+}
+
 struct mdevx_ctx *
 mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 {
-	if (dev == NULL) {
-		errno = EINVAL;
+	int err = check_dev(dev);
+
+	if (err != 0) {
+		errno = err;
 		return NULL;
 	}
 	return dev->ctx;
@@ -1482,8 +1597,10 @@ mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 uint64_t
 mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 {
-	if (dev == NULL) {
-		errno = EINVAL;
+	int err = check_dev(dev);
+
+	if (err != 0) {
+		errno = err;
 		return 0;
 	}
 	return dev->cookie;
@@ -1508,8 +1625,11 @@ uint32_t
 mdevx_share_dev_count(const struct mdevx_share_dev *dev)
 {
 	uint32_t records = 0, imports;
+	int err = check_dev(dev);
 
-	if (dev != NULL)
+	if (err != 0)
+		errno = err;
+	else
 		dev_counts(dev, &records, &imports);
 	return records;
 }
@@ -1518,8 +1638,11 @@ uint32_t
 mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 {
 	uint32_t records, imports = 0;
+	int err = check_dev(dev);
 
-	if (dev != NULL)
+	if (err != 0)
+		errno = err;
+	else
 		dev_counts(dev, &records, &imports);
 	return imports;
 }
@@ -1527,7 +1650,7 @@ mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 struct mdevx_share_reg *
 mdevx_share_dev_reg(struct mdevx_share_dev *dev)
 {
-	return dev != NULL ? dev->reg : NULL;
+	return check_dev(dev) == 0 ? dev->reg : NULL;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1571,9 +1694,11 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	uint64_t gen;
 	int ret;
 
-	if (dev == NULL || obj == NULL)
-		return fail(EINVAL);
-	ret = check_name(name);
+	ret = check_dev(dev);
+	if (ret == 0 && obj == NULL)
+		ret = EINVAL;
+	if (ret == 0)
+		ret = check_name(name);
 	if (ret != 0)
 		return fail(ret);
 	if (!dev->primary)
@@ -1622,34 +1747,35 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 int
 mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int *acked)
 {
-	struct mdevx_share_rec_info info;
+	uint64_t gen, old_gen;
 	unsigned int n_acked;
+	uint16_t state;
 	uint32_t idx;
-	uint64_t gen;
 	int ret, nb_sent;
 
-	if (dev == NULL)
-		return fail(EINVAL);
-	ret = check_name(name);
+	ret = check_dev(dev);
+	if (ret == 0)
+		ret = check_name(name);
 	if (ret != 0)
 		return fail(ret);
 	if (!dev->primary)
 		return fail(EPERM);
 	pthread_mutex_lock(&dev->wlock);
-	ret = mdevx_share_reg_lookup(dev->reg, name, &info, &idx, NULL);
-	if (ret == 0 && info.state != MDEVX_SHARE_REC_PUBLISHED)
+	/* The registry's private state: the memzone's bytes decide nothing. */
+	ret = mdevx_share_reg_owner_find(dev->reg, name, &idx, &old_gen, &state);
+	if (ret == 0 && state != MDEVX_SHARE_REC_PUBLISHED)
 		ret = ENOENT;
 	if (ret == 0)
-		ret = mdevx_share_reg_withdraw(dev->reg, idx, info.generation, &gen);
+		ret = mdevx_share_reg_withdraw(dev->reg, idx, old_gen, &gen);
 	if (ret != 0) {
 		pthread_mutex_unlock(&dev->wlock);
 		return fail(ret);
 	}
 	/* From here on every use of an import fails with ESTALE. */
-	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, info.generation, &nb_sent, NULL);
+	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, old_gen, &nb_sent, NULL);
 	/* The primary's own imports of the record go too. */
 	mdevx_share_lock_write(&dev->lock);
-	unimport_record(dev, idx, info.generation);
+	unimport_record(dev, idx, old_gen);
 	mdevx_share_unlock_write(&dev->lock);
 	ret = mdevx_obj_destroy(dev->owned[idx]);
 	if (ret == 0) {
@@ -1692,8 +1818,11 @@ mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_s
 	struct mdevx_share_rec_info info;
 	int ret;
 
-	if (dev == NULL || rec == NULL)
-		return fail(EINVAL);
+	ret = check_dev(dev);
+	if (ret == 0 && rec == NULL)
+		ret = EINVAL;
+	if (ret != 0)
+		return fail(ret);
 	ret = reg_lookup(dev, name, &info, NULL);
 	if (ret != 0)
 		return fail(ret);
@@ -1707,8 +1836,10 @@ mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start, struct mdevx_share
 	struct mdevx_share_rec_info info;
 	int64_t i;
 
-	if (dev == NULL || rec == NULL)
+	if (rec == NULL || check_dev(dev) != 0) {
+		errno = rec == NULL ? EINVAL : check_dev(dev);
 		return -1;
+	}
 	mdevx_share_lock_read(&dev->lock);
 	i = dev->orphan ? -1 : mdevx_share_reg_next(dev->reg, start, &info);
 	mdevx_share_unlock_read(&dev->lock);
@@ -1788,10 +1919,13 @@ int
 mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
 		   mdevx_share_imp_t *imp)
 {
-	int ret = EAGAIN;
+	int ret = check_dev(dev);
 
-	if (dev == NULL || imp == NULL || kind > MDEVX_SHARE_TIR)
-		return fail(EINVAL);
+	if (ret == 0 && (imp == NULL || kind > MDEVX_SHARE_TIR))
+		ret = EINVAL;
+	if (ret != 0)
+		return fail(ret);
+	ret = EAGAIN;
 	/*
 	 * One exclusive section from the lookup to the visible slot. The
 	 * primary marks a record withdrawn before it notifies, and the
@@ -1812,9 +1946,10 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	struct mdevx_obj_ref ref = { .bobj = NULL };
 	struct imp_slot *s;
 	uint32_t sidx;
+	int err = check_dev(dev);
 
-	if (dev == NULL)
-		return fail(EINVAL);
+	if (err != 0)
+		return fail(err);
 	mdevx_share_lock_write(&dev->lock);
 	s = slot_of(dev, imp, &sidx);
 	if (s == NULL) {
@@ -1854,10 +1989,9 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 {
 	struct imp_slot *s;
 
-	if (dev == NULL) {
-		*err = EINVAL;
+	*err = check_dev(dev);
+	if (*err != 0)
 		return NULL;
-	}
 	if (excl)
 		mdevx_share_lock_write(&dev->lock);
 	else
@@ -1902,8 +2036,14 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		if (err == 0) {
 			s->obj = mdevx_obj_import(dev->ctx, info.export_buf, info.export_len,
 						  (enum mdevx_obj_kind)s->ref.kind);
-			if (s->obj == NULL)
+			if (s->obj == NULL) {
 				err = errno;
+			} else if (mdevx_obj_hold(s->obj) != 0) {
+				/* ours to give out: mdevx_obj_unimport() must refuse it */
+				err = errno;
+				mdevx_obj_unimport(s->obj);
+				s->obj = NULL;
+			}
 		}
 	}
 	obj = s->obj;

@@ -7,13 +7,14 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mdevx_csum.h"
 #include "mdevx_share_reg.h"
 
 #define REG_MAGIC 0x6d64657678726567ULL	/* "mdevxreg" */
-#define REG_VERSION 3u			/* 3: the checksum ends with the export bytes */
+#define REG_VERSION 4u			/* 4: the free list is the writer's, not in the region */
 #define READ_RETRIES 64			/* a reader gives up (EAGAIN) after this */
 #define REC_SIZE 256
 /*
@@ -25,7 +26,8 @@
 /*
  * Shared layout: header, bucket array (uint32_t record index + 1, 0 = empty),
  * record array. Offsets are fixed by the header so a reader of another
- * binary finds everything from the base address.
+ * binary finds everything from the base address; each handle checks and
+ * copies them once.
  */
 struct reg_hdr {
 	uint64_t magic;
@@ -38,8 +40,8 @@ struct reg_hdr {
 	uint64_t records_off;
 	uint64_t total_size;
 	uint64_t cookie;
-	uint32_t count;			/* used slots (published + withdrawn) */
-	uint32_t free_head;		/* free list, slot index + 1 */
+	uint32_t count;			/* used slots (published + withdrawn), for readers */
+	uint32_t reserved;
 };
 
 /*
@@ -70,9 +72,39 @@ struct reg_rec {
 _Static_assert(sizeof(struct reg_rec) == REC_SIZE, "record size");
 _Static_assert(sizeof(struct reg_hdr) <= 64, "header fits a cache line");
 
-struct mdevx_share_reg {
-	struct reg_hdr hdr;
+/*
+ * The writer's truth of one slot: what it writes into the region, never
+ * reads back from it.
+ */
+struct reg_wslot {
+	uint64_t generation;
+	uint32_t seq;			/* even: the last value written */
+	uint32_t next;			/* hash chain or free list: index + 1 */
+	uint32_t hash;
+	uint16_t kind;
+	uint16_t state;
+	char name[MDEVX_SHARE_NAME_MAX + 1];
 };
+
+/* A handle: private memory, the only place the structure is read from. */
+struct mdevx_share_reg {
+	struct reg_hdr *hdr;		/* in the region: magic, closed and count only */
+	uint32_t *buckets;		/* in the region */
+	struct reg_rec *recs;		/* in the region */
+	size_t size;
+	uint32_t capacity;
+	uint32_t mask;			/* bucket count - 1 */
+	uint64_t cookie;
+	/* the writer's handle only */
+	struct reg_wslot *ws;		/* capacity slots; NULL in a reader's handle */
+	uint32_t *wbuckets;		/* chain heads, index + 1 */
+	uint32_t free_head;		/* index + 1 */
+	uint32_t count;
+	bool closed;
+};
+
+static void (*test_read_hook)(uint32_t idx, void *arg);
+static void *test_read_arg;
 
 static inline void
 cpu_relax(void)
@@ -88,22 +120,13 @@ cpu_relax(void)
 #define CSUM_FIXED (offsetof(struct reg_rec, export_buf) - CSUM_START)
 _Static_assert(offsetof(struct reg_rec, name) == 64, "fields in the first cache line");
 
-static inline uint32_t *
-reg_buckets(const struct mdevx_share_reg *reg)
-{
-	return (uint32_t *)((uintptr_t)reg + reg->hdr.buckets_off);
-}
-
-static inline struct reg_rec *
-reg_records(const struct mdevx_share_reg *reg)
-{
-	return (struct reg_rec *)((uintptr_t)reg + reg->hdr.records_off);
-}
-
+/* The writer trusts its own word, readers the region's. */
 static inline bool
 reg_closed(const struct mdevx_share_reg *reg)
 {
-	return __atomic_load_n(&reg->hdr.closed, __ATOMIC_ACQUIRE) != 0;
+	if (reg->ws != NULL)
+		return reg->closed;
+	return __atomic_load_n(&reg->hdr->closed, __ATOMIC_ACQUIRE) != 0;
 }
 
 static inline uint32_t
@@ -148,6 +171,13 @@ rec_checksum(const struct reg_rec *rec, uint32_t idx, uint32_t export_len)
 				 REG_MAGIC ^ ((uint64_t)idx << 20));
 }
 
+static inline bool
+capacity_valid(uint32_t capacity)
+{
+	return capacity != 0 && capacity <= MDEVX_SHARE_CAPACITY_MAX;
+}
+
+/* Buckets for a valid capacity (2^23 at most: no overflow). */
 static uint32_t
 buckets_for(uint32_t capacity)
 {
@@ -163,93 +193,209 @@ mdevx_share_reg_size(uint32_t capacity)
 {
 	size_t buckets;
 
-	if (capacity == 0 || capacity > MDEVX_SHARE_CAPACITY_MAX)
+	if (!capacity_valid(capacity))
 		return 0;
 	buckets = (size_t)buckets_for(capacity) * sizeof(uint32_t);
 	buckets = (buckets + 63) & ~(size_t)63;
 	return 64 + buckets + (size_t)capacity * REC_SIZE;
 }
 
+/* A handle on @p mem for @p capacity records, laid out as init lays them. */
+static struct mdevx_share_reg *
+handle_new(void *mem, uint32_t capacity, uint64_t cookie)
+{
+	struct mdevx_share_reg *reg = calloc(1, sizeof(*reg));
+
+	if (reg == NULL)
+		return NULL;
+	reg->size = mdevx_share_reg_size(capacity);
+	reg->capacity = capacity;
+	reg->mask = buckets_for(capacity) - 1;
+	reg->cookie = cookie;
+	reg->hdr = mem;
+	reg->buckets = (uint32_t *)((uint8_t *)mem + 64);
+	reg->recs = (struct reg_rec *)((uint8_t *)mem + reg->size - (size_t)capacity * REC_SIZE);
+	return reg;
+}
+
 struct mdevx_share_reg *
 mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity, uint64_t cookie)
 {
-	struct mdevx_share_reg *reg = mem;
 	size_t need = mdevx_share_reg_size(capacity);
-	struct reg_rec *recs;
-	uint32_t i;
+	struct mdevx_share_reg *reg;
+	struct reg_hdr *hdr = mem;
 
 	if (mem == NULL || need == 0 || len < need || ((uintptr_t)mem & 63) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
+	reg = handle_new(mem, capacity, cookie);
+	if (reg != NULL) {
+		reg->ws = calloc(capacity, sizeof(*reg->ws));
+		reg->wbuckets = calloc((size_t)reg->mask + 1, sizeof(*reg->wbuckets));
+	}
+	if (reg == NULL || reg->ws == NULL || reg->wbuckets == NULL) {
+		mdevx_share_reg_free(reg);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < capacity; i++)
+		reg->ws[i].next = i + 2 <= capacity ? i + 2 : 0;
+	reg->free_head = 1;
 	memset(mem, 0, need);
-	reg->hdr.version = REG_VERSION;
-	reg->hdr.rec_size = REC_SIZE;
-	reg->hdr.capacity = capacity;
-	reg->hdr.nb_buckets = buckets_for(capacity);
-	reg->hdr.buckets_off = 64;
-	reg->hdr.records_off = need - (size_t)capacity * REC_SIZE;
-	reg->hdr.total_size = need;
-	reg->hdr.cookie = cookie;
-	recs = reg_records(reg);
-	for (i = 0; i < capacity; i++)
-		recs[i].next = i + 2 <= capacity ? i + 2 : 0;
-	reg->hdr.free_head = 1;
+	hdr->version = REG_VERSION;
+	hdr->rec_size = REC_SIZE;
+	hdr->capacity = capacity;
+	hdr->nb_buckets = reg->mask + 1;
+	hdr->buckets_off = (uint64_t)((uint8_t *)reg->buckets - (uint8_t *)mem);
+	hdr->records_off = (uint64_t)((uint8_t *)reg->recs - (uint8_t *)mem);
+	hdr->total_size = need;
+	hdr->cookie = cookie;
 	/* The magic last: a reader never sees a half-formatted registry. */
-	__atomic_store_n(&reg->hdr.magic, REG_MAGIC, __ATOMIC_RELEASE);
+	__atomic_store_n(&hdr->magic, REG_MAGIC, __ATOMIC_RELEASE);
 	return reg;
+}
+
+/*
+ * The header's structure, checked as a whole from one copy (another
+ * process may change it meanwhile): the capacity first, so that nothing
+ * is computed from an invalid one. 0 with the capacity, or EPROTO.
+ */
+static int
+hdr_check(const void *mem, size_t len, uint32_t *capacity, uint64_t *cookie)
+{
+	struct reg_hdr h;
+	size_t size;
+
+	if (mem == NULL || len < sizeof(h) || ((uintptr_t)mem & 63) != 0)
+		return EPROTO;
+	if (__atomic_load_n(&((const struct reg_hdr *)mem)->magic, __ATOMIC_ACQUIRE) != REG_MAGIC)
+		return EPROTO;
+	memcpy(&h, mem, sizeof(h));
+	if (h.version != REG_VERSION || h.rec_size != REC_SIZE || !capacity_valid(h.capacity))
+		return EPROTO;
+	size = mdevx_share_reg_size(h.capacity);
+	if (h.total_size != size || size > len || h.nb_buckets != buckets_for(h.capacity) ||
+	    /* where init puts them: the handle computes them, never reads them */
+	    h.buckets_off != 64 || h.records_off != size - (size_t)h.capacity * REC_SIZE)
+		return EPROTO;
+	*capacity = h.capacity;
+	*cookie = h.cookie;
+	return 0;
+}
+
+int
+mdevx_share_reg_probe(const void *mem, size_t len)
+{
+	uint32_t capacity;
+	uint64_t cookie;
+
+	return hdr_check(mem, len, &capacity, &cookie);
 }
 
 struct mdevx_share_reg *
 mdevx_share_reg_attach(void *mem, size_t len)
 {
-	struct mdevx_share_reg *reg = mem;
+	struct mdevx_share_reg *reg;
+	uint32_t capacity;
+	uint64_t cookie;
 
-	if (mem == NULL || len < sizeof(struct reg_hdr) ||
-	    __atomic_load_n(&reg->hdr.magic, __ATOMIC_ACQUIRE) != REG_MAGIC ||
-	    reg->hdr.version != REG_VERSION || reg->hdr.rec_size != REC_SIZE ||
-	    mdevx_share_reg_size(reg->hdr.capacity) != reg->hdr.total_size ||
-	    reg->hdr.total_size > len || reg->hdr.nb_buckets != buckets_for(reg->hdr.capacity) ||
-	    /* readers follow these two: they must be where init put them */
-	    reg->hdr.buckets_off != 64 ||
-	    reg->hdr.records_off != reg->hdr.total_size - (uint64_t)reg->hdr.capacity * REC_SIZE) {
+	if (hdr_check(mem, len, &capacity, &cookie) != 0) {
 		errno = EPROTO;
 		return NULL;
 	}
+	reg = handle_new(mem, capacity, cookie);
+	if (reg == NULL)
+		errno = ENOMEM;
 	return reg;
+}
+
+void
+mdevx_share_reg_free(struct mdevx_share_reg *reg)
+{
+	if (reg == NULL)
+		return;
+	free(reg->ws);
+	free(reg->wbuckets);
+	free(reg);
+}
+
+void *
+mdevx_share_reg_base(const struct mdevx_share_reg *reg)
+{
+	return reg != NULL ? reg->hdr : NULL;
 }
 
 uint32_t
 mdevx_share_reg_capacity(const struct mdevx_share_reg *reg)
 {
-	return reg->hdr.capacity;
+	return reg->capacity;
 }
 
 uint32_t
 mdevx_share_reg_count(const struct mdevx_share_reg *reg)
 {
-	return __atomic_load_n(&reg->hdr.count, __ATOMIC_RELAXED);
+	uint32_t n;
+
+	if (reg->ws != NULL)
+		return reg->count;
+	n = __atomic_load_n(&reg->hdr->count, __ATOMIC_RELAXED);
+	return n <= reg->capacity ? n : reg->capacity;
 }
 
 uint64_t
 mdevx_share_reg_cookie(const struct mdevx_share_reg *reg)
 {
-	return reg->hdr.cookie;
+	return reg->cookie;
 }
 
-/* Writer: open and close the write window of a record. */
-static inline void
-rec_write_begin(struct reg_rec *rec)
+void
+mdevx_share_reg_test_read_hook(void (*fn)(uint32_t idx, void *arg), void *arg)
 {
-	store_rel32(&rec->seq, rec->seq + 1);
+	test_read_arg = arg;
+	__atomic_store_n(&test_read_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* Between a reader's copy of slot @p idx and its second sequence read. */
+static inline void
+read_hook(uint32_t idx)
+{
+	void (*fn)(uint32_t, void *) = __atomic_load_n(&test_read_hook, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(fn != NULL, 0))
+		fn(idx, test_read_arg);
+}
+
+/*
+ * Writer: open and close the write window of a record. The sequence comes
+ * from the writer's own count: whatever the region's counter holds, the
+ * window opens odd and closes on a value no reader saw before it.
+ */
+static inline struct reg_rec *
+rec_write_begin(struct mdevx_share_reg *reg, uint32_t idx)
+{
+	struct reg_rec *rec = &reg->recs[idx];
+
+	store_rel32(&rec->seq, reg->ws[idx].seq + 1);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return rec;
 }
 
+/* The fields the writer keeps, written from its copy; then the checksum. */
 static inline void
-rec_write_end(struct reg_rec *rec, uint32_t idx)
+rec_write_end(struct mdevx_share_reg *reg, uint32_t idx)
 {
+	struct reg_wslot *w = &reg->ws[idx];
+	struct reg_rec *rec = &reg->recs[idx];
+
+	rec->hash = w->hash;
+	rec->kind = w->kind;
+	rec->state = w->state;
+	rec->generation = w->generation;
+	memcpy(rec->name, w->name, sizeof(rec->name));
 	rec->checksum = rec_checksum(rec, idx, rec->export_len);
-	store_rel32(&rec->seq, rec->seq + 1);
+	w->seq += 2;
+	store_rel32(&rec->seq, w->seq);
 }
 
 /* The scalar fields both kinds of reader take (the length bounded). */
@@ -310,7 +456,7 @@ rec_view_fill(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_vi
 static int
 rec_snapshot(const struct mdevx_share_reg *reg, uint32_t idx, struct mdevx_share_rec_info *out)
 {
-	const struct reg_rec *rec = &reg_records(reg)[idx];
+	const struct reg_rec *rec = &reg->recs[idx];
 
 	if (reg_closed(reg))
 		return ENODEV;
@@ -323,6 +469,7 @@ rec_snapshot(const struct mdevx_share_reg *reg, uint32_t idx, struct mdevx_share
 			continue;
 		}
 		sum_ok = rec_copy_out(rec, idx, out);
+		read_hook(idx);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
 		if (s1 != s2)
@@ -452,15 +599,15 @@ reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 	 struct mdevx_share_rec_info *out, struct mdevx_share_rec_view *view, uint32_t *idx_out,
 	 uint32_t *probes_out)
 {
-	const uint32_t mask = reg->hdr.nb_buckets - 1;
+	const uint32_t mask = reg->mask;
 	const uint32_t bucket = key->hash & mask;
-	const struct reg_rec *recs = reg_records(reg);
+	const struct reg_rec *recs = reg->recs;
 	uint32_t probes = 0;
 
 	if (reg_closed(reg))
 		return ENODEV;
 	for (int attempt = 0; attempt < READ_RETRIES; attempt++) {
-		uint32_t cur = load_acq32(&reg_buckets(reg)[bucket]);
+		uint32_t cur = load_acq32(&reg->buckets[bucket]);
 		bool restart = false;
 
 		probes = 0;
@@ -476,7 +623,7 @@ reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 			 * revisits a record only after a reuse, so a legitimate one
 			 * never comes near twice the capacity.
 			 */
-			if (idx >= reg->hdr.capacity || probes > 2 * reg->hdr.capacity + 2)
+			if (idx >= reg->capacity || probes > 2 * reg->capacity + 2)
 				return EBADMSG;
 			rec = &recs[idx];
 			probes++;
@@ -494,6 +641,8 @@ reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 				sum_ok = rec_copy_out(rec, idx, out);
 			else if (match && view != NULL)
 				sum_ok = rec_view_fill(rec, idx, view);
+			if (match)
+				read_hook(idx);
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			s2 = __atomic_load_n(&rec->seq, __ATOMIC_RELAXED);
 			if (s1 != s2 || state == MDEVX_SHARE_REC_FREE || (rhash & mask) != bucket) {
@@ -521,55 +670,76 @@ reg_find(const struct mdevx_share_reg *reg, const struct name_key *key,
 	return EAGAIN;
 }
 
+/* The writer's slot of @p key, walking its private chains: index + 1, or 0. */
+static uint32_t
+owner_find(const struct mdevx_share_reg *reg, const struct name_key *key, const char *name)
+{
+	uint32_t cur = reg->wbuckets[key->hash & reg->mask];
+
+	while (cur != 0) {
+		const struct reg_wslot *w = &reg->ws[cur - 1];
+
+		if (w->hash == key->hash && strcmp(w->name, name) == 0)
+			return cur;
+		cur = w->next;
+	}
+	return 0;
+}
+
 int
 mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
 			uint32_t *idx_out, uint64_t *gen_out)
 {
-	struct name_key key;
+	struct reg_wslot *w;
 	struct reg_rec *rec;
+	struct name_key key;
 	uint32_t idx, bucket;
 	int ret;
 
 	if (reg == NULL || info == NULL || info->export_len > MDEVX_SHARE_EXPORT_MAX)
 		return EINVAL;
+	if (reg->ws == NULL)
+		return EPERM;
 	ret = make_key(info->name, &key);
 	if (ret != 0)
 		return ret;
-	ret = reg_find(reg, &key, NULL, NULL, NULL, NULL);
-	if (ret != ENOENT)
-		return ret == 0 ? EEXIST : ret;
-	if (reg->hdr.free_head == 0)
+	if (owner_find(reg, &key, info->name) != 0)
+		return EEXIST;
+	if (reg->free_head == 0)
 		return ENOSPC;
-	idx = reg->hdr.free_head - 1;
-	rec = &reg_records(reg)[idx];
-	bucket = key.hash & (reg->hdr.nb_buckets - 1);
+	idx = reg->free_head - 1;
+	w = &reg->ws[idx];
+	bucket = key.hash & reg->mask;
+	reg->free_head = w->next;
+	w->hash = key.hash;
+	w->kind = info->kind;
+	w->state = MDEVX_SHARE_REC_PUBLISHED;
+	w->generation++;
+	/* zero-padded, as lookups compare it */
+	memset(w->name, 0, sizeof(w->name));
+	memcpy(w->name, info->name, strlen(info->name));
+	w->next = reg->wbuckets[bucket];
+	reg->wbuckets[bucket] = idx + 1;
 
-	rec_write_begin(rec);
-	reg->hdr.free_head = rec->next;
-	rec->hash = key.hash;
-	rec->kind = info->kind;
-	rec->state = MDEVX_SHARE_REC_PUBLISHED;
-	rec->generation++;
+	rec = rec_write_begin(reg, idx);
+	rec->next = w->next;
 	rec->cookie = info->cookie;
 	rec->owner_pid = info->owner_pid;
 	rec->object_id = info->object_id;
 	rec->size_or_tirn = info->size_or_tirn;
 	rec->export_len = info->export_len;
 	rec->rx_icm_addr = info->rx_icm_addr;
-	for (uint32_t w = key.last + 1; w < NAME_WORDS; w++)
-		key.w[w] = 0;
-	memcpy(rec->name, key.w, sizeof(rec->name));
 	memset(rec->export_buf, 0, sizeof(rec->export_buf));
 	memcpy(rec->export_buf, info->export_buf, info->export_len);
-	rec->next = reg_buckets(reg)[bucket];
-	rec_write_end(rec, idx);
+	rec_write_end(reg, idx);
 	/* Link last: a reader reaches the record only once it is complete. */
-	store_rel32(&reg_buckets(reg)[bucket], idx + 1);
-	__atomic_add_fetch(&reg->hdr.count, 1, __ATOMIC_RELAXED);
+	store_rel32(&reg->buckets[bucket], idx + 1);
+	reg->count++;
+	__atomic_store_n(&reg->hdr->count, reg->count, __ATOMIC_RELAXED);
 	if (idx_out != NULL)
 		*idx_out = idx;
 	if (gen_out != NULL)
-		*gen_out = rec->generation;
+		*gen_out = w->generation;
 	return 0;
 }
 
@@ -577,54 +747,101 @@ int
 mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
 			 uint64_t *new_generation)
 {
-	struct reg_rec *rec;
+	struct reg_wslot *w;
 
-	if (reg == NULL || idx >= reg->hdr.capacity)
+	if (reg == NULL || idx >= reg->capacity)
 		return EINVAL;
-	rec = &reg_records(reg)[idx];
-	if (rec->state != MDEVX_SHARE_REC_PUBLISHED || rec->generation != generation)
+	if (reg->ws == NULL)
+		return EPERM;
+	w = &reg->ws[idx];
+	if (w->state != MDEVX_SHARE_REC_PUBLISHED || w->generation != generation)
 		return ESTALE;
-	rec_write_begin(rec);
-	rec->state = MDEVX_SHARE_REC_WITHDRAWN;
-	rec->generation++;
-	rec_write_end(rec, idx);
+	w->state = MDEVX_SHARE_REC_WITHDRAWN;
+	w->generation++;
+	rec_write_begin(reg, idx);
+	rec_write_end(reg, idx);
 	if (new_generation != NULL)
-		*new_generation = rec->generation;
+		*new_generation = w->generation;
 	return 0;
 }
 
 int
 mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx)
 {
-	struct reg_rec *rec, *recs;
-	uint32_t *link, steps = 0;
+	uint32_t *link, pred = 0, bucket;
+	struct reg_wslot *w;
+	struct reg_rec *rec;
 
-	if (reg == NULL || idx >= reg->hdr.capacity)
+	if (reg == NULL || idx >= reg->capacity)
 		return EINVAL;
-	recs = reg_records(reg);
-	rec = &recs[idx];
-	if (rec->state == MDEVX_SHARE_REC_PUBLISHED)
+	if (reg->ws == NULL)
+		return EPERM;
+	w = &reg->ws[idx];
+	if (w->state == MDEVX_SHARE_REC_PUBLISHED)
 		return EBUSY;
-	if (rec->state != MDEVX_SHARE_REC_WITHDRAWN)
+	if (w->state != MDEVX_SHARE_REC_WITHDRAWN)
 		return EINVAL;
-	/* Unlink: readers on the slot keep a valid next until it is reused. */
-	link = &reg_buckets(reg)[rec->hash & (reg->hdr.nb_buckets - 1)];
-	while (*link != 0 && *link != idx + 1) {
-		/* a corrupted link (out of range, or a cycle): give up */
-		if (*link > reg->hdr.capacity || ++steps > reg->hdr.capacity)
-			return EBADMSG;
-		link = &recs[*link - 1].next;
+	/* Unlink from the private chain (a withdrawn slot is always on it). */
+	bucket = w->hash & reg->mask;
+	link = &reg->wbuckets[bucket];
+	while (*link != idx + 1) {
+		pred = *link;
+		link = &reg->ws[pred - 1].next;
 	}
-	if (*link == 0)
-		return EINVAL;
-	store_rel32(link, rec->next);
-	rec_write_begin(rec);
-	rec->state = MDEVX_SHARE_REC_FREE;
-	rec->next = reg->hdr.free_head;
-	rec_write_end(rec, idx);
-	reg->hdr.free_head = idx + 1;
-	__atomic_sub_fetch(&reg->hdr.count, 1, __ATOMIC_RELAXED);
+	*link = w->next;
+	/*
+	 * The same link in the region, written from the private one whatever
+	 * the region held: readers on the slot keep their next until the
+	 * slot's sequence changes below.
+	 */
+	store_rel32(pred == 0 ? &reg->buckets[bucket] : &reg->recs[pred - 1].next, w->next);
+	w->state = MDEVX_SHARE_REC_FREE;
+	w->next = reg->free_head;
+	reg->free_head = idx + 1;
+	rec = rec_write_begin(reg, idx);
+	rec->next = 0;
+	rec_write_end(reg, idx);
+	reg->count--;
+	__atomic_store_n(&reg->hdr->count, reg->count, __ATOMIC_RELAXED);
 	return 0;
+}
+
+int
+mdevx_share_reg_owner_find(const struct mdevx_share_reg *reg, const char *name, uint32_t *idx,
+			   uint64_t *generation, uint16_t *state)
+{
+	struct name_key key;
+	uint32_t cur;
+	int ret;
+
+	if (reg == NULL)
+		return EINVAL;
+	if (reg->ws == NULL)
+		return EPERM;
+	ret = make_key(name, &key);
+	if (ret != 0)
+		return ret;
+	cur = owner_find(reg, &key, name);
+	if (cur == 0)
+		return ENOENT;
+	if (idx != NULL)
+		*idx = cur - 1;
+	if (generation != NULL)
+		*generation = reg->ws[cur - 1].generation;
+	if (state != NULL)
+		*state = reg->ws[cur - 1].state;
+	return 0;
+}
+
+uint16_t
+mdevx_share_reg_owner_slot(const struct mdevx_share_reg *reg, uint32_t idx,
+			   uint64_t *generation)
+{
+	if (reg == NULL || reg->ws == NULL || idx >= reg->capacity)
+		return MDEVX_SHARE_REC_FREE;
+	if (generation != NULL)
+		*generation = reg->ws[idx].generation;
+	return reg->ws[idx].state;
 }
 
 int
@@ -661,16 +878,18 @@ bool
 mdevx_share_reg_view_current(const struct mdevx_share_reg *reg,
 			     const struct mdevx_share_rec_view *view)
 {
+	if (view->idx >= reg->capacity)
+		return false;
 	/* The caller's reads of the buffer happen before the sequence read. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(&reg_records(reg)[view->idx].seq, __ATOMIC_RELAXED) == view->seq;
+	return __atomic_load_n(&reg->recs[view->idx].seq, __ATOMIC_RELAXED) == view->seq;
 }
 
 int
 mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
 		     struct mdevx_share_rec_info *out)
 {
-	if (reg == NULL || out == NULL || idx >= reg->hdr.capacity)
+	if (reg == NULL || out == NULL || idx >= reg->capacity)
 		return EINVAL;
 	return rec_snapshot(reg, idx, out);
 }
@@ -680,11 +899,11 @@ mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t 
 {
 	const struct reg_rec *rec;
 
-	if (reg == NULL || idx >= reg->hdr.capacity)
+	if (reg == NULL || idx >= reg->capacity)
 		return EINVAL;
 	if (reg_closed(reg))
 		return ENODEV;
-	rec = &reg_records(reg)[idx];
+	rec = &reg->recs[idx];
 	for (int i = 0; i < READ_RETRIES; i++) {
 		uint32_t s1 = load_acq32(&rec->seq);
 		uint64_t gen;
@@ -708,7 +927,7 @@ int64_t
 mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 		     struct mdevx_share_rec_info *out)
 {
-	for (uint32_t i = start; reg != NULL && !reg_closed(reg) && i < reg->hdr.capacity; i++) {
+	for (uint32_t i = start; reg != NULL && !reg_closed(reg) && i < reg->capacity; i++) {
 		if (mdevx_share_reg_read(reg, i, out) == 0 &&
 		    out->state != MDEVX_SHARE_REC_FREE)
 			return i;
@@ -719,8 +938,10 @@ mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 void
 mdevx_share_reg_close(struct mdevx_share_reg *reg)
 {
-	if (reg != NULL)
-		__atomic_store_n(&reg->hdr.closed, 1, __ATOMIC_RELEASE);
+	if (reg == NULL)
+		return;
+	reg->closed = true;
+	__atomic_store_n(&reg->hdr->closed, 1, __ATOMIC_RELEASE);
 }
 
 bool
@@ -732,9 +953,9 @@ mdevx_share_reg_is_closed(const struct mdevx_share_reg *reg)
 void *
 mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len)
 {
-	if (reg == NULL || idx >= reg->hdr.capacity)
+	if (reg == NULL || idx >= reg->capacity)
 		return NULL;
 	if (len != NULL)
 		*len = REC_SIZE;
-	return &reg_records(reg)[idx];
+	return &reg->recs[idx];
 }

@@ -26,6 +26,18 @@
  * When the owner closes the device while a reader may still be on the
  * region, it marks the registry closed instead of freeing it: every read
  * then gives ENODEV.
+ *
+ * The region is input. Any process that maps it can change any byte of it
+ * at any time, so a struct mdevx_share_reg is a private handle: the
+ * structure (capacity, bucket count, where buckets and records lie) is
+ * taken from the header once, checked, when the handle is made, and never
+ * read from the region again; every index read from the region is checked
+ * against it. The writer's handle also keeps the truth of every slot
+ * (state, generation, hash, name, chain and free links, sequence) in
+ * private memory and writes the region from it, never reads it back: a
+ * scribbled region costs readers an errno (ENOENT, EBADMSG, EAGAIN,
+ * ENODEV), never the writer its records, and nobody a write out of the
+ * region or an endless walk.
  */
 #ifndef MDEVX_SHARE_REG_H
 #define MDEVX_SHARE_REG_H
@@ -93,48 +105,87 @@ MDEVX_SHARE_REG_API
 size_t mdevx_share_reg_size(uint32_t capacity);
 
 /**
- * Format @p mem (at least mdevx_share_reg_size(capacity) bytes) as an empty
- * registry. Returns the registry or NULL with errno EINVAL.
+ * Format @p mem (at least mdevx_share_reg_size(capacity) bytes, 64-byte
+ * aligned) as an empty registry. Returns the writer's handle, or NULL with
+ * errno EINVAL or ENOMEM (its private state: about 72 bytes per record).
  */
 MDEVX_SHARE_REG_API
 struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
 					     uint64_t cookie);
 
-/** Check that @p mem holds a registry (magic, version, sizes). NULL + errno. */
+/**
+ * A reader's handle on the registry in @p mem: the header's magic, version
+ * and structure are checked and copied. NULL with errno EPROTO (no
+ * registry, or one that does not fit @p len) or ENOMEM.
+ */
 MDEVX_SHARE_REG_API
 struct mdevx_share_reg *mdevx_share_reg_attach(void *mem, size_t len);
 
+/** Does @p mem hold a registry that fits @p len (as attach checks)? 0 or EPROTO. */
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_probe(const void *mem, size_t len);
+
+/** Free a handle from init or attach; the region is left as it is. NULL is ignored. */
+MDEVX_SHARE_REG_API
+void mdevx_share_reg_free(struct mdevx_share_reg *reg);
+
+/** The region a handle is on. */
+MDEVX_SHARE_REG_API
+void *mdevx_share_reg_base(const struct mdevx_share_reg *reg);
+
 MDEVX_SHARE_REG_API
 uint32_t mdevx_share_reg_capacity(const struct mdevx_share_reg *reg);
+/** Used slots: the writer's own count, or (readers) the region's, at most the capacity. */
 MDEVX_SHARE_REG_API
 uint32_t mdevx_share_reg_count(const struct mdevx_share_reg *reg);
 MDEVX_SHARE_REG_API
 uint64_t mdevx_share_reg_cookie(const struct mdevx_share_reg *reg);
 
-/* ---- writer side (caller serialises) ---- */
+/*
+ * ---- writer side (the handle from init; the caller serialises) ----
+ * Every writer call decides from the handle's private state alone; a
+ * reader's handle gets EPERM.
+ */
 
 /**
  * Add a record in state PUBLISHED. info->name/kind/cookie/owner/object
  * fields/export buffer are taken; state and generation are set here.
  * @return 0, EEXIST (name present, published or withdrawn), ENOSPC (full),
- *         ENAMETOOLONG, EINVAL.
+ *         ENAMETOOLONG, EINVAL, EPERM.
  */
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
 			    uint32_t *idx, uint64_t *generation);
 /**
  * Mark record @p idx of generation @p generation WITHDRAWN and bump its
- * generation. @return 0, ESTALE (other generation or not published), EINVAL.
+ * generation. @return 0, ESTALE (other generation or not published), EINVAL,
+ * EPERM.
  */
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
 			     uint64_t *new_generation);
 /**
- * Unlink a withdrawn record and free its slot. 0, EINVAL, EBUSY (still
- * published), EBADMSG (its hash chain is corrupted: the slot stays used).
+ * Unlink a withdrawn record and free its slot. 0, EINVAL (not withdrawn),
+ * EBUSY (still published), EPERM.
  */
 MDEVX_SHARE_REG_API
 int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
+/**
+ * The writer's record of @p name, from its private state: slot and
+ * generation. 0, ENOENT, EINVAL, ENAMETOOLONG, EPERM. @p state (optional)
+ * receives its enum mdevx_share_rec_state.
+ */
+MDEVX_SHARE_REG_API
+int mdevx_share_reg_owner_find(const struct mdevx_share_reg *reg, const char *name,
+			       uint32_t *idx, uint64_t *generation, uint16_t *state);
+/**
+ * The writer's slot @p idx, from its private state: its enum
+ * mdevx_share_rec_state (FREE for an index out of range or a reader's
+ * handle), and its generation in @p generation (optional).
+ */
+MDEVX_SHARE_REG_API
+uint16_t mdevx_share_reg_owner_slot(const struct mdevx_share_reg *reg, uint32_t idx,
+				    uint64_t *generation);
 
 /* ---- reader side (lock-free, any process) ---- */
 
@@ -192,6 +243,14 @@ MDEVX_SHARE_REG_API
 void mdevx_share_reg_close(struct mdevx_share_reg *reg);
 MDEVX_SHARE_REG_API
 bool mdevx_share_reg_is_closed(const struct mdevx_share_reg *reg);
+
+/**
+ * Test hook, called by lookups and reads between their copy of a record
+ * (slot @p idx) and their second read of its sequence counter; NULL to
+ * remove.
+ */
+MDEVX_SHARE_REG_API
+void mdevx_share_reg_test_read_hook(void (*fn)(uint32_t idx, void *arg), void *arg);
 
 /** Test hook: a pointer to the raw bytes of slot @p idx and their size. */
 MDEVX_SHARE_REG_API
