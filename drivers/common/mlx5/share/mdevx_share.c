@@ -175,6 +175,8 @@ static void (*test_import_hook)(void *arg);
 static void *test_import_arg;
 static void (*test_attach_hook)(void *arg);
 static void *test_attach_arg;
+static void (*test_import_obj_hook)(void *arg);
+static void *test_import_obj_arg;
 
 static int
 fail(int err)
@@ -699,6 +701,34 @@ mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg)
 {
 	test_import_arg = arg;
 	test_import_hook = fn;
+}
+
+void
+mdevx_share_test_import_obj_hook(void (*fn)(void *arg), void *arg)
+{
+	test_import_obj_arg = arg;
+	test_import_obj_hook = fn;
+}
+
+int
+mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
+			      uint64_t generation, struct rte_mp_msg *msg)
+{
+	struct mp_param p;
+	char name[RTE_MP_MAX_NAME_LEN];
+
+	if (dev == NULL || msg == NULL)
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	p.op = rec_idx == UINT32_MAX ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW;
+	p.rec_idx = rec_idx;
+	p.generation = generation;
+	p.cookie = dev->cookie;
+	p.seq = 1;
+	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, 0u);
+	mp_msg_pack(msg, name, &p);
+	return 0;
 }
 
 /*
@@ -2027,6 +2057,8 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		errno = err;
 		return NULL;
 	}
+	if (unlikely(test_import_obj_hook != NULL))
+		test_import_obj_hook(test_import_obj_arg);
 	/* First call: the full wrapper, from the record's export buffer. */
 	if (s->obj == NULL) {
 		err = mdevx_share_reg_read(dev->reg, s->rec_idx, &info);

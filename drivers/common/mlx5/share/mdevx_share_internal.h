@@ -41,4 +41,20 @@ MDEVX_API void mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg);
 MDEVX_API mdevx_share_imp_t mdevx_share_test_slot_gen(struct mdevx_share_dev *dev,
 						      mdevx_share_imp_t imp, uint32_t gen);
 
+/**
+ * Test hook: call @p fn(@p arg) in mdevx_share_import_obj(), after the
+ * import was found live and before the record is read for its wrapper
+ * (the device's lock is held: @p fn must not call the share API). NULL
+ * removes it.
+ */
+MDEVX_API void mdevx_share_test_import_obj_hook(void (*fn)(void *arg), void *arg);
+/**
+ * Test hook: the rte_mp message the primary sends to withdraw every
+ * record of @p dev (@p rec_idx UINT32_MAX) or one record, as a rogue
+ * process would forge it: 0, or -EINVAL.
+ */
+struct rte_mp_msg;
+MDEVX_API int mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
+					    uint64_t generation, struct rte_mp_msg *msg);
+
 #endif /* MDEVX_SHARE_INTERNAL_H */
