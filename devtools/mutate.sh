@@ -356,8 +356,28 @@ on_exit() {
 		echo "mutate: backups kept in $work" >&2
 	fi
 }
+# Builds and test runs go in the background, so that a signal is handled
+# at once (bash runs a trap only after a foreground command ends).
+child=""
+run() { # command...
+	"$@" &
+	child=$!
+	wait "$child"
+	local rc=$?
+	child=""
+	return $rc
+}
+
+on_signal() {
+	echo "mutate: interrupted" >&2
+	if [ -n "$child" ]; then
+		kill -TERM "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
+	exit 130
+}
 trap on_exit EXIT
-trap 'echo "mutate: interrupted" >&2; exit 130' INT TERM HUP
+trap on_signal INT TERM HUP
 
 # ---------------------------------------------------------------------------
 # The tests to run and the targets they need.
@@ -407,7 +427,7 @@ mapfile -t names < "$work/names"
 mapfile -t targets < "$work/targets"
 
 build() { # log
-	ninja -C "$build_dir" -j1 "${targets[@]}" > "$1" 2>&1
+	run ninja -C "$build_dir" -j1 "${targets[@]}" > "$1" 2>&1
 }
 
 echo "== clean run: ${#names[@]} tests, ${#targets[@]} targets"
@@ -417,7 +437,7 @@ if ! build "$work/build.log"; then
 	kept=() broken=()
 	for t in "${names[@]}"; do
 		mapfile -t deps < "$work/deps/$t"
-		if ninja -C "$build_dir" -j1 "${deps[@]}" > "$work/build.log" 2>&1; then
+		if run ninja -C "$build_dir" -j1 "${deps[@]}" > "$work/build.log" 2>&1; then
 			kept+=("$t")
 		else
 			broken+=("$t")
@@ -430,7 +450,7 @@ if ! build "$work/build.log"; then
 	mapfile -t targets < <(cd "$work/deps" && sort -u "${names[@]}")
 fi
 t0=$(date +%s)
-if ! meson test -C "$build_dir" --no-rebuild --num-processes 1 "${names[@]}" \
+if ! run meson test -C "$build_dir" --no-rebuild --num-processes 1 "${names[@]}" \
 	> "$work/test.log" 2>&1; then
 	# Tests that fail without a mutant (others' work in progress) cannot
 	# tell anything: leave them out and say so.
@@ -446,7 +466,7 @@ for line in open(sys.argv[1]):
 	mapfile -t names < <(printf '%s\n' "${names[@]}" | grep -vxF -f <(printf '%s\n' "${failing[@]}"))
 	[ ${#names[@]} -gt 0 ] || die "every chosen test fails without any mutant"
 	t0=$(date +%s)
-	meson test -C "$build_dir" --no-rebuild --num-processes 1 "${names[@]}" \
+	run meson test -C "$build_dir" --no-rebuild --num-processes 1 "${names[@]}" \
 		> "$work/test.log" 2>&1 || { tail -n 30 "$work/test.log" >&2;
 		die "the tests fail without any mutant"; }
 fi
@@ -497,7 +517,7 @@ while IFS=$'\t' read -r id file line op what <&3; do
 		result=UNBUILT
 		unbuilt=$((unbuilt + 1))
 	else
-		timeout -k 10 "$timeout_s" "${mtest[@]}" > "$work/test.log" 2>&1
+		run timeout -k 10 "$timeout_s" "${mtest[@]}" > "$work/test.log" 2>&1
 		rc=$?
 		if [ $rc -eq 0 ]; then
 			result=SURVIVED

@@ -441,6 +441,47 @@ test_query_handler_range(void)
 	swdev_engine_destroy(eng);
 }
 
+/*
+ * The counter id space: twice max_flow_counters rounded up to a power of
+ * two, at least one chunk (so that a bulk of max_flow_counters always finds
+ * an aligned free range, id 0 being reserved).
+ */
+static void
+test_id_space(void)
+{
+	static const struct {
+		uint32_t max, space;
+	} cases[] = {
+		{ 1, SWDEV_CNT_CHUNK }, { SWDEV_CNT_CHUNK / 2, SWDEV_CNT_CHUNK },
+		{ SWDEV_CNT_CHUNK / 2 + 1, 2 * SWDEV_CNT_CHUNK },
+		{ SWDEV_CNT_CHUNK, 2 * SWDEV_CNT_CHUNK },
+		{ SWDEV_CNT_CHUNK + 1, 4 * SWDEV_CNT_CHUNK },
+		{ 5000, 16384 }, { 1u << 20, 1u << 21 },
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct swdev_engine *eng = swdev_engine_create();
+		struct swdev_obj_info a;
+		struct swdev_limits lim;
+		struct swdev_file *f;
+		uint8_t out[16];
+		uint32_t max = cases[k].max, log;
+
+		swdev_limits_default(&lim);
+		lim.max_flow_counters = max;
+		CHECK_EQ(swdev_engine_add_device(eng, T_DEV, &lim), 0);
+		CHECK_EQ(eng->devs[0]->cnt.space, cases[k].space);
+		/* the largest bulk: aligned to its size, id 0 taken, so at its size */
+		for (log = 0; (2u << log) <= max; log++)
+			;
+		f = swdev_file_open(eng, T_DEV);
+		CHECK_EQ(t_alloc_counter(f, 0, log, out, &a), 0);
+		CHECK_EQ(a.object_id, log ? 1u << log : 1);
+		swdev_engine_destroy(eng);
+	}
+}
+
 static void
 test_query_limit(void)
 {
@@ -557,6 +598,7 @@ int
 main(void)
 {
 	test_alloc();
+	test_id_space();
 	test_pd_and_uid();
 	test_query();
 	test_query_boundary();
