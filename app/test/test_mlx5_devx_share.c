@@ -1228,7 +1228,8 @@ test_bad_idle_secondary(void)
 	TEST_ASSERT_EQUAL(test_mp_wait(pid, CHILD_TIMEOUT_MS), 0, "secondary");
 	/* The bound of the fixture is 3 s. */
 	TEST_ASSERT(dt < 1000, "withdraw waited %" PRIu64 " ms for an idle secondary", dt);
-	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	/* detached: not waited for (1 if its detach message was still on its way) */
+	TEST_ASSERT(acked <= 1, "acknowledgements: %u", acked);
 	return TEST_SUCCESS;
 }
 
@@ -2266,11 +2267,9 @@ registry_memzones(void)
 }
 
 /*
- * A secondary that links the library but never attaches answers
- * withdrawals all the same (the library registers its action when it is
- * loaded): the withdrawal counts its acknowledgement, and the close frees
- * the registry's memzone instead of keeping it for a secondary that
- * never answers.
+ * A secondary that links the library but never attaches is not waited
+ * for: the withdrawal counts no acknowledgement and does not wait, and
+ * the close frees the registry's memzone.
  */
 static int
 test_fault_bystander(void)
@@ -2300,7 +2299,7 @@ test_fault_bystander(void)
 	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
 	TEST_ASSERT(rc_w == 0 && rc_c == 0, "withdraw %d, close %d", rc_w, rc_c);
 	TEST_ASSERT_EQUAL(rc, 0, "secondary");
-	TEST_ASSERT_EQUAL(acked, 1u, "the secondary that never attached did not answer");
+	TEST_ASSERT_EQUAL(acked, 0u, "a secondary that never attached was counted");
 	TEST_ASSERT_EQUAL(registry_memzones(), mz0, "the closed registry's memzone was kept");
 	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }

@@ -4,7 +4,6 @@
  * secondaries (rte_mp + command fd), export registry in a memzone, import
  * by name, withdraw with acknowledgements. See mdevx_share.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/random.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,14 +35,9 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 	rte_log(RTE_LOG_ ## level, mdevx_share_logtype, "mdevx_share: " fmt "\n", ##__VA_ARGS__)
 
 #define MP_ACTION "mdevx_share_mp"	/* ours: DPDK's mlx5 uses common_mlx5_mp */
-/*
- * Withdrawal notifications: one action name per pending slot. EAL refuses
- * (EEXIST) a request while one of the same name to the same peer is
- * pending, so concurrent withdrawals (of different devices) need names of
- * their own. Replies carry the name of their request.
- */
-#define MP_ACTION_WITHDRAW "mdevx_share_mp_w%u"
-#define MAX_PENDING 16
+#define MAX_PENDING 8			/* withdrawals waiting for acknowledgements at once */
+#define MAX_PEERS 64			/* secondaries attached to one device */
+#define PEER_POLL_MS 50			/* a waiting withdrawal looks for dead peers this often */
 #define ATTACH_TIMEOUT_S 5
 #define DEFAULT_CAPACITY 4096
 #define DEFAULT_WITHDRAW_TIMEOUT_MS 2000
@@ -55,9 +50,17 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 #define EXIT_MARGIN_MS 1000		/* exit handler: beyond the withdraw waits */
 
 enum mp_op {
-	MP_OP_ATTACH = 1,		/* secondary -> primary: give me the device */
+	MP_OP_ATTACH = 1,		/* secondary -> primary (request): give me the device */
 	MP_OP_WITHDRAW = 2,		/* primary -> secondaries: unimport record */
 	MP_OP_WITHDRAW_ALL = 3,		/* primary -> secondaries: unimport all */
+	MP_OP_ACK = 4,			/* secondary -> primary: withdrawal done */
+	MP_OP_DETACH = 5,		/* secondary -> primary: closed the device */
+};
+
+/* A secondary attached to a device of the primary: its IPC socket. */
+struct mp_peer {
+	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
+	pid_t pid;
 };
 
 /*
@@ -67,7 +70,7 @@ enum mp_op {
  */
 struct mp_param {
 	uint32_t op;
-	int32_t status;			/* reply: 0 or negative errno */
+	int32_t status;			/* reply: 0 or negative errno; ACK: the op acknowledged */
 	uint32_t rec_idx;
 	uint32_t unimported;		/* reply to withdraw */
 	uint64_t generation;
@@ -132,6 +135,9 @@ struct mdevx_share_dev {
 	struct mdevx_obj **owned_set;
 	uint32_t owned_mask;
 	pthread_mutex_t wlock;		/* primary: one writer of the registry */
+	/* primary: the secondaries that attached (share_devs_lock) */
+	struct mp_peer peers[MAX_PEERS];
+	uint32_t nb_peers;
 	/* imports of this process */
 	mdevx_share_lock_t lock;	/* write: import/unimport/notification */
 	/*
@@ -522,43 +528,167 @@ dev_list_locked(const struct mdevx_share_dev *dev)
 	return NULL;
 }
 
+static void notify_ack(const struct mp_param *ack, const char *peer);
+
+/* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0. */
+static pid_t
+peer_pid(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	long pid;
+
+	base = base != NULL ? base + 1 : path;
+	if (strncmp(base, "mp_socket_", 10) != 0)
+		return 0;
+	pid = strtol(base + 10, NULL, 10);
+	return pid > 0 && pid <= INT32_MAX ? (pid_t)pid : 0;
+}
+
+static bool
+peer_alive(const struct mp_peer *p)
+{
+	return p->pid <= 0 || kill(p->pid, 0) == 0 || errno != ESRCH;
+}
+
+/*
+ * Primary, share_devs_lock held: remember secondary @p path as attached
+ * to @p dev (once), so that its withdrawals wait for its acknowledgement.
+ * 0 or ENOSPC (MAX_PEERS live secondaries attached already).
+ */
+static int
+peer_add_locked(struct mdevx_share_dev *dev, const char *path)
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->nb_peers; i++)
+		if (strcmp(dev->peers[i].path, path) == 0)
+			return 0;
+	for (i = 0; dev->nb_peers == MAX_PEERS && i < dev->nb_peers;) {
+		if (peer_alive(&dev->peers[i]))
+			i++;
+		else
+			dev->peers[i] = dev->peers[--dev->nb_peers];
+	}
+	if (dev->nb_peers == MAX_PEERS)
+		return ENOSPC;
+	snprintf(dev->peers[dev->nb_peers].path, sizeof(dev->peers[0].path), "%s", path);
+	dev->peers[dev->nb_peers].pid = peer_pid(path);
+	dev->nb_peers++;
+	return 0;
+}
+
+/* Primary: a secondary closed the device (MP_OP_DETACH). */
+static void
+peer_detach(const struct mp_param *req, const char *path)
+{
+	struct mdevx_share_dev *dev;
+
+	pthread_mutex_lock(&share_devs_lock);
+	dev = find_dev_locked(req->devstr);
+	if (dev != NULL && dev->primary && dev->cookie == req->cookie) {
+		for (uint32_t i = 0; i < dev->nb_peers; i++) {
+			if (strcmp(dev->peers[i].path, path) == 0) {
+				dev->peers[i] = dev->peers[--dev->nb_peers];
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
+/*
+ * Secondary: a withdrawal notification (one-way). Only the primary's
+ * counts. Unimport, then acknowledge with a one-way message of our own
+ * that names the notification: the primary waits for the secondaries
+ * that attached the device, and nobody else.
+ */
+static int
+mp_withdraw(const struct mp_param *req, const char *peer)
+{
+	struct mdevx_share_dev *dev;
+	struct rte_mp_msg msg;
+	struct mp_param ack;
+	unsigned int delay_ms;
+
+	if (test_drop_acks)
+		return 0;	/* test hook: a secondary whose handler never runs */
+	if (!peer_is_primary(peer)) {
+		SHARE_LOG(WARNING, "withdrawal from %s, not the primary: ignored", peer);
+		return 0;
+	}
+	memset(&ack, 0, sizeof(ack));
+	pthread_mutex_lock(&share_devs_lock);
+	/* nothing imported yet by one being attached: orphaned if closed */
+	dev = find_instance_locked(req->devstr, req->cookie);
+	if (dev != NULL) {
+		mdevx_share_lock_write(&dev->lock);
+		ack.unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ? req->rec_idx :
+						 UINT32_MAX, req->generation);
+		if (req->op == MP_OP_WITHDRAW_ALL)
+			dev->orphan = true;
+		mdevx_share_unlock_write(&dev->lock);
+	}
+	pthread_mutex_unlock(&share_devs_lock);
+	delay_ms = __atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED);
+	if (unlikely(delay_ms != 0))
+		usleep(delay_ms * 1000);	/* test hook: a slow handler */
+	/* Also when the device is not (or no longer) ours: the primary may count us. */
+	ack.op = MP_OP_ACK;
+	ack.status = (int32_t)req->op;
+	ack.rec_idx = req->rec_idx;
+	ack.generation = req->generation;
+	ack.cookie = req->cookie;
+	ack.seq = req->seq;
+	memcpy(ack.devstr, req->devstr, sizeof(ack.devstr));
+	mp_msg_pack(&msg, MP_ACTION, &ack);
+	if (rte_mp_sendmsg(&msg) != 0)
+		SHARE_LOG(WARNING, "%s: acknowledging a withdrawal failed: %s", req->devstr,
+			  rte_strerror(rte_errno));
+	return 0;
+}
+
 /*
  * Runs on the EAL IPC thread. No allocation, no request of our own: the
- * reply carries the command fd (the receiver gets its own descriptor).
+ * attach reply carries the command fd (the receiver gets its own
+ * descriptor); withdrawals and their acknowledgements are one-way.
  */
 static int
 mp_handler(const struct rte_mp_msg *msg, const void *peer)
 {
+	const bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	struct mp_param req_buf, rep_buf;
 	const struct mp_param *req = &req_buf;
 	struct mp_param *rep = &rep_buf;
 	struct rte_mp_msg reply;
 	struct mdevx_share_dev *dev;
-	unsigned int delay_ms;
 	int fd = -1, ret;
 
 	if (msg->len_param != sizeof(*req))
 		return -EINVAL;
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
 	req_buf.devstr[DEVSTR_MAX - 1] = '\0';
+	if (req->op == MP_OP_ACK && primary) {
+		notify_ack(req, peer);
+		return 0;
+	}
+	if (req->op == MP_OP_DETACH && primary) {
+		peer_detach(req, peer);
+		return 0;
+	}
+	if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) && !primary)
+		return mp_withdraw(req, peer);
 	memset(&rep_buf, 0, sizeof(rep_buf));
-	/*
-	 * The reply names its request: EAL matches a reply to a pending
-	 * request by peer and action name only, so a late one would otherwise
-	 * count for the next request under the same name.
-	 */
 	rep->op = req->op;
-	rep->rec_idx = req->rec_idx;
-	rep->generation = req->generation;
-	rep->cookie = req->cookie;	/* the attach reply replaces it below */
-	rep->seq = req->seq;
 	memcpy(rep->devstr, req->devstr, sizeof(rep->devstr));
-
 	pthread_mutex_lock(&share_devs_lock);
-	if (req->op == MP_OP_ATTACH && rte_eal_process_type() == RTE_PROC_PRIMARY) {
+	if (req->op == MP_OP_ATTACH && primary) {
 		dev = find_dev_locked(req->devstr);
 		if (dev == NULL || !dev->primary) {
 			rep->status = -ENODEV;
+		} else if (peer_add_locked(dev, peer) != 0) {
+			rep->status = -ENOSPC;
+			SHARE_LOG(ERR, "%s: %u secondaries attached already: %s refused",
+				  dev->devstr, MAX_PEERS, (const char *)peer);
 		} else {
 			rep->cookie = dev->cookie;
 			snprintf(rep->mz_name, sizeof(rep->mz_name), "%s", dev->mz->name);
@@ -569,40 +699,10 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			if (fd < 0)
 				rep->status = -EBADF;
 		}
-	} else if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) &&
-		   rte_eal_process_type() == RTE_PROC_SECONDARY) {
-		if (test_drop_acks) {
-			/* test hook: a secondary whose handler never runs */
-			pthread_mutex_unlock(&share_devs_lock);
-			return 0;
-		}
-		/* Only the primary withdraws: another secondary's word counts for nothing. */
-		if (!peer_is_primary(peer)) {
-			pthread_mutex_unlock(&share_devs_lock);
-			SHARE_LOG(WARNING, "withdrawal from %s, not the primary: refused",
-				  (const char *)peer);
-			rep->status = -EPERM;
-			mp_msg_pack(&reply, msg->name, rep);
-			return rte_mp_reply(&reply, peer);
-		}
-		/* nothing imported yet by one being attached: orphaned if closed */
-		dev = find_instance_locked(req->devstr, req->cookie);
-		if (dev != NULL) {
-			mdevx_share_lock_write(&dev->lock);
-			rep->unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ?
-							  req->rec_idx : UINT32_MAX,
-							  req->generation);
-			if (req->op == MP_OP_WITHDRAW_ALL)
-				dev->orphan = true;
-			mdevx_share_unlock_write(&dev->lock);
-		}
 	} else {
 		rep->status = -EINVAL;
 	}
 	pthread_mutex_unlock(&share_devs_lock);
-	delay_ms = __atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED);
-	if (unlikely(delay_ms != 0) && req->op != MP_OP_ATTACH)
-		usleep(delay_ms * 1000);	/* test hook: a slow handler */
 	mp_msg_pack(&reply, msg->name, rep);
 	if (fd >= 0) {
 		reply.num_fds = 1;
@@ -625,20 +725,12 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 static int
 mp_register_all(bool log)
 {
-	char name[RTE_MP_MAX_NAME_LEN];
-
-	for (unsigned int i = 0; i <= MAX_PENDING; i++) {
-		if (i == MAX_PENDING)
-			snprintf(name, sizeof(name), "%s", MP_ACTION);
-		else
-			snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, i);
-		/* EAL refuses ENOTSUP before EEXIST: without IPC this fails. */
-		if (rte_mp_action_register(name, mp_handler) != 0 && rte_errno != EEXIST) {
-			if (log)
-				SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", name,
-					  rte_strerror(rte_errno));
-			return -rte_errno;
-		}
+	/* EAL refuses ENOTSUP before EEXIST: without IPC this fails. */
+	if (rte_mp_action_register(MP_ACTION, mp_handler) != 0 && rte_errno != EEXIST) {
+		if (log)
+			SHARE_LOG(ERR, "rte_mp_action_register(%s): %s", MP_ACTION,
+				  rte_strerror(rte_errno));
+		return -rte_errno;
 	}
 	return 0;
 }
@@ -715,7 +807,6 @@ mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_id
 			      uint64_t generation, struct rte_mp_msg *msg)
 {
 	struct mp_param p;
-	char name[RTE_MP_MAX_NAME_LEN];
 
 	if (dev == NULL || msg == NULL)
 		return -EINVAL;
@@ -726,201 +817,177 @@ mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_id
 	p.cookie = dev->cookie;
 	p.seq = 1;
 	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
-	snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, 0u);
-	mp_msg_pack(msg, name, &p);
+	mp_msg_pack(msg, MP_ACTION, &p);
 	return 0;
 }
 
 /*
- * Withdraw notifications go out with rte_mp_request_async(): EAL sends the
- * request to every secondary at once and calls us back once all answered
- * or the bound expired (rte_mp_request_sync() would wait for each
- * secondary in turn, and give up on the others after a silent one). The
- * callback has no user argument: a sequence number in the request finds
- * the waiter.
+ * Withdrawal notifications are one-way (rte_mp_sendmsg(), to every
+ * secondary) and so are their acknowledgements (each secondary's, to the
+ * primary). A withdrawal waits for the secondaries that attached the
+ * device and are alive, each acknowledgement counted by the socket it
+ * came from: a secondary that never attached (a monitoring tool that does
+ * not load this library, say) costs nothing. A sequence number in the
+ * notification finds the waiter; an acknowledgement of another
+ * notification, or from another process, counts for nothing.
  */
 
 struct pending_notify {
 	uint64_t seq;			/* 0 = slot free */
-	bool done;
-	int nb_sent;
-	int nb_received;
-	unsigned int acked;
+	uint64_t cookie;
+	uint64_t generation;
+	uint32_t rec_idx;
+	uint32_t op;
+	const char *devstr;
+	uint32_t nb_expect;
+	uint32_t nb_acked;
+	uint32_t nb_gone;
+	bool acked[MAX_PEERS];
+	bool gone[MAX_PEERS];
+	struct mp_peer expect[MAX_PEERS];
 };
 
 static struct pending_notify pending[MAX_PENDING];
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pending_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t pending_seq;
-static unsigned int pending_last = MAX_PENDING - 1;	/* the slot used last */
 
-static int
-notify_done(const struct rte_mp_msg *request, const struct rte_mp_reply *reply)
+/* Primary, EAL IPC thread: an acknowledgement from @p peer. */
+static void
+notify_ack(const struct mp_param *ack, const char *peer)
 {
-	struct mp_param req_buf, r;
-	const struct mp_param *req = &req_buf;
-	unsigned int acked = 0;
-
-	memcpy(&req_buf, request->param, sizeof(req_buf));
-	for (int i = 0; i < reply->nb_received; i++) {
-		if (reply->msgs[i].len_param != sizeof(r))
-			continue;
-		memcpy(&r, reply->msgs[i].param, sizeof(r));
-		/*
-		 * A late reply to an earlier request under this action name
-		 * took the place of this peer's answer (EAL drops the real one
-		 * then): it acknowledges nothing here.
-		 */
-		r.devstr[DEVSTR_MAX - 1] = '\0';
-		if (r.status == 0 && r.op == req->op && r.seq == req->seq &&
-		    r.cookie == req->cookie && r.rec_idx == req->rec_idx &&
-		    r.generation == req->generation && strcmp(r.devstr, req->devstr) == 0)
-			acked++;
-	}
 	pthread_mutex_lock(&pending_lock);
 	for (int i = 0; i < MAX_PENDING; i++) {
-		if (pending[i].seq == req->seq) {
-			pending[i].nb_sent = reply->nb_sent;
-			pending[i].nb_received = reply->nb_received;
-			pending[i].acked = acked;
-			pending[i].done = true;
+		struct pending_notify *pn = &pending[i];
+
+		if (pn->seq == 0 || pn->seq != ack->seq || pn->cookie != ack->cookie ||
+		    pn->op != (uint32_t)ack->status || pn->rec_idx != ack->rec_idx ||
+		    pn->generation != ack->generation || strcmp(pn->devstr, ack->devstr) != 0)
+			continue;
+		for (uint32_t k = 0; k < pn->nb_expect; k++) {
+			if (!pn->acked[k] && !pn->gone[k] &&
+			    strcmp(pn->expect[k].path, peer) == 0) {
+				pn->acked[k] = true;
+				pn->nb_acked++;
+				pthread_cond_broadcast(&pending_cond);
+			}
 		}
 	}
-	pthread_cond_broadcast(&pending_cond);
 	pthread_mutex_unlock(&pending_lock);
-	return 0;
 }
 
-/* Is any secondary's IPC socket in our runtime directory? */
-static bool
-have_secondaries(void)
+/* pending_lock held: the expected peers that died meanwhile count as done. */
+static void
+notify_prune_dead(struct pending_notify *pn)
 {
-	DIR *d = opendir(rte_eal_get_runtime_dir());
-	struct dirent *e;
-	bool found = false;
-
-	if (d == NULL)
-		return true;	/* cannot tell: ask */
-	/* mp_socket_<pid>_<n>: a killed secondary leaves its socket behind. */
-	while (!found && (e = readdir(d)) != NULL) {
-		long pid;
-
-		if (strncmp(e->d_name, "mp_socket_", 10) != 0)
-			continue;
-		pid = strtol(e->d_name + 10, NULL, 10);
-		found = pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+	for (uint32_t k = 0; k < pn->nb_expect; k++) {
+		if (!pn->acked[k] && !pn->gone[k] && !peer_alive(&pn->expect[k])) {
+			pn->gone[k] = true;
+			pn->nb_gone++;
+		}
 	}
-	closedir(d);
-	return found;
 }
 
 /*
- * Primary: tell every secondary, wait for the acknowledgements (bounded).
- * Returns the number of secondaries that acknowledged. @p complete (may be
- * NULL): whether every secondary was reached and acknowledged this request
- * (true too when there is none); false when the request failed or EAL never
- * called back.
+ * Primary: tell every secondary, wait (bounded) for the acknowledgements
+ * of those attached to @p dev. Returns how many acknowledged; @p nb_sent
+ * receives how many were waited for, @p complete (may be NULL) whether
+ * each of them acknowledged or died.
  */
 static unsigned int
 notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, uint64_t gen,
 		int *nb_sent, bool *complete)
 {
-	struct rte_mp_msg req;
-	struct mp_param p_buf, *p = &p_buf;
-	struct timespec ts = {
-		.tv_sec = dev->withdraw_timeout_ms / 1000,
-		.tv_nsec = (long)(dev->withdraw_timeout_ms % 1000) * 1000000,
-	};
-	struct timespec deadline;
+	struct mp_peer expect[MAX_PEERS];
 	struct pending_notify *pn = NULL;
-	char name[RTE_MP_MAX_NAME_LEN];
-	unsigned int acked = 0;
+	struct timespec now, deadline;
+	struct mp_param p;
+	struct rte_mp_msg req;
+	uint32_t nb_expect = 0;
+	unsigned int acked;
 
-	*nb_sent = 0;
-	if (complete != NULL)
-		*complete = false;
-	/*
-	 * EAL (22.11) never calls back a request that reached nobody. With no
-	 * secondary socket in the runtime directory there is nobody to tell: a
-	 * secondary starting now imports nothing of this record, which is
-	 * already marked withdrawn.
-	 */
-	if (!have_secondaries()) {
-		if (complete != NULL)
-			*complete = true;
-		return 0;
-	}
+	/* Who must answer: the attached secondaries alive now. */
+	pthread_mutex_lock(&share_devs_lock);
+	for (uint32_t i = 0; i < dev->nb_peers; i++)
+		if (peer_alive(&dev->peers[i]))
+			expect[nb_expect++] = dev->peers[i];
+	pthread_mutex_unlock(&share_devs_lock);
+
 	pthread_mutex_lock(&pending_lock);
 	for (;;) {
-		/*
-		 * Round robin from the slot after the last one used: a slot's
-		 * action name comes back as late as possible, so that a reply
-		 * delayed past its bound rarely meets a new request under it.
-		 */
-		for (int i = 1; i <= MAX_PENDING && pn == NULL; i++) {
-			struct pending_notify *c = &pending[(pending_last + i) % MAX_PENDING];
-
-			if (c->seq == 0)
-				pn = c;
-		}
+		for (int i = 0; i < MAX_PENDING && pn == NULL; i++)
+			if (pending[i].seq == 0)
+				pn = &pending[i];
 		if (pn != NULL)
 			break;
-		/*
-		 * All slots busy: wait, never skip the notification (the object
-		 * would be destroyed under secondaries still using it). Every
-		 * slot is freed within its withdrawal's bound plus a margin.
-		 */
+		/* All busy: wait, never skip (every slot is freed within its bound). */
 		pthread_cond_wait(&pending_cond, &pending_lock);
 	}
 	memset(pn, 0, sizeof(*pn));
+	pn->cookie = dev->cookie;
+	pn->generation = gen;
+	pn->rec_idx = rec_idx;
+	pn->op = op;
+	pn->devstr = dev->devstr;
+	pn->nb_expect = nb_expect;
+	memcpy(pn->expect, expect, nb_expect * sizeof(expect[0]));
 	pn->seq = ++pending_seq;
-	pending_last = (unsigned int)(pn - pending);
 	pthread_mutex_unlock(&pending_lock);
 
-	memset(p, 0, sizeof(*p));
-	p->op = op;
-	p->rec_idx = rec_idx;
-	p->generation = gen;
-	p->cookie = dev->cookie;
-	p->seq = pn->seq;
-	snprintf(p->devstr, sizeof(p->devstr), "%s", dev->devstr);
-	snprintf(name, sizeof(name), MP_ACTION_WITHDRAW, (unsigned int)(pn - pending));
-	mp_msg_pack(&req, name, p);
-	if (rte_mp_request_async(&req, &ts, notify_done) != 0) {
-		SHARE_LOG(WARNING, "withdraw notification failed: %s", rte_strerror(rte_errno));
-		pthread_mutex_lock(&pending_lock);
-		pn->seq = 0;
-		pthread_cond_broadcast(&pending_cond);
-		pthread_mutex_unlock(&pending_lock);
-		return 0;
+	memset(&p, 0, sizeof(p));
+	p.op = op;
+	p.rec_idx = rec_idx;
+	p.generation = gen;
+	p.cookie = dev->cookie;
+	p.seq = pn->seq;
+	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	mp_msg_pack(&req, MP_ACTION, &p);
+	/*
+	 * Sent to every secondary (the attaching ones too: one whose attach
+	 * met this close orphans its device); one that cannot be reached is
+	 * seen as dead or not acknowledging below.
+	 */
+	if (rte_mp_sendmsg(&req) != 0)
+		SHARE_LOG(DEBUG, "withdraw notification not sent to every secondary: %s",
+			  rte_strerror(rte_errno));
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += dev->withdraw_timeout_ms / 1000;
+	deadline.tv_nsec += (long)(dev->withdraw_timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
 	}
-	/* EAL calls back at the latest when the bound expires; a margin more. */
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += ts.tv_sec + NOTIFY_SLACK_S;
 	pthread_mutex_lock(&pending_lock);
-	while (!pn->done) {
-		if (pthread_cond_timedwait(&pending_cond, &pending_lock, &deadline) == ETIMEDOUT)
+	while (pn->nb_acked + pn->nb_gone < pn->nb_expect) {
+		struct timespec slice;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > deadline.tv_sec ||
+		    (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
 			break;
+		slice = now;
+		slice.tv_nsec += PEER_POLL_MS * 1000000L;
+		if (slice.tv_nsec >= 1000000000) {
+			slice.tv_sec++;
+			slice.tv_nsec -= 1000000000;
+		}
+		if (slice.tv_sec > deadline.tv_sec ||
+		    (slice.tv_sec == deadline.tv_sec && slice.tv_nsec > deadline.tv_nsec))
+			slice = deadline;
+		if (pthread_cond_clockwait(&pending_cond, &pending_lock, CLOCK_MONOTONIC,
+					   &slice) == ETIMEDOUT)
+			notify_prune_dead(pn);
 	}
-	if (pn->done) {
-		acked = pn->acked;
-		*nb_sent = pn->nb_sent;
-		if (complete != NULL)
-			*complete = pn->nb_sent >= 0 && pn->acked == (unsigned int)pn->nb_sent;
-		if (pn->nb_received < pn->nb_sent)
-			SHARE_LOG(WARNING, "withdraw of record %u: %d of %d secondaries answered "
-				  "within %u ms", rec_idx, pn->nb_received, pn->nb_sent,
-				  dev->withdraw_timeout_ms);
-		else if (pn->acked < (unsigned int)pn->nb_received)
-			SHARE_LOG(WARNING, "withdraw of record %u: %d answers, %u of them "
-				  "acknowledgements of this request", rec_idx, pn->nb_received,
-				  pn->acked);
-		pn->seq = 0;
-	} else {
-		/* A late callback finds no slot with its sequence number. */
-		SHARE_LOG(ERR, "withdraw of record %u: no answer from EAL", rec_idx);
-		pn->seq = 0;
-	}
+	acked = pn->nb_acked;
+	*nb_sent = (int)pn->nb_expect;
+	if (complete != NULL)
+		*complete = pn->nb_acked + pn->nb_gone == pn->nb_expect;
+	if (pn->nb_acked + pn->nb_gone < pn->nb_expect)
+		SHARE_LOG(WARNING, "%s: withdraw of record %u: %u of %u attached secondaries "
+			  "acknowledged within %u ms", dev->devstr, rec_idx, pn->nb_acked,
+			  pn->nb_expect - pn->nb_gone, dev->withdraw_timeout_ms);
+	pn->seq = 0;
 	pthread_cond_broadcast(&pending_cond);	/* a free slot for a waiter */
 	pthread_mutex_unlock(&pending_lock);
 	return acked;
@@ -1329,6 +1396,26 @@ close_abort(struct mdevx_share_dev *dev, int ret)
 	return ret;
 }
 
+/*
+ * Secondary: the primary need not wait for us any more. One-way; if it is
+ * lost, the primary waits for an acknowledgement that our handler still
+ * sends (with nothing to unimport).
+ */
+static void
+send_detach(const struct mdevx_share_dev *dev)
+{
+	struct rte_mp_msg msg;
+	struct mp_param p;
+
+	memset(&p, 0, sizeof(p));
+	p.op = MP_OP_DETACH;
+	p.cookie = dev->cookie;
+	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	mp_msg_pack(&msg, MP_ACTION, &p);
+	if (rte_mp_sendmsg(&msg) != 0)
+		SHARE_LOG(DEBUG, "%s: detach message: %s", dev->devstr, rte_strerror(rte_errno));
+}
+
 /* Wrappers of ours on the device's context: published objects, import_obj() ones. */
 static uint32_t
 own_wrappers(const struct mdevx_share_dev *dev)
@@ -1401,6 +1488,8 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		slot_free(dev, s, i);
 	}
 	mdevx_share_unlock_write(&dev->lock);
+	if (!dev->primary && !dev->orphan)
+		send_detach(dev);
 	if (dev->primary) {
 		pthread_mutex_lock(&dev->wlock);
 		ret = primary_withdraw_all(dev, &all_acked);

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx5_devx_share_foreign_autotest: a secondary of the instance that does
+ * not load libmdevx_share (mdevx-test-foreign: EAL alone, idle, as a
+ * monitoring or capture tool would be) costs withdrawals nothing: they
+ * wait only for the secondaries that attached the device. Each withdrawal
+ * must end well within its bound and count no acknowledgement, and the
+ * close must free the registry's memzone. The cost with and without the
+ * foreign secondary is measured side by side and printed (target: at
+ * most 2x).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_memzone.h>
+
+#include "mdevx.h"
+#include "mdevx_share.h"
+#include "process.h"
+#include "test.h"
+
+/* Set by meson for the test; Debian's dpdk-test cannot join our instance (tailqs). */
+#define FOREIGN_ENV "MDEVX_TEST_FOREIGN"
+#define DEVSTR "swdev:mlx5_0"
+#define ROUNDS 8
+#define BOUND_MS 2000
+
+static int foreign_out = -1;		/* the foreign secondary's output */
+
+static void
+count_registry_mz(const struct rte_memzone *mz, void *arg)
+{
+	if (strncmp(mz->name, "mdevx_sh_", 9) == 0)
+		(*(unsigned int *)arg)++;
+}
+
+static unsigned int
+registry_memzones(void)
+{
+	unsigned int n = 0;
+
+	rte_memzone_walk(count_registry_mz, &n);
+	return n;
+}
+
+/* Is there an EAL IPC socket of @p pid in our runtime directory? */
+static bool
+has_mp_socket(pid_t pid)
+{
+	DIR *d = opendir(rte_eal_get_runtime_dir());
+	char want[64];
+	struct dirent *e;
+	bool found = false;
+
+	if (d == NULL)
+		return false;
+	snprintf(want, sizeof(want), "mp_socket_%d_", (int)pid);
+	while (!found && (e = readdir(d)) != NULL)
+		found = strncmp(e->d_name, want, strlen(want)) == 0;
+	closedir(d);
+	return found;
+}
+
+/* Read @p fd until @p word has been seen or @p ms passed: 0 or -1. */
+static int
+wait_output(int fd, const char *word, unsigned int ms)
+{
+	uint64_t end = test_now_ms() + ms;
+	char buf[4096] = "";
+	size_t len = 0;
+
+	while (test_now_ms() < end) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+
+		if (n == 0) {
+			printf("foreign secondary: %s\n", buf);
+			return -1;
+		}
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				return -1;
+			usleep(10000);
+			continue;
+		}
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (strstr(buf, word) != NULL)
+			return 0;
+		if (len > sizeof(buf) / 2) {	/* keep the tail */
+			memmove(buf, buf + len - 64, 64);
+			len = 64;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Start the foreign secondary @p bin in our instance, idle (its stdin a
+ * pipe we hold open), once it said it is ready: its initialisation
+ * (loading every driver) is over. 0 with its pid and our end of the pipe,
+ * or -1.
+ */
+static int
+foreign_start(const char *bin, pid_t *pid_out, int *stdin_fd)
+{
+	char prefix[128];
+	int in[2], out[2];
+	pid_t pid;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", test_file_prefix());
+	if (pipe(in) != 0)
+		return -1;
+	if (pipe2(out, O_NONBLOCK) != 0) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int fl = fcntl(out[1], F_GETFL);
+
+		fcntl(out[1], F_SETFL, fl & ~O_NONBLOCK);
+		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		dup2(out[1], STDERR_FILENO);
+		close(in[1]);
+		close(out[0]);
+		execl(bin, bin, "--proc-type=secondary", prefix, "--no-pci", "-l", "0",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	*pid_out = pid;
+	*stdin_fd = in[1];
+	/* Kept open: it must not die of SIGPIPE when EAL logs our messages. */
+	foreign_out = out[0];
+	if (wait_output(out[0], "ready", 20000) == 0 && has_mp_socket(pid))
+		return 0;
+	foreign_out = -1;
+	close(out[0]);
+	printf("%s did not become a secondary of the instance\n", bin);
+	close(in[1]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/*
+ * Withdraw @p n counters named <tag><i> one by one: the total time in ns;
+ * every withdrawal must succeed within half its bound and count @p want
+ * acknowledgements.
+ */
+static int
+withdraw_all(struct mdevx_share_dev *dev, const char *tag, unsigned int n, unsigned int want,
+	     uint64_t *ns)
+{
+	uint64_t total = 0;
+	char name[32];
+
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int acked = 99;
+		uint64_t t0, dt;
+		int rc;
+
+		snprintf(name, sizeof(name), "%s%u", tag, i);
+		t0 = test_now_ns();
+		rc = mdevx_share_withdraw(dev, name, &acked);
+		dt = test_now_ns() - t0;
+		total += dt;
+		TEST_ASSERT_SUCCESS(rc, "withdraw %s: %s", name, strerror(-rc));
+		TEST_ASSERT(dt < (uint64_t)BOUND_MS * 1000000 / 2,
+			    "withdraw %s waited %" PRIu64 " ms (bound %u ms)", name, dt / 1000000,
+			    BOUND_MS);
+		TEST_ASSERT_EQUAL(acked, want, "withdraw %s: %u acknowledgements", name, acked);
+	}
+	*ns = total;
+	return TEST_SUCCESS;
+}
+
+static int
+publish_all(struct mdevx_share_dev *dev, const char *tag, unsigned int n)
+{
+	char name[32];
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct mdevx_obj *c = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 1);
+		int rc;
+
+		TEST_ASSERT_NOT_NULL(c, "counter: %s", strerror(errno));
+		snprintf(name, sizeof(name), "%s%u", tag, i);
+		rc = mdevx_share_publish(dev, name, c);
+		if (rc != 0)
+			mdevx_obj_destroy(c);
+		TEST_ASSERT_SUCCESS(rc, "publish %s: %s", name, strerror(-rc));
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+test_foreign_secondary(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 64, .withdraw_timeout_ms = BOUND_MS };
+	uint64_t ns_without = 0, ns_with = 0;
+	const char *bin = getenv(FOREIGN_ENV);
+	struct mdevx_share_dev *dev;
+	unsigned int mz0;
+	int fd = -1, ret = TEST_FAILED;
+	pid_t pid = -1;
+
+	TEST_ASSERT(bin != NULL && access(bin, X_OK) == 0,
+		    "no foreign secondary program in $%s", FOREIGN_ENV);
+	mz0 = registry_memzones();
+	dev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	if (publish_all(dev, "w", 2) != TEST_SUCCESS ||
+	    publish_all(dev, "a", ROUNDS) != TEST_SUCCESS ||
+	    publish_all(dev, "b", ROUNDS) != TEST_SUCCESS)
+		goto out;
+	/* warm-up: the first withdrawals of a process pay for its first sends */
+	if (withdraw_all(dev, "w", 2, 0, &ns_without) != TEST_SUCCESS)
+		goto out;
+	/* Side by side: without the foreign secondary, then with it. */
+	if (withdraw_all(dev, "a", ROUNDS, 0, &ns_without) != TEST_SUCCESS)
+		goto out;
+	if (foreign_start(bin, &pid, &fd) != 0)
+		goto out;
+	if (withdraw_all(dev, "b", ROUNDS, 0, &ns_with) != TEST_SUCCESS)
+		goto out;
+	printf("perf: withdraw with an idle foreign secondary: %.1f us, without: %.1f us, "
+	       "ratio %.2fx (target <= 2x)\n", ns_with / 1e3 / ROUNDS,
+	       ns_without / 1e3 / ROUNDS, (double)ns_with / (double)ns_without);
+	ret = TEST_SUCCESS;
+out:
+	if (mdevx_share_dev_close(dev) != 0) {
+		printf("close: %s\n", strerror(errno));
+		ret = TEST_FAILED;
+	}
+	if (ret == TEST_SUCCESS && registry_memzones() != mz0) {
+		printf("the closed registry's memzone was kept for the foreign secondary\n");
+		ret = TEST_FAILED;
+	}
+	if (pid > 0) {
+		if (waitpid(pid, NULL, WNOHANG) != 0) {
+			printf("the foreign secondary exited during the test\n");
+			ret = TEST_FAILED;
+		}
+		close(fd);		/* EOF at its prompt */
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+		close(foreign_out);
+		foreign_out = -1;
+	}
+	return ret;
+}
+
+static struct unit_test_suite foreign_suite = {
+	.suite_name = "mlx5 devx share with a foreign secondary",
+	.unit_test_cases = {
+		TEST_CASE(test_foreign_secondary),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_share_foreign(void)
+{
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return TEST_SKIPPED;
+	return unit_test_suite_runner(&foreign_suite);
+}
+
+REGISTER_TEST_COMMAND(mlx5_devx_share_foreign_autotest, test_share_foreign);
