@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,11 @@ sw_open(const char *spec, void **bctx)
 
 	errno = 0;
 	if (colon == NULL) {
+		/* the socket the client library resolves to, for the error below */
+		const char *env = getenv("SWDEV_SOCKET");
+
+		snprintf(path, sizeof(path), "%s",
+			 env != NULL && env[0] != '\0' ? env : SWDEV_DEFAULT_SOCKET);
 		ctx = swdev_open(NULL, spec);
 	} else {
 		plen = (size_t)(colon - spec);
@@ -41,8 +47,14 @@ sw_open(const char *spec, void **bctx)
 		path[plen] = '\0';
 		ctx = swdev_open(path, colon + 1);
 	}
-	if (ctx == NULL)
-		return errno_or(EIO);
+	if (ctx == NULL) {
+		int rc = errno_or(EIO);
+
+		/* no daemon, or not ours to use: say which socket was tried */
+		MDEVX_LOG(ERR, "software device %s at %s: %s", colon == NULL ? spec : colon + 1,
+			  path, strerror(rc));
+		return rc;
+	}
 	*bctx = ctx;
 	return 0;
 }
