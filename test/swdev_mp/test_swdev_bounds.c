@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the daemon holds for its peers is bounded: requests being received
+ * (half frames on many channels), connections that never complete their
+ * handshake (timed out, capped, the oldest closed first), idle control
+ * connections; and shutdown() of a command fd has one documented meaning.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "mdevx_prm.h"
+#include "mp_common.h"
+#include "swdev_proto.h"
+
+/* Descriptors @p pid holds now, or -1. */
+static int
+daemon_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Wait (5 s) until the daemon holds @p want descriptors; the last count. */
+static int
+daemon_fds_settle(pid_t pid, int want)
+{
+	int i, n = -1;
+
+	for (i = 0; i < 500; i++) {
+		n = daemon_fds(pid);
+		if (n == want)
+			break;
+		usleep(10000);
+	}
+	return n;
+}
+
+/* Resident memory of @p pid in KiB, or -1. */
+static long
+daemon_rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static int
+raw_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The daemon closed its end of @p fd (EOF or an error is readable now). */
+static bool
+closed_now(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, 0) != 1)
+		return false;
+	return recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) <= 0;
+}
+
+/* A new channel of @p ctx's file (ATTACH by hand); -1 on failure. */
+static int
+raw_attach(struct swdev_ctx *ctx)
+{
+	struct swdev_req_hdr h;
+	struct swdev_rep_hdr rep;
+	struct swdev_open_rep orep;
+	struct pollfd p;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_ATTACH;
+	h.seq = 1;
+	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), &h, sizeof(h), sv[1], 0) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	close(sv[1]);
+	p.fd = sv[0];
+	p.events = POLLIN;
+	if (poll(&p, 1, 5000) != 1 || swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0 ||
+	    rep.err != 0 || rep.outlen != sizeof(orep) ||
+	    swdev_proto_read_all(sv[0], &orep, sizeof(orep)) != 0) {
+		close(sv[0]);
+		return -1;
+	}
+	return sv[0];
+}
+
+/* Send all of @p len bytes (blocking). 0 or errno. */
+static int
+send_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * 8 files x 25 channels, each sending half of a 2 MiB frame and stopping
+ * there: the daemon takes 8 of them per file (16 MiB) and 32 in all
+ * (64 MiB); every other one is answered ENOMEM and closed at its header.
+ */
+#define NF 8
+#define NC 25
+#define FRAME_IN (2u << 20)
+#define SENT (1u << 20)
+
+static void
+test_half_frames(void)
+{
+	static uint8_t junk[SENT];
+	struct swdev_ctx *files[NF], *bys;
+	struct swdev_obj *bys_ctr;
+	int ch[NF][NC];
+	unsigned int held[NF], refused = 0, other = 0, total = 0, i, j;
+	struct timeval tv = { .tv_sec = 10 };
+	struct swdev_req_hdr h;
+	long rss0, rss1;
+	uint32_t base;
+	uint64_t pk = 1;
+	int fds0, fds, err;
+	pid_t d;
+
+	printf("== %u channels each holding half of a 2 MiB frame\n", NF * NC);
+	d = mp_daemon_start(mp_sock, NULL);
+	CHECK(d > 0, "daemon");
+	if (d <= 0)
+		return;
+	bys = swdev_open(mp_sock, MP_DEV);
+	bys_ctr = bys != NULL ? mp_counter_alloc(bys, 0, &base, &err) : NULL;
+	CHECK(bys_ctr != NULL, "bystander");
+	fds0 = daemon_fds(d);
+	rss0 = daemon_rss_kib(d);
+	memset(&h, 0, sizeof(h));
+	h.magic = SWDEV_PROTO_MAGIC;
+	h.version = SWDEV_PROTO_VERSION;
+	h.op = SWDEV_OP_DEVX_GENERAL;
+	h.inlen = FRAME_IN;
+	h.outlen = 16;
+	for (i = 0; i < NF; i++) {
+		held[i] = 0;
+		files[i] = swdev_open(mp_sock, MP_DEV);
+		CHECK(files[i] != NULL, "file %u", i);
+		for (j = 0; j < NC; j++) {
+			ch[i][j] = files[i] != NULL ? raw_attach(files[i]) : -1;
+			if (ch[i][j] < 0)
+				continue;
+			setsockopt(ch[i][j], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+			/* A refused one is closed after its header: the send fails. */
+			err = send_all(ch[i][j], &h, sizeof(h));
+			if (err == 0)
+				err = send_all(ch[i][j], junk, sizeof(junk));
+			(void)err;
+		}
+	}
+	usleep(200000);
+	for (i = 0; i < NF; i++) {
+		for (j = 0; j < NC; j++) {
+			struct swdev_rep_hdr rep;
+			struct pollfd p = { .fd = ch[i][j], .events = POLLIN };
+
+			if (ch[i][j] < 0) {
+				other++;
+				continue;
+			}
+			if (poll(&p, 1, 0) == 0) {
+				held[i]++;
+				total++;
+			} else if (swdev_proto_read_all(ch[i][j], &rep, sizeof(rep)) == 0 &&
+				   rep.err == ENOMEM && rep.outlen == 0 && closed_now(ch[i][j])) {
+				refused++;
+			} else {
+				other++;
+			}
+		}
+	}
+	rss1 = daemon_rss_kib(d);
+	printf("   held %u (per file %u %u %u %u %u %u %u %u), refused with ENOMEM %u, other %u;"
+	       " daemon RSS %ld -> %ld KiB\n", total, held[0], held[1], held[2], held[3],
+	       held[4], held[5], held[6], held[7], refused, other, rss0, rss1);
+	CHECK(total == 32 && refused == NF * NC - 32 && other == 0,
+	      "64 MiB of 2 MiB frames held (32), the rest refused: %u %u %u", total, refused,
+	      other);
+	for (i = 0; i < NF; i++)
+		CHECK(held[i] == (i < 4 ? 8u : 0u), "file %u holds %u frames (16 MiB per file)",
+		      i, held[i]);
+	CHECK(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 48 * 1024,
+	      "daemon memory grew by %ld KiB (32 MiB received; budget 64 MiB)", rss1 - rss0);
+	fds = daemon_fds(d);
+	CHECK(fds == fds0 + NF * 2 + (int)total, "daemon descriptors: %d (%d + %d files + %u)",
+	      fds, fds0, NF, total);
+	if (bys_ctr != NULL) {
+		err = mp_counter_query(bys_ctr, base, false, &pk, NULL, NULL, NULL);
+		CHECK(err == 0 && pk == 0, "a small command is served meanwhile: %s",
+		      strerror(err));
+	}
+	for (i = 0; i < NF; i++) {
+		for (j = 0; j < NC; j++)
+			if (ch[i][j] >= 0)
+				close(ch[i][j]);
+		if (files[i] != NULL)
+			swdev_close(files[i]);
+	}
+	fds = daemon_fds_settle(d, fds0);
+	CHECK(fds == fds0, "descriptors back to %d: %d", fds0, fds);
+	/* The budget is free again: a full-size input is taken. */
+	if (bys != NULL) {
+		int c2 = raw_attach(bys);
+
+		CHECK(c2 >= 0, "attach");
+		if (c2 >= 0) {
+			CHECK(send_all(c2, &h, sizeof(h)) == 0 &&
+			      send_all(c2, junk, sizeof(junk)) == 0, "half a frame");
+			usleep(100000);
+			CHECK(!closed_now(c2), "taken after the others left");
+			close(c2);
+		}
+		if (bys_ctr != NULL)
+			swdev_obj_destroy(bys_ctr);
+		swdev_close(bys);
+	}
+	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops");
+}
+
+/*
+ * Idle connections: the oldest goes past --max-pending, the rest at the
+ * handshake deadline; a client that sends its OPEN is served meanwhile.
+ */
+static void
+test_handshake(void)
+{
+	const char *opts[] = { "--handshake-timeout", "1000", "--max-pending", "16", NULL };
+	int idle[40], closed, i, fds0, fds;
+	struct swdev_ctx *ctx;
+	struct swdev_ctl *ctl;
+	struct swdev_obj *td;
+	uint64_t t0;
+	pid_t d;
+	int err;
+
+	printf("== connections that never send OPEN (timeout 1000 ms, at most 16)\n");
+	d = mp_daemon_start(mp_sock, opts);
+	CHECK(d > 0, "daemon");
+	if (d <= 0)
+		return;
+	ctl = swdev_ctl_open(mp_sock);
+	CHECK(ctl != NULL && swdev_ctl_ping(ctl) == 0, "control");
+	fds0 = daemon_fds(d);
+	t0 = mp_now_ns();
+	for (i = 0; i < 40; i++) {
+		idle[i] = raw_connect(mp_sock);
+		CHECK(idle[i] >= 0, "connect %d", i);
+		usleep(2000);	/* accepted in order */
+	}
+	usleep(100000);
+	for (closed = 0, i = 0; i < 40; i++)
+		if (idle[i] >= 0 && closed_now(idle[i]))
+			closed++;
+	fds = daemon_fds(d);
+	CHECK(closed == 24 && fds == fds0 + 16, "the 24 oldest closed (%d), 16 held (%d fds more)",
+	      closed, fds - fds0);
+	for (i = 0; i < 24; i++)
+		CHECK(idle[i] < 0 || closed_now(idle[i]), "oldest %d closed", i);
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "a real client is served with 16 idle ones: %s", strerror(errno));
+	td = ctx != NULL ? mp_td_alloc(ctx, NULL, &err) : NULL;
+	CHECK(td != NULL, "and its commands");
+	/* Deadline: about 1 s after each accept. */
+	for (i = 24; i < 40; i++) {
+		struct pollfd p = { .fd = idle[i], .events = POLLIN };
+		uint64_t left = t0 + 3000000000ull - mp_now_ns();
+
+		if (idle[i] < 0)
+			continue;
+		CHECK(poll(&p, 1, (int)(left / 1000000u)) == 1 && closed_now(idle[i]),
+		      "idle %d closed by the deadline", i);
+	}
+	printf("   closed in %.2f s\n", (double)(mp_now_ns() - t0) / 1e9);
+	CHECK(mp_now_ns() - t0 >= 900000000ull, "not before the timeout");
+	CHECK(swdev_ctl_ping(ctl) == 0, "an idle control connection of an allowed uid stays");
+	if (td != NULL)
+		CHECK(swdev_obj_destroy(td) == 0, "the served client still works");
+	fds = daemon_fds_settle(d, fds0 + 2);
+	CHECK(fds == fds0 + 2, "descriptors: only the served client's two: %d", fds - fds0);
+	for (i = 0; i < 40; i++)
+		if (idle[i] >= 0)
+			close(idle[i]);
+	if (ctx != NULL)
+		swdev_close(ctx);
+	swdev_ctl_close(ctl);
+	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops");
+}
+
+/* Thousands of idle connections on both sockets: the daemon's descriptors stay bounded. */
+#define FLOOD 4000
+
+static void
+test_descriptor_flood(void)
+{
+	static int fl[2][FLOOD];
+	struct rlimit rl;
+	struct swdev_ctx *ctx;
+	struct swdev_ctl *ctl, *late;
+	struct swdev_obj *td;
+	char ctl_path[128];
+	int fds0, fds, maxfds = 0, s, i, err;
+	pid_t d;
+
+	printf("== %d idle connections on the main and on the control socket\n", FLOOD);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 2 * FLOOD + 100) {
+		printf("SKIP: RLIMIT_NOFILE %lu < %d\n", (unsigned long)rl.rlim_cur,
+		       2 * FLOOD + 100);
+		return;
+	}
+	d = mp_daemon_start(mp_sock, NULL);
+	CHECK(d > 0, "daemon");
+	if (d <= 0)
+		return;
+	ctl = swdev_ctl_open(mp_sock);
+	CHECK(ctl != NULL, "control");
+	fds0 = daemon_fds(d);
+	snprintf(ctl_path, sizeof(ctl_path), "%s.ctl", mp_sock);
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < FLOOD; i++) {
+			fl[s][i] = raw_connect(s == 0 ? mp_sock : ctl_path);
+			if (i % 500 == 0) {
+				fds = daemon_fds(d);
+				maxfds = fds > maxfds ? fds : maxfds;
+			}
+		}
+	}
+	usleep(200000);
+	fds = daemon_fds(d);
+	maxfds = fds > maxfds ? fds : maxfds;
+	printf("   daemon descriptors: %d before, at most %d during\n", fds0, maxfds);
+	/*
+	 * 64 pending, 255 more control connections (the test's own is one of
+	 * 256), and for a moment the one accepted to be closed.
+	 */
+	CHECK(maxfds <= fds0 + 64 + 255 + 1, "bounded: %d <= %d + 64 + 255 + 1", maxfds, fds0);
+	CHECK(fds == fds0 + 64 + 255, "exactly the caps: %d", fds - fds0);
+	ctx = swdev_open(mp_sock, MP_DEV);
+	CHECK(ctx != NULL, "a real client is served during the flood: %s", strerror(errno));
+	td = ctx != NULL ? mp_td_alloc(ctx, NULL, &err) : NULL;
+	CHECK(td != NULL, "and its commands");
+	CHECK(swdev_ctl_ping(ctl) == 0, "the control connection made before still answers");
+	late = swdev_ctl_open(mp_sock);
+	err = late == NULL ? errno : swdev_ctl_ping(late);
+	CHECK(err != 0, "a control connection past the cap of 256 is closed: %s", strerror(err));
+	swdev_ctl_close(late);
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < FLOOD; i++)
+			if (fl[s][i] >= 0)
+				close(fl[s][i]);
+	if (td != NULL)
+		swdev_obj_destroy(td);
+	if (ctx != NULL)
+		swdev_close(ctx);
+	fds = daemon_fds_settle(d, fds0);
+	CHECK(fds == fds0, "descriptors back to %d: %d", fds0, fds);
+	CHECK(swdev_ctl_ping(ctl) == 0, "control answers");
+	swdev_ctl_close(ctl);
+	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops");
+}
+
+/* A file with one counter and a second holder of its command fd. */
+static bool
+two_holders(struct swdev_ctx **ctx, struct swdev_ctx **imp, struct swdev_obj **ctr,
+	    struct swdev_obj **ictr, uint32_t *base)
+{
+	uint8_t attrs[32];
+	int err;
+
+	*ctx = swdev_open(mp_sock, MP_DEV);
+	*ctr = *ctx != NULL ? mp_counter_alloc(*ctx, 0, base, &err) : NULL;
+	*imp = *ctx != NULL ? swdev_import_device(dup(swdev_cmd_fd(*ctx))) : NULL;
+	CHECK(*ctr != NULL && *imp != NULL, "a file with two holders");
+	if (*ctr == NULL || *imp == NULL)
+		return false;
+	swdev_obj_export(*ctr, attrs);
+	*ictr = swdev_obj_import(*imp, attrs);
+	return *ictr != NULL;
+}
+
+/*
+ * shutdown() of a shared command fd: SHUT_WR and SHUT_RD leave the file
+ * (SHUT_WR: no context can join any more), SHUT_RDWR closes it for every
+ * holder, as the last close does (the daemon cannot tell them apart).
+ */
+static void
+test_shutdown(void)
+{
+	static const int how[] = { SHUT_WR, SHUT_RD, SHUT_RDWR };
+	static const char *const names[] = { "SHUT_WR", "SHUT_RD", "SHUT_RDWR" };
+	struct swdev_ctx *ctx, *imp, *third;
+	struct swdev_obj *ctr, *ictr;
+	struct swdev_ctl *ctl;
+	uint32_t base, file_id, n = 0, got = 0;
+	uint64_t pk;
+	unsigned int k;
+	pid_t d;
+	int err, err2, err3, dupfd;
+
+	d = mp_daemon_start(mp_sock, NULL);
+	CHECK(d > 0, "daemon");
+	if (d <= 0)
+		return;
+	ctl = swdev_ctl_open(mp_sock);
+	for (k = 0; k < 3; k++) {
+		printf("== shutdown(%s) of a command fd with two holders\n", names[k]);
+		if (!two_holders(&ctx, &imp, &ctr, &ictr, &base))
+			break;
+		file_id = swdev_ctx_file_id(ctx);
+		CHECK(swdev_ctl_inject_traffic(ctl, MP_DEV, base, 4, 40) == 0, "inject");
+		CHECK(shutdown(swdev_cmd_fd(imp), how[k]) == 0, "shutdown: %s", strerror(errno));
+		usleep(100000);
+		pk = 0;
+		err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
+		err2 = mp_counter_query(ictr, base, false, &pk, NULL, NULL, NULL);
+		dupfd = dup(swdev_cmd_fd(ctx));
+		third = swdev_import_device(dupfd);
+		err3 = third == NULL ? errno : 0;
+		if (third == NULL)
+			close(dupfd);
+		if (how[k] == SHUT_RDWR) {
+			CHECK(err == EIO && err2 == EIO, "the file is closed for both holders: "
+			      "%s, %s", strerror(err), strerror(err2));
+			CHECK(mp_wait_files(ctl, 0, &n) == 0 && n == 0, "no file left: %u", n);
+			CHECK(mp_wait_total(ctl, file_id, 0, &got) == 0 && got == 0,
+			      "its objects destroyed: %u", got);
+			CHECK(third == NULL && err3 != 0, "nobody can join it: %s", strerror(err3));
+		} else {
+			CHECK(err == 0 && err2 == 0 && pk == 4, "the file lives on for both "
+			      "holders: %s, %s, %lu packets", strerror(err), strerror(err2),
+			      (unsigned long)pk);
+			CHECK(swdev_ctl_get_num_files(ctl, MP_DEV, &n) == 0 && n == 1,
+			      "still one file: %u", n);
+			if (how[k] == SHUT_WR)
+				CHECK(third == NULL && err3 == EPIPE,
+				      "no context can join after SHUT_WR: %s", strerror(err3));
+			else
+				CHECK(third != NULL, "a context can still join after SHUT_RD: %s",
+				      strerror(err3));
+		}
+		if (third != NULL)
+			swdev_close(third);
+		swdev_obj_unimport(ictr);
+		swdev_close(imp);
+		if (how[k] == SHUT_RDWR)
+			free(ctr);	/* gone with the file; the handle is stale */
+		else
+			CHECK(swdev_obj_destroy(ctr) == 0, "destroy");
+		swdev_close(ctx);
+		CHECK(mp_wait_files(ctl, 0, &n) == 0 && n == 0, "the file goes with the last "
+		      "holder: %u", n);
+	}
+	swdev_ctl_close(ctl);
+	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops");
+}
+
+int
+main(int argc, char **argv)
+{
+	mp_init(argc, argv, "bounds");
+	test_half_frames();
+	test_handshake();
+	test_descriptor_flood();
+	test_shutdown();
+	return mp_finish();
+}
