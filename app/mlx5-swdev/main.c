@@ -125,8 +125,8 @@ usage(FILE *f, const char *prog)
 		"                      the control socket (tests); without it they get EPERM\n"
 		"  --handshake-timeout MS  close a connection that sent no OPEN (or no control\n"
 		"                      request, if refused) in MS ms (default %u)\n"
-		"  --max-pending N     at most N such connections at once; more are closed\n"
-		"                      at accept (default %u)\n\n"
+		"  --max-pending N     at most N such connections at once; past that\n"
+		"                      the oldest goes (default %u)\n\n"
 		"  --version           print the version\n"
 		"  --help              this text\n\n"
 		"Limits (every device; see doc/swdev_commands.rst):\n",

@@ -1010,14 +1010,42 @@ accept_one(struct swdev_server *srv, int lfd)
 	return -1;
 }
 
+static void ctl_close(struct swdev_server *srv, struct ctl *k);
+
+/* Close a connection without a handshake. */
+static void
+pend_close(struct swdev_server *srv, struct ent *e, const char *why)
+{
+	if (e->type == ENT_CTL)
+		ctl_close(srv, (struct ctl *)e);
+	else
+		conn_close(srv, (struct conn *)e, why);
+}
+
+/*
+ * The cap of connections without a handshake is reached: the oldest goes.
+ * A client that connects and sends its OPEN at once is served in the next
+ * round of the loop, so a flood of idle connections does not lock it out.
+ */
+static void
+pend_evict_oldest(struct swdev_server *srv)
+{
+	struct ent *e = srv->pend_head;
+
+	swdev_log(SWDEV_LOG_WARN, "%u connections without a handshake (--max-pending): the "
+		  "oldest, from pid %d uid %u, closed", srv->npending, (int)e->peer_pid,
+		  (unsigned int)e->peer_uid);
+	pend_close(srv, e, "too many connections without a handshake");
+}
+
 /*
  * Accept on @p listen_fd into a new zeroed entity of @p size bytes (a
  * struct starting with its struct ent) of @p type, watched for input.
  * The peer's uid decides: an allowed one is served, any other is only
  * answered EACCES (to its OPEN or first control request) and closed. A
  * main connection until its OPEN, and a refused one until its answer, is
- * pending: capped, and closed at its deadline. NULL when nothing was
- * accepted or it was closed at once.
+ * pending: closed at its deadline, and the oldest is closed when there are
+ * too many. NULL when nothing was accepted or it was closed at once.
  */
 static struct ent *
 accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type type)
@@ -1044,13 +1072,8 @@ accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type t
 		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u gid %u refused: uid not allowed "
 			  "(daemon uid %u, --allow-uid)", kind, (int)cr.pid,
 			  (unsigned int)cr.uid, (unsigned int)cr.gid, (unsigned int)srv->euid);
-	if (pending && srv->npending >= srv->opts.max_pending) {
-		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u closed: %u connections without "
-			  "a handshake already (--max-pending)", kind, (int)cr.pid,
-			  (unsigned int)cr.uid, srv->npending);
-		close(fd);
-		return NULL;
-	}
+	if (pending && srv->npending >= srv->opts.max_pending)
+		pend_evict_oldest(srv);
 	if (!pending && srv->nctls >= SWDEV_SERVER_MAX_CTL) {
 		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u closed: %u control connections "
 			  "already", kind, (int)cr.pid, (unsigned int)cr.uid, srv->nctls);
@@ -1271,10 +1294,7 @@ expire_pending(struct swdev_server *srv)
 			  e->type == ENT_CTL ? "control connection" : "connection",
 			  (int)e->peer_pid, (unsigned int)e->peer_uid,
 			  e->type == ENT_CTL ? "request" : "OPEN", srv->opts.handshake_ms);
-		if (e->type == ENT_CTL)
-			ctl_close(srv, (struct ctl *)e);
-		else
-			conn_close(srv, (struct conn *)e, "no handshake in time");
+		pend_close(srv, e, "no handshake in time");
 	}
 }
 
