@@ -548,9 +548,16 @@ while IFS=$'\t' read -r id file line op what <&3; do
 		"$line" "$op" "($what)" "$result" $(( $(date +%s) - t0 )) "$detail"
 done 3< "$work/mutants.tsv"
 
-# Leave the build directory built from the original files.
+# Leave the build directory built from the original files, and check that
+# the tests still pass without a mutant (a test edited during the pass, or a
+# change elsewhere, would make the results above unreliable).
 restore_all || exit 1
-build "$work/build.log" || echo "mutate: the final rebuild failed (see the tree)" >&2
+if ! build "$work/build.log"; then
+	echo "!! the final rebuild without a mutant failed: the results may be unreliable"
+elif ! run meson test -C "$build_dir" --no-rebuild --num-processes 1 "${names[@]}" \
+	> "$work/test.log" 2>&1; then
+	echo "!! the tests fail without a mutant at the end: the results are unreliable"
+fi
 
 echo
 if [ -s "$work/survivors" ]; then

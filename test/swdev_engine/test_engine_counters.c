@@ -330,11 +330,14 @@ test_query_boundary(void)
 			 EREMOTEIO);
 		CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
 		CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_QUERY_RANGE);
-		/* the whole bulk, and the whole bulk plus one */
-		memset(out, 0xa5, QOUT(n));
-		CHECK_EQ(t_query_counter(f, info.handle, base, n, 0, out, QOUT(n)), 0);
+		/* the whole bulk (the room for one more entry: zeroed by the kernel) */
+		memset(out, 0xa5, QOUT(n + 1));
+		CHECK_EQ(t_query_counter(f, info.handle, base, n, 0, out, QOUT(n + 1)), 0);
 		CHECK_EQ(t_status(out), 0);
 		check_boundary_values(out, tag, 0, n);
+		CHECK_EQ(pkts(out, n), 0);
+		CHECK_EQ(octs(out, n), 0);
+		/* and the whole bulk plus one */
 		CHECK_EQ(t_query_counter(f, info.handle, base, n + 1, 0, out, QOUT(n + 1)),
 			 EREMOTEIO);
 		CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
@@ -367,7 +370,7 @@ test_query_boundary(void)
 /* Run the QUERY_FLOW_COUNTER handler itself on @p bulk; the PRM status. */
 static int
 query_handler(struct swdev_dev *dev, struct swdev_obj *bulk, uint32_t first, uint32_t num,
-	      uint8_t *out, size_t outlen, uint32_t *syndrome)
+	      int clear, uint8_t *out, size_t outlen, uint32_t *syndrome)
 {
 	uint8_t in[MDEVX_ST_SZ_BYTES(query_flow_counter_in)] = {0};
 	struct swdev_cmd cmd;
@@ -376,6 +379,7 @@ query_handler(struct swdev_dev *dev, struct swdev_obj *bulk, uint32_t first, uin
 	MDEVX_SET(query_flow_counter_in, in, opcode, MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
 	MDEVX_SET(query_flow_counter_in, in, flow_counter_id, first);
 	MDEVX_SET(query_flow_counter_in, in, num_of_counters, num);
+	MDEVX_SET(query_flow_counter_in, in, clear, clear ? 1 : 0);
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.dev = dev;
 	cmd.opcode = MDEVX_CMD_OP_QUERY_FLOW_COUNTER;
@@ -400,7 +404,7 @@ test_query_handler_range(void)
 {
 	struct swdev_engine *eng = swdev_engine_create();
 	static uint8_t out[QOUT(16)];
-	struct swdev_obj_info pad, info;
+	struct swdev_obj_info pad, info, next;
 	struct swdev_obj *bulk;
 	struct swdev_dev *dev;
 	struct swdev_file *f;
@@ -420,24 +424,77 @@ test_query_handler_range(void)
 		swdev_engine_destroy(eng);
 		return;
 	}
-	CHECK_EQ(query_handler(dev, bulk, base, 8, out, QOUT(8), &synd), 0);
-	CHECK_EQ(query_handler(dev, bulk, base + 4, 4, out, QOUT(4), &synd), 0);
-	CHECK_EQ(query_handler(dev, bulk, base + 7, 1, out, QOUT(1), &synd), 0);
-	CHECK_EQ(query_handler(dev, bulk, base + 4, 5, out, QOUT(5), &synd),
+	CHECK_EQ(query_handler(dev, bulk, base, 8, 0, out, QOUT(8), &synd), 0);
+	/*
+	 * n entries written and n counters cleared, not one more: the room
+	 * left in the output keeps its bytes, the next bulk its values
+	 */
+	CHECK_EQ(t_alloc_counter(f, 0, 3, aout, &next), 0);
+	CHECK_EQ(next.object_id, base + 8);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, base + 7, 7, 70), 0);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, base + 8, 8, 80), 0);
+	memset(out, 0xa5, QOUT(9));
+	CHECK_EQ(query_handler(dev, bulk, base, 8, 1, out, QOUT(9), &synd), 0);
+	CHECK_EQ(pkts(out, 7), 7);
+	CHECK_EQ(octs(out, 7), 70);
+	CHECK_EQ(pkts(out, 8), 0xa5a5a5a5a5a5a5a5ull);
+	CHECK_EQ(octs(out, 8), 0xa5a5a5a5a5a5a5a5ull);
+	CHECK_EQ(query_handler(dev, bulk, base + 7, 1, 0, out, QOUT(1), &synd), 0);
+	CHECK_EQ(pkts(out, 0), 0);
+	CHECK_EQ(octs(out, 0), 0);
+	CHECK_EQ(t_query_counter(f, next.handle, base + 8, 0, 0, out, QOUT(1)), 0);
+	CHECK_EQ(pkts(out, 0), 8);
+	CHECK_EQ(octs(out, 0), 80);
+	CHECK_EQ(query_handler(dev, bulk, base + 4, 4, 0, out, QOUT(4), &synd), 0);
+	CHECK_EQ(query_handler(dev, bulk, base + 7, 1, 0, out, QOUT(1), &synd), 0);
+	CHECK_EQ(query_handler(dev, bulk, base + 4, 5, 0, out, QOUT(5), &synd),
 		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
-	CHECK_EQ(query_handler(dev, bulk, base - 4, 4, out, QOUT(4), &synd),
+	CHECK_EQ(query_handler(dev, bulk, base - 4, 4, 0, out, QOUT(4), &synd),
 		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
-	CHECK_EQ(query_handler(dev, bulk, base - 1, 1, out, QOUT(1), &synd),
+	CHECK_EQ(query_handler(dev, bulk, base - 1, 1, 0, out, QOUT(1), &synd),
 		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
-	CHECK_EQ(query_handler(dev, bulk, base + 8, 0, out, QOUT(1), &synd),
+	CHECK_EQ(query_handler(dev, bulk, base + 8, 0, 0, out, QOUT(1), &synd),
 		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
-	CHECK_EQ(query_handler(dev, NULL, base, 0, out, QOUT(1), &synd),
+	CHECK_EQ(query_handler(dev, NULL, base, 0, 0, out, QOUT(1), &synd),
 		 MDEVX_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(synd, SWDEV_SYND_CNT_QUERY_RANGE);
+	/* lengths the kernel layer would not pass: the firmware's own checks */
+	{
+		uint8_t in[MDEVX_ST_SZ_BYTES(query_flow_counter_in)] = {0};
+		struct swdev_cmd cmd;
+		size_t outlen;
+
+		MDEVX_SET(query_flow_counter_in, in, opcode, MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
+		MDEVX_SET(query_flow_counter_in, in, flow_counter_id, base);
+		for (outlen = QOUT(1); outlen >= MDEVX_ST_SZ_BYTES(query_flow_counter_out) - 1;
+		     outlen--) {
+			memset(&cmd, 0, sizeof(cmd));
+			cmd.dev = dev;
+			cmd.opcode = MDEVX_CMD_OP_QUERY_FLOW_COUNTER;
+			cmd.in = in;
+			cmd.inlen = sizeof(in) - (outlen == QOUT(1) ? 1 : 0);
+			cmd.out = out;
+			cmd.outlen = outlen;
+			cmd.obj = bulk;
+			if (outlen == QOUT(1)) {
+				CHECK_EQ(swdev_cmd_query_counter(&cmd),
+					 MDEVX_CMD_STAT_BAD_INP_LEN_ERR);
+				CHECK_EQ(cmd.syndrome, SWDEV_SYND_BAD_INLEN);
+			} else if (outlen < MDEVX_ST_SZ_BYTES(query_flow_counter_out)) {
+				CHECK_EQ(swdev_cmd_query_counter(&cmd),
+					 MDEVX_CMD_STAT_BAD_OUTP_LEN_ERR);
+				CHECK_EQ(cmd.syndrome, SWDEV_SYND_BAD_OUTLEN);
+			} else {
+				CHECK_EQ(swdev_cmd_query_counter(&cmd),
+					 MDEVX_CMD_STAT_BAD_OUTP_LEN_ERR);
+				CHECK_EQ(cmd.syndrome, SWDEV_SYND_CNT_QUERY_OUTLEN);
+			}
+		}
+	}
 	swdev_engine_destroy(eng);
 }
 
@@ -480,6 +537,125 @@ test_id_space(void)
 		CHECK_EQ(a.object_id, log ? 1u << log : 1);
 		swdev_engine_destroy(eng);
 	}
+}
+
+/* A shadow of the counter allocator, for test_alloc_model(). */
+#define MODEL_MAX 4096u		/* max_flow_counters: an id space of 8192 */
+#define MODEL_SPACE 8192u
+#define MODEL_BULKS 256
+
+static uint32_t model_rng = 0x2545f491;
+
+static uint32_t
+model_next(void)
+{
+	model_rng ^= model_rng << 13;
+	model_rng ^= model_rng >> 17;
+	model_rng ^= model_rng << 5;
+	return model_rng;
+}
+
+/* The lowest free range of n aligned as the engine aligns it; 0 if none. */
+static uint32_t
+model_fit(const uint8_t *used, uint32_t n)
+{
+	uint32_t align = n > 1 && n < 4 ? 4 : n, b, i;
+
+	for (b = 0; b + n <= MODEL_SPACE; b += align) {
+		for (i = 0; i < n && !used[b + i]; i++)
+			;
+		if (i == n)
+			return b;
+	}
+	return 0;
+}
+
+/*
+ * Allocations of every size from 1 to 1024 and frees, in a fixed
+ * pseudo-random order, against a shadow of the id space: each bulk gets
+ * the lowest free range aligned to its size (a bulk of 2 to 4), the
+ * device limit and the lack of a range are refused as such, and a reused
+ * id reads 0 (the free cleared both values).
+ */
+static void
+test_alloc_model(void)
+{
+	static uint8_t used[MODEL_SPACE];
+	struct {
+		struct swdev_obj_info info;
+		uint32_t n;
+	} bulk[MODEL_BULKS];
+	struct swdev_engine *eng = swdev_engine_create();
+	uint32_t nb = 0, allocated = 0, step;
+	unsigned int refused_limit = 0, refused_range = 0;
+	struct swdev_limits lim;
+	struct swdev_counts cnt;
+	uint8_t out[QOUT(1)];
+	struct swdev_file *f;
+
+	swdev_limits_default(&lim);
+	lim.max_flow_counters = MODEL_MAX;
+	swdev_engine_add_device(eng, T_DEV, &lim);
+	CHECK_EQ(eng->devs[0]->cnt.space, MODEL_SPACE);
+	f = swdev_file_open(eng, T_DEV);
+	memset(used, 0, sizeof(used));
+	used[0] = 1;
+	for (step = 0; step < 4000; step++) {
+		uint32_t r = model_next(), k, i, n, want, last;
+		struct swdev_obj_info info;
+
+		if (nb == MODEL_BULKS || (nb > 0 && r % 8 < 3)) {
+			k = (r >> 8) % nb;
+			CHECK_EQ(swdev_devx_obj_destroy(f, bulk[k].info.handle), 0);
+			memset(used + bulk[k].info.object_id, 0, bulk[k].n);
+			allocated -= bulk[k].n;
+			bulk[k] = bulk[--nb];
+			continue;
+		}
+		n = 1u << ((r >> 8) % 11);
+		want = allocated + n > MODEL_MAX ? 0 : model_fit(used, n);
+		if (t_alloc_counter(f, 0, n > 1 ? ((r >> 8) % 11) : 0, out, &info) != 0) {
+			CHECK_EQ(want, 0);
+			if (allocated + n > MODEL_MAX) {
+				CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_LIMIT);
+				refused_limit++;
+			} else {
+				CHECK_EQ(t_status(out), MDEVX_CMD_STAT_NO_RES_ERR);
+				CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_NO_RANGE);
+				refused_range++;
+			}
+			continue;
+		}
+		CHECK_EQ(info.object_id, want);
+		if (want == 0 || info.object_id != want)
+			break;	/* the shadow is no use any more */
+		memset(used + want, 1, n);
+		allocated += n;
+		bulk[nb].info = info;
+		bulk[nb++].n = n;
+		/* fresh, even where an earlier bulk counted; then count */
+		last = want + n - 1;
+		for (i = 0; i < (n > 1 ? 2u : 1u); i++) {
+			uint32_t id = i ? last : want;
+
+			CHECK_EQ(t_query_counter(f, info.handle, id, 0, 0, out, sizeof(out)), 0);
+			CHECK_EQ(pkts(out, 0), 0);
+			CHECK_EQ(octs(out, 0), 0);
+			CHECK_EQ(swdev_ctl_inject(eng, T_DEV, id, id, 3 * (uint64_t)id), 0);
+		}
+		if (step % 64 == 0)
+			for (i = 0; i < MODEL_SPACE; i++)
+				if (swdev_counter_is_allocated(&eng->devs[0]->cnt, i) != (i && used[i]))
+					break;
+		CHECK(step % 64 != 0 || i == MODEL_SPACE);
+	}
+	CHECK_EQ(step, 4000);
+	CHECK(refused_limit > 0);
+	CHECK_EQ(swdev_ctl_counts(eng, T_DEV, 0, &cnt), 0);
+	CHECK_EQ(cnt.by_kind[SWDEV_KIND_FLOW_COUNTER], nb);
+	printf("alloc model: %u bulks left, %u refused at the limit, %u without a range\n",
+	       nb, refused_limit, refused_range);
+	swdev_engine_destroy(eng);
 }
 
 static void
@@ -599,6 +775,7 @@ main(void)
 {
 	test_alloc();
 	test_id_space();
+	test_alloc_model();
 	test_pd_and_uid();
 	test_query();
 	test_query_boundary();
