@@ -244,8 +244,13 @@ test_half_frames(void)
 	for (i = 0; i < NF; i++)
 		CHECK(held[i] == (i < 4 ? 8u : 0u), "file %u holds %u frames (16 MiB per file)",
 		      i, held[i]);
-	CHECK(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 48 * 1024,
-	      "daemon memory grew by %ld KiB (32 MiB received; budget 64 MiB)", rss1 - rss0);
+	/*
+	 * 32 MiB received into 64 MiB of buffers (all of it resident when
+	 * malloc fills them, as with meson's MALLOC_PERTURB_); without the
+	 * budget, 200 to 400 MiB.
+	 */
+	CHECK(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 72 * 1024,
+	      "daemon memory grew by %ld KiB (budget 64 MiB)", rss1 - rss0);
 	fds = daemon_fds(d);
 	CHECK(fds == fds0 + NF * 2 + (int)total, "daemon descriptors: %d (%d + %d files + %u)",
 	      fds, fds0, NF, total);
