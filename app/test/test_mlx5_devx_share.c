@@ -790,6 +790,16 @@ snap(struct state_snap *st)
 		    (a).imports, _b.imports, (a).device, _b.device);	\
 } while (0)
 
+/* A call that returns a count or a cookie: 0, with errno @p e. */
+#define TEST_ASSERT_ZERO_ERRNO(expr, e) do {				\
+	uint64_t _v;							\
+	errno = 0;							\
+	_v = (expr);							\
+	TEST_ASSERT_EQUAL(_v, 0, "%s returned %" PRIu64 ", want 0", #expr, _v); \
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
+			  #expr, errno, strerror(errno), #e);		\
+} while (0)
+
 static int
 test_bad_null_and_names(void)
 {
@@ -836,6 +846,11 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(NULL, imp, 0, 1, 0, &st), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(NULL, imp, &attr), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(NULL, imp), EINVAL);
+	/* The counts of no device: 0, a real count too, so errno says why. */
+	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_count(NULL), EINVAL);
+	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_imports(NULL), EINVAL);
+	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_cookie(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_ctx(NULL), EINVAL);
 	SAME_STATE(a);
 
 	/* Unknown and too long names. */
@@ -1372,6 +1387,325 @@ test_bad_primary_closed(void)
 	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/*
+ * Records whose checksum is valid (the registry's writer computed it) but
+ * whose object id, bulk size or tirn, or RX ICM address disagree with the
+ * genuine export buffer they carry. Only import's cross-check of the
+ * record against its buffer can tell: the import must be refused with
+ * EBADMSG, in the primary and in a secondary, and leave nothing behind.
+ */
+enum forged_field { FORGE_ID, FORGE_SIZE_OR_TIRN, FORGE_RX_ICM };
+
+static const struct {
+	const char *name;
+	const char *genuine;		/* the record it is a copy of */
+	enum forged_field field;
+} forged_recs[] = {
+	{ "fg_ctr_id", "fg_ctr", FORGE_ID },
+	{ "fg_ctr_size", "fg_ctr", FORGE_SIZE_OR_TIRN },
+	{ "fg_tir_id", "fg_tir", FORGE_ID },
+	{ "fg_tir_tirn", "fg_tir", FORGE_SIZE_OR_TIRN },
+	{ "fg_tir_icm", "fg_tir", FORGE_RX_ICM },
+};
+
+/* Secondary: every name of argv is a forged record: EBADMSG, no import. */
+static int
+role_forged_importer(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t imp;
+	int ret = 1, rc;
+
+	ROLE_CHECK(argc > 0, "no names");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	for (int i = 0; i < argc; i++) {
+		errno = 0;
+		rc = mdevx_share_import(dev, argv[i], MDEVX_SHARE_ANY, &imp);
+		if (rc == 0)
+			mdevx_share_unimport(dev, imp);
+		ROLE_CHECK(rc == -EBADMSG && errno == EBADMSG, "forged record %s: import %d "
+			   "(%s), want EBADMSG", argv[i], rc, rc == 0 ? "made" : strerror(-rc));
+	}
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports %u",
+		   mdevx_share_dev_imports(dev));
+	ROLE_CHECK(mdevx_ctx_nb_objs(mdevx_share_dev_ctx(dev)) == 0, "objects on the context");
+	/* The genuine records import. */
+	ROLE_CHECK(mdevx_share_import(dev, "fg_ctr", MDEVX_SHARE_COUNTER, &imp) == 0 &&
+		   mdevx_share_unimport(dev, imp) == 0, "genuine counter: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "fg_tir", MDEVX_SHARE_TIR, &imp) == 0 &&
+		   mdevx_share_unimport(dev, imp) == 0, "genuine TIR: %s", strerror(errno));
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_forged_importer, role_forged_importer);
+
+static int
+forged_checks(struct mdevx_share_reg *reg)
+{
+	const char *names[RTE_DIM(forged_recs)];
+	struct mdevx_share_rec_info info;
+	mdevx_share_imp_t imp;
+	struct state_snap a;
+	int nb_ctx, bad = 0, rc;
+
+	for (size_t i = 0; i < RTE_DIM(forged_recs); i++) {
+		TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(reg, forged_recs[i].genuine, &info,
+							   NULL, NULL), "lookup");
+		snprintf(info.name, sizeof(info.name), "%s", forged_recs[i].name);
+		switch (forged_recs[i].field) {
+		case FORGE_ID:
+			info.object_id += 1;
+			break;
+		case FORGE_SIZE_OR_TIRN:
+			info.size_or_tirn = info.kind == MDEVX_SHARE_COUNTER ?
+					    info.size_or_tirn * 2 : info.size_or_tirn + 1;
+			break;
+		case FORGE_RX_ICM:
+			info.rx_icm_addr ^= 0x1000;
+			break;
+		}
+		/* The registry's writer checksums the record: only its fields lie. */
+		TEST_ASSERT_SUCCESS(mdevx_share_reg_publish(reg, &info, NULL, NULL),
+				    "publish %s", forged_recs[i].name);
+		names[i] = forged_recs[i].name;
+	}
+	TEST_ASSERT_SUCCESS(snap(&a), "counts");
+	nb_ctx = mdevx_ctx_nb_objs(mdevx_share_dev_ctx(pdev));
+	for (size_t i = 0; i < RTE_DIM(forged_recs); i++) {
+		errno = 0;
+		rc = mdevx_share_import(pdev, forged_recs[i].name, MDEVX_SHARE_ANY, &imp);
+		if (rc == -EBADMSG && errno == EBADMSG)
+			continue;
+		printf("forged record %s: import %d (%s), want EBADMSG\n", forged_recs[i].name,
+		       rc, rc == 0 ? "made" : strerror(-rc));
+		if (rc == 0)
+			mdevx_share_unimport(pdev, imp);
+		bad++;
+	}
+	TEST_ASSERT_EQUAL(bad, 0, "%d forged records imported", bad);
+	SAME_STATE(a);
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(mdevx_share_dev_ctx(pdev)), nb_ctx,
+			  "objects on the context");
+	rc = test_mp_run("share_forged_importer", NULL, (int)RTE_DIM(names), names,
+			 CHILD_TIMEOUT_MS);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	SAME_STATE(a);
+	return TEST_SUCCESS;
+}
+
+static int
+test_bad_forged_record(void)
+{
+	struct mdevx_share_reg *reg = mdevx_share_dev_reg(pdev);
+	struct mdevx_tir_attr direct, rss;
+	struct mdevx_obj *tir;
+	uint64_t gen;
+	uint32_t idx;
+	uint16_t state;
+	int ret, err = 0;
+
+	TEST_ASSERT_NOT_NULL(reg, "registry");
+	TEST_ASSERT_SUCCESS(publish_counter(pdev, "fg_ctr", 128), "publish: %s",
+			    strerror(errno));
+	tir_attrs(&chain, &direct, &rss);
+	tir = mdevx_tir_create(mdevx_share_dev_ctx(pdev), &direct);
+	TEST_ASSERT_NOT_NULL(tir, "TIR: %s", strerror(errno));
+	if (mdevx_share_publish(pdev, "fg_tir", tir) != 0) {
+		printf("publish TIR: %s\n", strerror(errno));
+		mdevx_obj_destroy(tir);
+		return TEST_FAILED;
+	}
+	ret = forged_checks(reg);
+	/*
+	 * The forged records own no object: the share layer would withdraw
+	 * them with a destroy of nothing. Remove them behind its back, as
+	 * they came.
+	 */
+	for (size_t i = 0; i < RTE_DIM(forged_recs); i++) {
+		if (mdevx_share_reg_owner_find(reg, forged_recs[i].name, &idx, &gen,
+					       &state) != 0)
+			continue;
+		if (state == MDEVX_SHARE_REC_PUBLISHED)
+			err |= mdevx_share_reg_withdraw(reg, idx, gen, NULL);
+		err |= mdevx_share_reg_release(reg, idx);
+	}
+	TEST_ASSERT_SUCCESS(err, "removing the forged records");
+	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), 2, "records left");
+	return ret;
+}
+
+/*
+ * Every call on @p dev, a device closed already (its memory is freed:
+ * ASan reports any read of it), for record @p name and the import @p imp
+ * it had: ENOENT (0, NULL or -1 with errno ENOENT). NULL, or the first
+ * call that did not.
+ */
+#define CLOSED_RC(expr) do {						\
+	errno = 0;							\
+	if ((expr) != -ENOENT || errno != ENOENT)			\
+		return #expr;						\
+} while (0)
+#define CLOSED_ZERO(expr) do {						\
+	errno = 0;							\
+	if ((expr) != 0 || errno != ENOENT)				\
+		return #expr;						\
+} while (0)
+
+static const char *
+closed_handle_check(struct mdevx_share_dev *dev, const char *name, mdevx_share_imp_t imp)
+{
+	struct mdevx_counter_stats st;
+	struct mdevx_share_record rec;
+	struct mdevx_tir_attr attr;
+	mdevx_share_imp_t imp2;
+
+	CLOSED_RC(mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp2));
+	CLOSED_RC(mdevx_share_unimport(dev, imp));
+	CLOSED_RC(mdevx_share_lookup(dev, name, &rec));
+	CLOSED_RC(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st));
+	CLOSED_RC(mdevx_share_tir_query(dev, imp, &attr));
+	CLOSED_RC(mdevx_share_publish(dev, name, NULL));
+	CLOSED_RC(mdevx_share_withdraw(dev, name, NULL));
+	errno = 0;
+	if (mdevx_share_next(dev, 0, &rec) != -1 || errno != ENOENT)
+		return "mdevx_share_next(dev, 0, &rec)";
+	CLOSED_ZERO(mdevx_share_import_obj(dev, imp) != NULL);
+	CLOSED_ZERO(mdevx_share_dev_count(dev));
+	CLOSED_ZERO(mdevx_share_dev_imports(dev));
+	CLOSED_ZERO(mdevx_share_dev_cookie(dev));
+	CLOSED_ZERO(mdevx_share_dev_ctx(dev) != NULL);
+	if (mdevx_share_dev_reg(dev) != NULL)
+		return "mdevx_share_dev_reg(dev)";
+	/* And closed twice. */
+	CLOSED_RC(mdevx_share_dev_close(dev));
+	return NULL;
+}
+
+#undef CLOSED_RC
+#undef CLOSED_ZERO
+
+/*
+ * The wrapper of mdevx_share_import_obj() belongs to the import: a
+ * mdevx_obj_unimport() of it is refused with EPERM and changes nothing
+ * (the wrapper still reads its counter); mdevx_share_unimport() frees it.
+ * @p packets: what counter 0 of the import's bulk reads. NULL, or what failed.
+ */
+static const char *
+held_wrapper_check(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint64_t packets)
+{
+	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(dev);
+	struct mdevx_counter_stats st;
+	struct mdevx_obj *obj;
+	int nb = mdevx_ctx_nb_objs(ctx);
+
+	obj = mdevx_share_import_obj(dev, imp);
+	if (obj == NULL)
+		return "import_obj";
+	if (mdevx_ctx_nb_objs(ctx) != nb + 1)
+		return "no wrapper on the context";
+	errno = 0;
+	if (mdevx_obj_unimport(obj) != -EPERM || errno != EPERM)
+		return "mdevx_obj_unimport() of the wrapper is not EPERM";
+	if (mdevx_ctx_nb_objs(ctx) != nb + 1)
+		return "the refused mdevx_obj_unimport() freed the wrapper";
+	if (mdevx_counter_query(obj, 0, 1, 0, &st) != 0 || st.packets != packets)
+		return "the wrapper does not read its counter any more";
+	if (mdevx_share_import_obj(dev, imp) != obj)
+		return "import_obj gives another wrapper";
+	if (mdevx_share_unimport(dev, imp) != 0)
+		return "mdevx_share_unimport() of the import";
+	if (mdevx_ctx_nb_objs(ctx) != nb)
+		return "the wrapper was not freed by mdevx_share_unimport()";
+	errno = 0;
+	if (mdevx_share_unimport(dev, imp) != -ENOENT || errno != ENOENT)
+		return "second mdevx_share_unimport() is not ENOENT";
+	return NULL;
+}
+
+/*
+ * Secondary: the wrapper held by the import, then every call on its
+ * device once closed (with an import and its wrapper still held): ENOENT,
+ * no read of the freed device. A new attach works.
+ */
+static int
+role_closed_handle(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp;
+	const char *why;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0,
+		   "import: %s", strerror(errno));
+	why = held_wrapper_check(dev, imp, s->packets[0][0]);
+	ROLE_CHECK(why == NULL, "%s: %s", why, strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0 &&
+		   mdevx_share_import_obj(dev, imp) != NULL, "import: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close: %s", strerror(errno));
+	why = closed_handle_check(dev, "ctr0", imp);
+	dev = NULL;
+	ROLE_CHECK(why == NULL, "closed device: %s is not ENOENT (errno %s)", why,
+		   strerror(errno));
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach again: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0 &&
+		   mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
+		   st.packets == s->packets[0][0] && mdevx_share_unimport(dev, imp) == 0,
+		   "import after a new attach: %s", strerror(errno));
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_closed_handle, role_closed_handle);
+
+static int
+test_bad_closed_handle(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_dev *dev;
+	mdevx_share_imp_t imp;
+	struct state_snap a;
+	const char *why;
+	int rc;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	TEST_ASSERT_SUCCESS(snap(&a), "counts");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_COUNTER, &imp),
+			    "import");
+	why = held_wrapper_check(pdev, imp, s->packets[0][0]);
+	TEST_ASSERT_NULL(why, "%s: %s", why, strerror(errno));
+	SAME_STATE(a);
+	rc = test_mp_run("share_closed_handle", NULL, 0, NULL, CHILD_TIMEOUT_MS);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	SAME_STATE(a);
+	/* The primary's device closed with a record, an import and its wrapper. */
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	TEST_ASSERT_NOT_NULL(dev, "open %s: %s", DEVSTR2, strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "c", 1), "publish: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "c", MDEVX_SHARE_COUNTER, &imp), "import");
+	TEST_ASSERT_NOT_NULL(mdevx_share_import_obj(dev, imp), "import_obj: %s",
+			     strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
+	why = closed_handle_check(dev, "c", imp);
+	TEST_ASSERT_NULL(why, "closed device: %s is not ENOENT (errno %s)", why,
+			 strerror(errno));
+	SAME_STATE(a);
+	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static struct unit_test_suite share_bad_suite = {
 	.suite_name = "mlx5 devx share bad input",
 	.setup = share_suite_setup,
@@ -1381,6 +1715,8 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_corrupted_and_stale),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_secondary_calls),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_idle_secondary),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_forged_record),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_closed_handle),
 		TEST_CASE(test_bad_attach_after_close),
 		TEST_CASE(test_bad_primary_closed),
 		TEST_CASE(test_bad_full_registry),
@@ -2614,34 +2950,44 @@ rewrite_record(void *p)
 		a->rc = EBADSLT;	/* not the same slot: not the case under test */
 }
 
+/* @p arg rewrites record @p name of pdev into one of the same name for @p next. */
+static int
+rewrite_prepare(struct rewrite_arg *arg, const char *name, struct mdevx_obj *next)
+{
+	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(pdev);
+	struct mdevx_share_rec_info info;
+	size_t len;
+
+	memset(arg, 0, sizeof(*arg));
+	arg->reg = mdevx_share_dev_reg(pdev);
+	TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(arg->reg, name, &info, &arg->idx, NULL),
+			    "lookup");
+	arg->gen = info.generation;
+	arg->next = info;
+	arg->next.object_id = obj_id(next);
+	TEST_ASSERT_SUCCESS(mdevx_export_size(ctx, &len), "export size");
+	arg->next.export_len = (uint32_t)len;
+	TEST_ASSERT_SUCCESS(mdevx_obj_export(next, arg->next.export_buf,
+					     sizeof(arg->next.export_buf)), "export");
+	return TEST_SUCCESS;
+}
+
 static int
 test_fault_import_retry(void)
 {
 	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(pdev);
-	struct mdevx_share_rec_info info;
 	struct mdevx_counter_stats st;
 	struct rewrite_arg arg;
 	struct mdevx_obj *a, *b;
 	mdevx_share_imp_t imp;
-	size_t len;
 	int rc;
 
-	memset(&arg, 0, sizeof(arg));
 	a = mdevx_counter_alloc(ctx, 128);
 	b = mdevx_counter_alloc(ctx, 128);
 	TEST_ASSERT(a != NULL && b != NULL, "counters: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "r0", a), "publish");
-	arg.reg = mdevx_share_dev_reg(pdev);
-	TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(arg.reg, "r0", &info, &arg.idx, NULL),
-			    "lookup");
-	arg.gen = info.generation;
 	/* The same record for b. */
-	arg.next = info;
-	arg.next.object_id = obj_id(b);
-	TEST_ASSERT_SUCCESS(mdevx_export_size(ctx, &len), "export size");
-	arg.next.export_len = (uint32_t)len;
-	TEST_ASSERT_SUCCESS(mdevx_obj_export(b, arg.next.export_buf, sizeof(arg.next.export_buf)),
-			    "export b");
+	TEST_ASSERT_SUCCESS(rewrite_prepare(&arg, "r0", b), "rewrite setup");
 	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(a), 11, 1100), "traffic a");
 	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(b), 22, 2200), "traffic b");
 
@@ -2666,6 +3012,214 @@ test_fault_import_retry(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * mdevx_share_import_obj() across a republish: between use_begin() (the
+ * import is live, its record current) and the read of the record for the
+ * wrapper, the primary withdraws the record and publishes the name again
+ * in the same slot with another object (the test hook does it on the
+ * registry, as withdraw, release and publish would). The record it reads
+ * is of another generation: ESTALE, and no wrapper is made, in particular
+ * none of the new object.
+ */
+static int
+import_obj_rewritten_checks(struct rewrite_arg *arg, struct mdevx_obj *b,
+			    mdevx_share_imp_t *imp, mdevx_share_imp_t *imp2)
+{
+	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(pdev);
+	struct mdevx_counter_stats st;
+	struct mdevx_obj *o;
+	uint32_t total0, total;
+	int nb0, err;
+
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "q0", MDEVX_SHARE_COUNTER, imp), "import");
+	nb0 = mdevx_ctx_nb_objs(ctx);
+	TEST_ASSERT_SUCCESS(device_total(DEV, &total0), "counts");
+	mdevx_share_test_import_obj_hook(rewrite_record, arg);
+	errno = 0;
+	o = mdevx_share_import_obj(pdev, *imp);
+	err = errno;
+	mdevx_share_test_import_obj_hook(NULL, NULL);
+	TEST_ASSERT_SUCCESS(arg->rc, "rewrite: %s", strerror(arg->rc));
+	TEST_ASSERT_EQUAL(arg->calls, 1, "hook calls: %d", arg->calls);
+	if (o != NULL)
+		printf("import_obj made a wrapper of object %u (b is %u)\n", obj_id(o),
+		       obj_id(b));
+	TEST_ASSERT(o == NULL && err == ESTALE, "import_obj across a republish of its slot: %s",
+		    o != NULL ? "a wrapper" : strerror(err));
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx), nb0, "a wrapper was made");
+	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_EQUAL(total, total0, "device objects changed");
+	/* The import stays stale (its handler never ran: nothing was notified). */
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(pdev, *imp), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, *imp, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx), nb0, "a wrapper was made");
+	/* A new import names the new object, and has its wrapper. */
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "q0", MDEVX_SHARE_COUNTER, imp2), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev, *imp2, 0, 1, 0, &st), "query");
+	TEST_ASSERT(st.packets == 22 && st.bytes == 2200, "new import reads %" PRIu64 " packets",
+		    st.packets);
+	o = mdevx_share_import_obj(pdev, *imp2);
+	TEST_ASSERT_NOT_NULL(o, "import_obj of the new import: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(obj_id(o), obj_id(b), "the new import's wrapper");
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx), nb0 + 1, "wrappers");
+	return TEST_SUCCESS;
+}
+
+static int
+test_fault_import_obj_rewritten(void)
+{
+	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(pdev);
+	mdevx_share_imp_t imp = { 0 }, imp2 = { 0 };
+	struct rewrite_arg arg;
+	struct mdevx_obj *a, *b;
+	int nb0, ret;
+
+	nb0 = mdevx_ctx_nb_objs(ctx);
+	a = mdevx_counter_alloc(ctx, 128);
+	b = mdevx_counter_alloc(ctx, 128);
+	TEST_ASSERT(a != NULL && b != NULL, "counters: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "q0", a), "publish");
+	TEST_ASSERT_SUCCESS(rewrite_prepare(&arg, "q0", b), "rewrite setup");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(a), 11, 1100), "traffic a");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(b), 22, 2200), "traffic b");
+	ret = import_obj_rewritten_checks(&arg, b, &imp, &imp2);
+	/* The imports (and wrappers) go first, then a with its record, then b. */
+	if (imp.id != 0 && mdevx_share_unimport(pdev, imp) != 0)
+		ret = TEST_FAILED;
+	if (imp2.id != 0 && mdevx_share_unimport(pdev, imp2) != 0)
+		ret = TEST_FAILED;
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "q0", NULL), "withdraw");
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(b), "destroy b");
+	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(a), ENOENT);
+	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx), nb0, "objects left on the context");
+	return ret;
+}
+
+/*
+ * Secondary (argv[0]: the device string): never acknowledges a withdrawal
+ * (its handler does not run). It imports "g"; after go, the primary has
+ * withdrawn "g" and published a new "g" in the same slot: the old import,
+ * never unimported by a notification, must give ESTALE (the record's
+ * generation changed) and never read the new counter; a new import reads
+ * the new one.
+ */
+static int
+role_gen_mute(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t old, cur;
+	int ret = 1, rc;
+
+	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or device string");
+	mdevx_share_test_drop_acks(1);
+	dev = mdevx_share_dev_attach(argv[0]);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "g", MDEVX_SHARE_COUNTER, &old) == 0,
+		   "import: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_counter_query(dev, old, 0, 1, 0, &st) == 0 &&
+		   st.packets == s->packets[0][0], "query before the withdrawal");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	/* Not notified: the import is still live here; the registry alone decides. */
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 1, "live imports %u (the handler ran)",
+		   mdevx_share_dev_imports(dev));
+	memset(&st, 0, sizeof(st));
+	rc = mdevx_share_counter_query(dev, old, 0, 1, 0, &st);
+	ROLE_CHECK(rc == -ESTALE, "old import after the republish: %s (%" PRIu64
+		   " packets; the old counter had %" PRIu64 ", the new one %" PRIu64 ")",
+		   rc == 0 ? "success" : strerror(-rc), st.packets, s->packets[0][0],
+		   s->packets[1][0]);
+	ROLE_CHECK(st.packets != s->packets[1][0], "the old import read the new counter");
+	ROLE_CHECK(mdevx_share_import_obj(dev, old) == NULL && errno == ESTALE,
+		   "import_obj of the old import: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "g", MDEVX_SHARE_COUNTER, &cur) == 0,
+		   "new import: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_counter_query(dev, cur, 0, 1, 0, &st) == 0 &&
+		   st.packets == s->packets[1][0], "new import reads %" PRIu64, st.packets);
+	ROLE_CHECK(mdevx_share_counter_query(dev, old, 0, 1, 0, &st) == -ESTALE,
+		   "old import after the new one");
+	ROLE_CHECK(mdevx_share_unimport(dev, cur) == 0 && mdevx_share_unimport(dev, old) == 0,
+		   "unimport: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_gen_mute, role_gen_mute);
+
+/* A new bulk with @p packets on counter 0, published as @p name on @p dev. */
+static int
+publish_counter_traffic(struct mdevx_share_dev *dev, const char *name, uint64_t packets)
+{
+	struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
+
+	if (cnt == NULL)
+		return -1;
+	if (swdev_ctl_inject_traffic(ctl, DEV, obj_id(cnt), packets, packets * 64) != 0 ||
+	    mdevx_share_publish(dev, name, cnt) != 0) {
+		mdevx_obj_destroy(cnt);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+test_fault_mute_republish(void)
+{
+	/* One slot: the new record can only take the old one's. */
+	struct mdevx_share_conf conf = { .capacity = 1, .withdraw_timeout_ms = 300 };
+	struct share_sync *s = sync_mz->addr;
+	struct mdevx_share_rec_info info;
+	struct mdevx_share_dev *dev;
+	uint32_t idx0 = 0, idx1 = 1;
+	uint64_t gen0 = 0, gen1 = 0;
+	unsigned int acked = 99;
+	const char *args[1];
+	char devstr[128];
+	int rc = -1, rc_w = -1, rc_p = -1;
+	pid_t pid;
+
+	memset(s, 0, sizeof(*s));
+	s->packets[0][0] = 7;
+	s->packets[1][0] = 1000;
+	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 0), "devstr");
+	dev = mdevx_share_dev_open(devstr, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	if (publish_counter_traffic(dev, "g", s->packets[0][0]) != 0 ||
+	    mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "g", &info, &idx0, NULL) != 0) {
+		printf("publish: %s\n", strerror(errno));
+		goto out;
+	}
+	gen0 = info.generation;
+	args[0] = devstr;
+	pid = spawn_tracked("share_gen_mute", 1, args);
+	if (pid <= 0 || !wait_at_least(&s->ready, 1, WAIT_MS)) {
+		printf("secondary not ready\n");
+		goto out;
+	}
+	/* Waits its bound for the silent secondary, then destroys the counter. */
+	rc_w = mdevx_share_withdraw(dev, "g", &acked);
+	rc_p = publish_counter_traffic(dev, "g", s->packets[1][0]);
+	if (rc_p == 0 &&
+	    mdevx_share_reg_lookup(mdevx_share_dev_reg(dev), "g", &info, &idx1, NULL) == 0)
+		gen1 = info.generation;
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
+out:
+	/* closed before the verdicts: a failure leaves no device open behind */
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
+	TEST_ASSERT(rc_w == 0 && rc_p == 0, "withdraw %d, publish again %d", rc_w, rc_p);
+	TEST_ASSERT_EQUAL(acked, 0u, "the silent secondary acknowledged");
+	TEST_ASSERT(idx1 == idx0 && gen1 > gen0, "new record in slot %u gen %" PRIu64
+		    ", old one in slot %u gen %" PRIu64, idx1, gen1, idx0, gen0);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static struct unit_test_suite share_fault_suite = {
 	.suite_name = "mlx5 devx share faults",
 	.setup = share_suite_setup,
@@ -2684,6 +3238,8 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE(test_fault_ctx_closed_behind),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_secondary_close_busy),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_import_retry),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_import_obj_rewritten),
+		TEST_CASE(test_fault_mute_republish),
 		TEST_CASE(test_fault_primary_killed),
 		TEST_CASE(test_fault_primary_exits),
 		TEST_CASE(test_fault_exit_with_lock_held),
