@@ -363,13 +363,28 @@ test_option_errors(void)
 	const char *const *bad[] = { nogrp, nouser, hs0, mp0 };
 	unsigned int i;
 
-	printf("== access option errors\n");
+	static const char *const documented[] = { "--group", "--allow-uid", "--test-mode",
+						  "--handshake-timeout", "--max-pending" };
+	char cmd[600], help[8192];
+	size_t got = 0;
+	FILE *f;
+
+	printf("== access option errors, --help\n");
 	for (i = 0; i < 4; i++) {
 		int st = mp_run(bad[i], 10);
 
 		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s %s exits 2: %#x", bad[i][3],
 		      bad[i][4], st);
 	}
+	snprintf(cmd, sizeof(cmd), "'%s' --help", mp_daemon_bin);
+	f = popen(cmd, "r");
+	if (f != NULL) {
+		got = fread(help, 1, sizeof(help) - 1, f);
+		pclose(f);
+	}
+	help[got] = '\0';
+	for (i = 0; i < 5; i++)
+		CHECK(strstr(help, documented[i]) != NULL, "--help documents %s", documented[i]);
 }
 
 int
