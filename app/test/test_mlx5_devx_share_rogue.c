@@ -1,0 +1,1306 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx5_devx_share_rogue_autotest: libmdevx_share against processes of its
+ * own DPDK instance that do not play by the rules (issue 15, section 6).
+ *
+ * test_rogue_registry_writer (twice: the rogue acknowledges the close, or
+ * stops acknowledging and keeps writing through it)
+ *	a rogue secondary writes zeroes, 0xff, random bytes, each header
+ *	field, chain and free links, record fields and bit flips into the
+ *	registry memzone while an honest secondary imports, reads and
+ *	unimports, and the primary publishes, withdraws and closes. Every
+ *	withdrawal and the close succeed, the honest secondary only ever gets
+ *	0 or a documented errno and, when a query succeeds, the values of the
+ *	counter it imported; no process crashes or hangs; the device ends
+ *	with 0 objects.
+ * test_rogue_key_collision
+ *	two spellings of the device string with equal 32-bit FNV-1a hashes
+ *	(found by brute force), opened as two share devices: withdrawing one's
+ *	record revokes that device's import only.
+ * test_rogue_forged_withdrawal
+ *	a rogue secondary sends an honest one a WITHDRAW_ALL of their device
+ *	(right device string and cookie) straight to its EAL IPC socket, as
+ *	a one-way message and as a request: both are refused (not from the
+ *	primary, says the honest one's log), the import stays live; the
+ *	primary's own withdrawal then revokes it.
+ *
+ * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_memzone.h>
+
+#include <mdevx.h>
+#include <mdevx_share.h>
+#include <mdevx_share_internal.h>
+#include <mdevx_share_reg.h>
+#include <swdev_client.h>
+
+#include "process.h"
+#include "test.h"
+
+#define DEV "mlx5_0"
+#define DEVSTR "swdev:" DEV
+#define SYNC_MZ "mdevx_t_rogue_sync"
+#define CHILD_TIMEOUT_MS 60000
+#define WAIT_MS 20000
+#define NB_NAMES 16
+#define BULK 128
+#define SCRIBBLE_MS 4000	/* publish/withdraw rounds under the rogue, per variant */
+#define DEVSTR_LEN 128		/* device strings of libmdevx_share: < 128 characters */
+
+/* Shared between the test primary and its secondaries. */
+struct rogue_sync {
+	volatile uint32_t ready;
+	volatile uint32_t go;
+	volatile uint32_t closing;	/* the primary is about to close */
+	volatile uint32_t rogue_quiet;	/* the rogue stopped writing, or acknowledging */
+	volatile uint32_t stop;
+	volatile uint32_t forged;	/* the forged withdrawals were sent */
+	volatile int32_t holder_pid;
+	volatile uint32_t failed;	/* a secondary failed: the primary stops waiting */
+	/* the honest importer's account */
+	volatile uint64_t rounds, imports, queries, verified, refused;
+	volatile uint64_t rogue_rounds;
+	volatile uint64_t errs[7];	/* refusals, by documented errno (see documented()) */
+	/* key collision: the two spellings and their counters' traffic */
+	char devstr[2][DEVSTR_LEN];
+	uint64_t packets[2], bytes[2];
+};
+
+static struct swdev_ctl *ctl;
+static const struct rte_memzone *sync_mz;
+
+static struct rogue_sync *
+sync_area(void)
+{
+	const struct rte_memzone *mz = rte_memzone_lookup(SYNC_MZ);
+
+	return mz != NULL ? mz->addr : NULL;
+}
+
+/* Wait until *v >= want, up to ms milliseconds, or until a secondary failed. */
+static bool
+wait_at_least(volatile uint32_t *v, uint32_t want, unsigned int ms)
+{
+	const struct rogue_sync *s = sync_area();
+	uint64_t end = test_now_ms() + ms;
+
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want) {
+		if (test_now_ms() > end ||
+		    (s != NULL && __atomic_load_n(&s->failed, __ATOMIC_ACQUIRE) != 0))
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+static void
+sync_set(volatile uint32_t *v, uint32_t val)
+{
+	__atomic_store_n(v, val, __ATOMIC_RELEASE);
+}
+
+static uint64_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static uint64_t
+rnd_seed(void)
+{
+	uint64_t s = test_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+
+	return s != 0 ? s : 1;
+}
+
+static int
+device_total(uint32_t *total)
+{
+	struct swdev_counts c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = swdev_ctl_get_counts(ctl, DEV, 0, &c);
+	*total = c.total;
+	return rc;
+}
+
+static int
+wait_device_empty(unsigned int ms)
+{
+	uint64_t end = test_now_ms() + ms;
+	uint32_t total = UINT32_MAX;
+
+	do {
+		if (device_total(&total) != 0)
+			return -1;
+		if (total == 0)
+			return 0;
+		usleep(2000);
+	} while (test_now_ms() < end);
+	printf("%u objects left on " DEV "\n", total);
+	return -1;
+}
+
+static uint32_t
+obj_id(struct mdevx_obj *o)
+{
+	struct mdevx_obj_info oi;
+
+	return mdevx_obj_info(o, &oi) == 0 ? oi.id : UINT32_MAX;
+}
+
+/* The traffic of a counter bulk: its counter 0 reads these. */
+static uint64_t
+id_packets(uint32_t id)
+{
+	return (uint64_t)id * 3 + 1;
+}
+
+static uint64_t
+id_bytes(uint32_t id)
+{
+	return (uint64_t)id * 5 + 2;
+}
+
+/*
+ * A new bulk on @p dev with id-derived traffic on its counter 0 (or the
+ * given traffic), published as @p name. 0 or -1.
+ */
+static int
+publish_counter(struct mdevx_share_dev *dev, const char *name, const uint64_t *packets,
+		const uint64_t *bytes)
+{
+	struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), BULK);
+	uint32_t id;
+
+	if (cnt == NULL) {
+		printf("counter alloc: %s\n", strerror(errno));
+		return -1;
+	}
+	id = obj_id(cnt);
+	if (swdev_ctl_inject_traffic(ctl, DEV, id, packets != NULL ? *packets : id_packets(id),
+				     bytes != NULL ? *bytes : id_bytes(id)) != 0) {
+		printf("inject on counter %u failed\n", id);
+		mdevx_obj_destroy(cnt);
+		return -1;
+	}
+	if (mdevx_share_publish(dev, name, cnt) != 0) {
+		printf("publish %s: %s\n", name, strerror(errno));
+		mdevx_obj_destroy(cnt);
+		return -1;
+	}
+	return 0;
+}
+
+/* Children of the current case; the teardown kills those still running. */
+static pid_t children[8];
+static int nb_children;
+
+static pid_t
+spawn_tracked(const char *role, int argc, const char *const argv[])
+{
+	pid_t pid = test_mp_spawn(role, NULL, argc, argv);
+
+	if (pid > 0 && nb_children < (int)RTE_DIM(children))
+		children[nb_children++] = pid;
+	return pid;
+}
+
+static void
+reap_children(void)
+{
+	for (int i = 0; i < nb_children; i++) {
+		if (waitpid(children[i], NULL, WNOHANG) == 0) {
+			kill(children[i], SIGKILL);
+			waitpid(children[i], NULL, 0);
+		}
+	}
+	nb_children = 0;
+}
+
+/* Every child must exit 0: a signal (128 + n) or a timeout fails the case. */
+static int
+wait_children(void)
+{
+	int ret = TEST_SUCCESS;
+
+	for (int i = 0; i < nb_children; i++) {
+		int st = test_mp_wait(children[i], CHILD_TIMEOUT_MS);
+
+		if (st != 0) {
+			printf("child %d (pid %d) exited with %d%s\n", i, (int)children[i], st,
+			       st > 128 ? " (signal)" : st == TEST_MP_TIMEOUT ? " (timeout)" : "");
+			ret = TEST_FAILED;
+		}
+	}
+	nb_children = 0;
+	return ret;
+}
+
+/* A failed check says so to the primary, then leaves the role. */
+#define ROLE_CHECK(cond, ...) do {					\
+	if (!(cond)) {							\
+		struct rogue_sync *s_ = sync_area();			\
+									\
+		printf("[%d] %s:%d: ", (int)getpid(), __func__, __LINE__);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		fflush(stdout);						\
+		if (s_ != NULL)						\
+			__atomic_store_n(&s_->failed, 1, __ATOMIC_RELEASE); \
+		goto out;						\
+	}								\
+} while (0)
+
+/* What a reader of a registry the rogue writes into may be told. */
+static const int documented_errnos[] = {
+	ENOENT, EBADMSG, EAGAIN, ESTALE, ENODEV, EXDEV, EPROTOTYPE,
+};
+static const char *const documented_names[] = {
+	"ENOENT", "EBADMSG", "EAGAIN", "ESTALE", "ENODEV", "EXDEV", "EPROTOTYPE",
+};
+
+/* Is @p err documented? Counted in @p s when it is (s may be NULL). */
+static bool
+documented_count(int err, struct rogue_sync *s)
+{
+	for (unsigned int i = 0; i < RTE_DIM(documented_errnos); i++) {
+		if (err == documented_errnos[i]) {
+			if (s != NULL)
+				__atomic_add_fetch(&s->errs[i], 1, __ATOMIC_RELAXED);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+documented(int err)
+{
+	return documented_count(err, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fixture                                                             */
+/* ------------------------------------------------------------------ */
+
+static struct mdevx_share_dev *pdev[2];
+
+static int
+suite_setup(void)
+{
+	const char *sock = getenv("SWDEV_SOCKET");
+
+	if (sock == NULL) {
+		printf("SWDEV_SOCKET is not set: no software device to test on\n");
+		return TEST_SKIPPED;
+	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return TEST_SKIPPED;
+	ctl = swdev_ctl_open(sock);
+	TEST_ASSERT_NOT_NULL(ctl, "control channel: %s", strerror(errno));
+	sync_mz = rte_memzone_reserve(SYNC_MZ, sizeof(struct rogue_sync), SOCKET_ID_ANY, 0);
+	TEST_ASSERT_NOT_NULL(sync_mz, "sync memzone: %s", rte_strerror(rte_errno));
+	return TEST_SUCCESS;
+}
+
+static void
+suite_teardown(void)
+{
+	reap_children();
+	if (sync_mz != NULL)
+		rte_memzone_free(sync_mz);
+	sync_mz = NULL;
+	if (ctl != NULL)
+		swdev_ctl_close(ctl);
+	ctl = NULL;
+}
+
+static int
+case_setup(void)
+{
+	uint32_t total;
+
+	memset(sync_mz->addr, 0, sizeof(struct rogue_sync));
+	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT_EQUAL(total, 0, "device not empty before the case");
+	return TEST_SUCCESS;
+}
+
+static void
+case_teardown(void)
+{
+	struct rogue_sync *s = sync_mz->addr;
+
+	sync_set(&s->stop, 1);
+	sync_set(&s->go, 100);
+	/* A failed case: let the children say why and exit, then kill the rest. */
+	for (int i = 0; i < nb_children; i++)
+		test_mp_wait(children[i], 10000);
+	nb_children = 0;
+	for (int i = 0; i < 2; i++) {
+		if (pdev[i] != NULL && mdevx_share_dev_close(pdev[i]) != 0)
+			printf("share close: %s\n", strerror(errno));
+		pdev[i] = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Rogue registry writer                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What the rogue knows of the region: the layout of registry version 4
+ * (drivers/common/mlx5/share/mdevx_share_reg.c, struct reg_hdr and struct
+ * reg_rec). Nothing checks that it is right: a wrong guess only scribbles
+ * elsewhere.
+ */
+struct field {
+	uint16_t off, len;
+	const char *name;
+};
+
+static const struct field hdr_fields[] = {
+	{ 0, 8, "magic" }, { 8, 2, "version" }, { 10, 2, "rec_size" }, { 12, 4, "closed" },
+	{ 16, 4, "capacity" }, { 20, 4, "nb_buckets" }, { 24, 8, "buckets_off" },
+	{ 32, 8, "records_off" }, { 40, 8, "total_size" }, { 48, 8, "cookie" },
+	{ 56, 4, "count" }, { 60, 4, "reserved" },
+};
+
+#define REC_NEXT_OFF 4
+#define REC_STATE_OFF 22
+static const struct field rec_fields[] = {
+	{ 0, 4, "seq" }, { 4, 4, "next" }, { 8, 8, "checksum" }, { 16, 4, "hash" },
+	{ 20, 2, "kind" }, { 22, 2, "state" }, { 24, 8, "generation" }, { 32, 8, "cookie" },
+	{ 40, 4, "owner_pid" }, { 44, 4, "object_id" }, { 48, 4, "size_or_tirn" },
+	{ 52, 4, "export_len" }, { 56, 8, "rx_icm_addr" }, { 64, 48, "name" },
+	{ 112, 128, "export_buf" },
+};
+
+enum scribble_op {
+	SCR_ZERO,		/* a span of zeroes */
+	SCR_FF,			/* a span of 0xff */
+	SCR_RANDOM,		/* a span of random bytes */
+	SCR_HEADER,		/* one header field, in turn */
+	SCR_LINKS,		/* chain and free links, bucket heads */
+	SCR_RECORD,		/* one field of a record */
+	SCR_BITFLIP,		/* single bits anywhere */
+	SCR_NB
+};
+
+struct scribbler {
+	uint8_t *base;
+	size_t size;
+	uint8_t *buckets;	/* up to the records */
+	size_t buckets_len;
+	uint8_t *recs;
+	size_t rec_len;
+	uint32_t cap;
+	uint8_t hdr[64];	/* as the rogue found it */
+	uint64_t rng;
+	uint64_t done[SCR_NB];
+	unsigned int hdr_next;
+};
+
+/* A value to put in a field of @p len bytes (it holds @p cur). */
+static void
+field_value(struct scribbler *w, uint8_t *dst, size_t len)
+{
+	uint64_t v = 0, cur = 0;
+	uint8_t buf[128];
+
+	if (len > 8) {
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (uint8_t)rnd(&w->rng);
+		if (rnd(&w->rng) % 2 == 0)
+			memset(buf, rnd(&w->rng) % 2 ? 0 : 0xff, len);
+		memcpy(dst, buf, len);
+		return;
+	}
+	memcpy(&cur, dst, len);
+	switch (rnd(&w->rng) % 8) {
+	case 0:
+		v = 0;
+		break;
+	case 1:
+		v = UINT64_MAX;
+		break;
+	case 2:
+		v = cur + 1;
+		break;
+	case 3:
+		v = cur - 1;
+		break;
+	case 4:
+		v = w->cap + 1;		/* one past the end, as an index + 1 or a count */
+		break;
+	case 5:
+		v = 0x40000001;		/* a capacity whose bucket count overflows */
+		break;
+	case 6:
+		v = cur ^ (1ULL << (rnd(&w->rng) % (len * 8)));
+		break;
+	default:
+		v = rnd(&w->rng);
+		break;
+	}
+	memcpy(dst, &v, len);	/* little endian: the low bytes */
+}
+
+/* A link (index + 1) that leads nowhere good. */
+static uint32_t
+bad_link(struct scribbler *w, uint32_t self)
+{
+	switch (rnd(&w->rng) % 6) {
+	case 0:
+		return self + 1;			/* a loop onto itself */
+	case 1:
+		return w->cap + 1;			/* past the end */
+	case 2:
+		return UINT32_MAX;
+	case 3:
+		return 0;
+	case 4:
+		return (uint32_t)rnd(&w->rng);
+	default:
+		return (uint32_t)(rnd(&w->rng) % w->cap) + 1;	/* another slot */
+	}
+}
+
+static uint8_t *
+rec_at(struct scribbler *w, uint32_t idx)
+{
+	return w->recs + (size_t)idx * w->rec_len;
+}
+
+static void
+scribble_span(struct scribbler *w, int op)
+{
+	size_t off = rnd(&w->rng) % w->size;
+	size_t len = 1 + rnd(&w->rng) % 768;
+
+	if (len > w->size - off)
+		len = w->size - off;
+	if (op == SCR_ZERO) {
+		memset(w->base + off, 0, len);
+	} else if (op == SCR_FF) {
+		memset(w->base + off, 0xff, len);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			w->base[off + i] = (uint8_t)rnd(&w->rng);
+	}
+}
+
+static void
+scribble_links(struct scribbler *w)
+{
+	unsigned int n = 1 + rnd(&w->rng) % 8;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t a = (uint32_t)(rnd(&w->rng) % w->cap), link;
+		uint16_t state;
+
+		/* Free slots first (their links were the free list), then any. */
+		for (unsigned int t = 0; t < 4; t++) {
+			memcpy(&state, rec_at(w, a) + REC_STATE_OFF, sizeof(state));
+			if (state == 0)
+				break;
+			a = (uint32_t)(rnd(&w->rng) % w->cap);
+		}
+		link = bad_link(w, a);
+		memcpy(rec_at(w, a) + REC_NEXT_OFF, &link, sizeof(link));
+		if (link >= 1 && link <= w->cap && link - 1 != a && rnd(&w->rng) % 2 == 0) {
+			/* two slots that lead to each other */
+			uint32_t back = a + 1;
+
+			memcpy(rec_at(w, link - 1) + REC_NEXT_OFF, &back, sizeof(back));
+		}
+		if (w->buckets_len >= 4) {
+			size_t b = rnd(&w->rng) % (w->buckets_len / 4);
+
+			link = bad_link(w, a);
+			memcpy(w->buckets + 4 * b, &link, sizeof(link));
+		}
+	}
+}
+
+static void
+scribble_round(struct scribbler *w)
+{
+	int op = (int)(rnd(&w->rng) % SCR_NB);
+
+	switch (op) {
+	case SCR_ZERO:
+	case SCR_FF:
+	case SCR_RANDOM:
+		scribble_span(w, op);
+		break;
+	case SCR_HEADER: {
+		const struct field *f = &hdr_fields[w->hdr_next++ % RTE_DIM(hdr_fields)];
+
+		field_value(w, w->base + f->off, f->len);
+		break;
+	}
+	case SCR_LINKS:
+		scribble_links(w);
+		break;
+	case SCR_RECORD: {
+		const struct field *f = &rec_fields[rnd(&w->rng) % RTE_DIM(rec_fields)];
+
+		field_value(w, rec_at(w, (uint32_t)(rnd(&w->rng) % w->cap)) + f->off, f->len);
+		break;
+	}
+	default: {
+		unsigned int n = 1 + rnd(&w->rng) % 8;
+
+		for (unsigned int i = 0; i < n; i++) {
+			size_t bit = rnd(&w->rng) % (w->size * 8);
+
+			w->base[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		break;
+	}
+	}
+	w->done[op]++;
+	/*
+	 * Half the time the header goes back to what it was, so that readers
+	 * also meet scribbled records under a sound header (records come back
+	 * as the primary rewrites them).
+	 */
+	if (rnd(&w->rng) % 2 == 0)
+		memcpy(w->base, w->hdr, sizeof(w->hdr));
+}
+
+struct mz_find {
+	const void *addr;
+	size_t len;
+	bool found;
+};
+
+static void
+mz_find_cb(const struct rte_memzone *mz, void *arg)
+{
+	struct mz_find *f = arg;
+
+	if (strncmp(mz->name, "mdevx_sh_", 9) == 0 && mz->addr == f->addr && mz->len >= f->len)
+		f->found = true;
+}
+
+/*
+ * The rogue: attach (for the registry's address and to answer
+ * withdrawals), then write into the registry until told to stop. argv[0]:
+ * "ack", stop writing when the primary is about to close (it frees the
+ * memzone once everyone acknowledged); "mute", stop acknowledging instead
+ * and keep writing through the close (the unacknowledged primary keeps the
+ * memzone, marked closed) until the end.
+ */
+static int
+role_rogue_writer(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	bool mute = argc > 0 && strcmp(argv[0], "mute") == 0;
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_share_reg *reg;
+	struct scribbler w;
+	struct mz_find f;
+	size_t len;
+	int ret = 1;
+
+	memset(&w, 0, sizeof(w));
+	w.rng = rnd_seed();
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	reg = mdevx_share_dev_reg(dev);
+	ROLE_CHECK(reg != NULL, "no registry");
+	w.base = mdevx_share_reg_base(reg);
+	w.cap = mdevx_share_reg_capacity(reg);
+	w.size = mdevx_share_reg_size(w.cap);
+	ROLE_CHECK(w.base != NULL && w.size > 64, "registry of %u records", w.cap);
+	/* The same memory as the memzone walk finds it. */
+	f.addr = w.base;
+	f.len = w.size;
+	f.found = false;
+	rte_memzone_walk(mz_find_cb, &f);
+	ROLE_CHECK(f.found, "no mdevx_sh_ memzone at %p", (void *)w.base);
+	w.recs = mdevx_share_reg_raw_record(reg, 0, &w.rec_len);
+	ROLE_CHECK(w.recs != NULL && w.rec_len >= 256 &&
+		   w.recs + (size_t)w.cap * w.rec_len == w.base + w.size, "record array");
+	w.buckets = w.base + 64;
+	w.buckets_len = (size_t)(w.recs - w.buckets);
+	memcpy(w.hdr, w.base, sizeof(w.hdr));
+	len = w.size;
+	printf("[%d] rogue (%s): writing into %zu bytes at %p, %u records\n", (int)getpid(),
+	       mute ? "mute" : "ack", len, (void *)w.base, w.cap);
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	for (uint64_t n = 0;; n++) {
+		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
+			break;
+		if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) && !s->rogue_quiet) {
+			if (!mute) {
+				/* after this, the memzone may go back to the heap */
+				sync_set(&s->rogue_quiet, 1);
+				break;
+			}
+			mdevx_share_test_drop_acks(1);
+			sync_set(&s->rogue_quiet, 1);
+		}
+		scribble_round(&w);
+		__atomic_add_fetch(&s->rogue_rounds, 1, __ATOMIC_RELAXED);
+		/* bursts, with breaks in which the primary rewrites records */
+		if (n % 64 == 63)
+			usleep(5000);
+		else
+			usleep((useconds_t)(rnd(&w.rng) % 200));
+	}
+	printf("[%d] rogue: %" PRIu64 " zero, %" PRIu64 " 0xff, %" PRIu64 " random spans, %"
+	       PRIu64 " header fields, %" PRIu64 " link rounds, %" PRIu64 " record fields, %"
+	       PRIu64 " bit flip rounds\n", (int)getpid(), w.done[SCR_ZERO], w.done[SCR_FF],
+	       w.done[SCR_RANDOM], w.done[SCR_HEADER], w.done[SCR_LINKS], w.done[SCR_RECORD],
+	       w.done[SCR_BITFLIP]);
+	ROLE_CHECK(wait_at_least(&s->stop, 1, WAIT_MS), "no stop from the primary");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0) {
+		printf("[%d] rogue close: %s\n", (int)getpid(), strerror(errno));
+		ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_writer, role_rogue_writer);
+
+/*
+ * The honest secondary: import a random name, take its object, read its
+ * counter 0, unimport, until stop. Only 0 or documented errnos; a read
+ * that succeeds gives the traffic of the very counter imported. Every
+ * 16th import asks for a TIR, which no record is: it must never succeed.
+ */
+static int
+role_honest(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	uint64_t rng = rnd_seed(), n = 0;
+	mdevx_share_imp_t imp;
+	int ret = 1, rc;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		enum mdevx_share_kind kind = n++ % 16 == 15 ? MDEVX_SHARE_TIR : MDEVX_SHARE_COUNTER;
+		struct mdevx_counter_stats st;
+		struct mdevx_obj *obj;
+		uint32_t id = UINT32_MAX;
+		char name[16];
+
+		snprintf(name, sizeof(name), "c%u", (unsigned int)(rnd(&rng) % NB_NAMES));
+		__atomic_add_fetch(&s->rounds, 1, __ATOMIC_RELAXED);
+		rc = mdevx_share_import(dev, name, kind, &imp);
+		if (rc != 0) {
+			ROLE_CHECK(rc == -errno && documented_count(errno, s),
+				   "import %s: %d (%s)", name, rc, strerror(-rc));
+			__atomic_add_fetch(&s->refused, 1, __ATOMIC_RELAXED);
+			if (rc == -ENODEV)
+				usleep(100);	/* closed, or a scribbled flag: no spinning */
+			continue;
+		}
+		ROLE_CHECK(kind == MDEVX_SHARE_COUNTER, "%s imported as a TIR", name);
+		__atomic_add_fetch(&s->imports, 1, __ATOMIC_RELAXED);
+		obj = mdevx_share_import_obj(dev, imp);
+		if (obj != NULL)
+			id = obj_id(obj);
+		else
+			ROLE_CHECK(documented_count(errno, s), "import_obj %s: %s", name,
+				   strerror(errno));
+		rc = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+		if (rc == 0) {
+			__atomic_add_fetch(&s->queries, 1, __ATOMIC_RELAXED);
+			if (id != UINT32_MAX) {
+				ROLE_CHECK(st.packets == id_packets(id) && st.bytes == id_bytes(id),
+					   "%s, counter %u: %" PRIu64 "/%" PRIu64 ", want %" PRIu64
+					   "/%" PRIu64, name, id, st.packets, st.bytes,
+					   id_packets(id), id_bytes(id));
+				__atomic_add_fetch(&s->verified, 1, __ATOMIC_RELAXED);
+			}
+		} else {
+			ROLE_CHECK(documented_count(-rc, s), "query %s: %d (%s)", name, rc,
+				   strerror(-rc));
+		}
+		ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport %s: %s", name,
+			   strerror(errno));
+	}
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
+	/* The primary closed the device. */
+	rc = mdevx_share_import(dev, "c0", MDEVX_SHARE_COUNTER, &imp);
+	ROLE_CHECK(rc != 0 && documented(-rc), "import after the close: %d", rc);
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0) {
+		printf("[%d] honest close: %s\n", (int)getpid(), strerror(errno));
+		ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_honest, role_honest);
+
+static int
+rogue_writer_run(const char *variant)
+{
+	/*
+	 * A bound the honest secondary meets on a loaded 2-CPU machine: past
+	 * it, the object would be destroyed under its import (documented).
+	 */
+	struct mdevx_share_conf conf = { .capacity = 64, .withdraw_timeout_ms = 2000 };
+	struct rogue_sync *s = sync_mz->addr;
+	const char *argv[] = { variant };
+	bool published[NB_NAMES] = { false };
+	uint64_t rng = rnd_seed(), end, t0;
+	unsigned int nb_pub = 0, withdrawals = 0, publishes = 0, late = 0, acked;
+	uint32_t total;
+	char name[16];
+	int rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	for (unsigned int i = 0; i < NB_NAMES / 2; i++) {
+		snprintf(name, sizeof(name), "c%u", i);
+		TEST_ASSERT_SUCCESS(publish_counter(pdev[0], name, NULL, NULL), "publish");
+		published[i] = true;
+		nb_pub++;
+	}
+	/* The honest one attaches to a sound registry, then the rogue comes. */
+	TEST_ASSERT(spawn_tracked("rogue_honest", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "honest secondary not ready");
+	TEST_ASSERT(spawn_tracked("rogue_writer", 1, argv) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "rogue not ready");
+	t0 = test_now_ms();
+	end = t0 + SCRIBBLE_MS;
+	while (test_now_ms() < end) {
+		unsigned int i = (unsigned int)(rnd(&rng) % NB_NAMES);
+
+		snprintf(name, sizeof(name), "c%u", i);
+		if (published[i]) {
+			/* What it owns, from its own state: the memzone decides nothing. */
+			rc = mdevx_share_withdraw(pdev[0], name, &acked);
+			TEST_ASSERT_SUCCESS(rc, "withdraw %s: %s", name, strerror(-rc));
+			late += acked < 2;
+			published[i] = false;
+			nb_pub--;
+			withdrawals++;
+		} else {
+			TEST_ASSERT_SUCCESS(publish_counter(pdev[0], name, NULL, NULL),
+					    "publish %s", name);
+			published[i] = true;
+			nb_pub++;
+			publishes++;
+		}
+		TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev[0]), nb_pub, "records");
+		TEST_ASSERT(!s->failed, "a secondary failed");
+	}
+	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT_EQUAL(total, nb_pub, "objects on the device: %u, published %u", total,
+			  nb_pub);
+	sync_set(&s->closing, 1);
+	TEST_ASSERT(wait_at_least(&s->rogue_quiet, 1, WAIT_MS), "rogue did not answer");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left after the close");
+	if (strcmp(variant, "mute") == 0)
+		usleep(200 * 1000);	/* the rogue writes on into the closed registry */
+	sync_set(&s->stop, 1);
+	TEST_ASSERT_SUCCESS(wait_children(), "a secondary failed");
+	printf("%s: %u publishes, %u withdrawals (%u not acknowledged by both within the bound)"
+	       " in %" PRIu64 " ms; rogue rounds %" PRIu64
+	       "; honest: %" PRIu64 " rounds, %" PRIu64 " imports, %" PRIu64 " refused, %"
+	       PRIu64 " reads, %" PRIu64 " of them checked\n", variant, publishes, withdrawals,
+	       late, test_now_ms() - t0, s->rogue_rounds, s->rounds, s->imports, s->refused,
+	       s->queries, s->verified);
+	printf("%s: the honest secondary was told", variant);
+	for (unsigned int i = 0; i < RTE_DIM(documented_errnos); i++)
+		printf(" %s %" PRIu64, documented_names[i], s->errs[i]);
+	printf("\n");
+	TEST_ASSERT(s->rogue_rounds > 0 && s->verified > 0,
+		    "the rogue never wrote, or the honest secondary never read a counter");
+	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left");
+	return TEST_SUCCESS;
+}
+
+static int
+test_rogue_registry_writer_ack(void)
+{
+	return rogue_writer_run("ack");
+}
+
+static int
+test_rogue_registry_writer_mute(void)
+{
+	return rogue_writer_run("mute");
+}
+
+/* ------------------------------------------------------------------ */
+/* Two device strings with equal 32-bit keys                           */
+/* ------------------------------------------------------------------ */
+
+#define FNV_OFFSET 2166136261u
+#define FNV_PRIME 16777619u
+
+static uint32_t
+fnv1a(uint32_t h, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint8_t)p[i];
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+/*
+ * "swdev:<dir>/" + @p k tokens ("./" where @p mask has a 1, "/" where it
+ * has a 0) + "<sock>:<dev>": every one names the same socket file, and
+ * two masks never give the same string (each token ends with its '/').
+ */
+static int
+spelling(char *buf, size_t len, const char *sock, uint32_t k, uint32_t mask)
+{
+	const char *slash = strrchr(sock, '/');
+	size_t n;
+	int r;
+
+	r = snprintf(buf, len, "swdev:%.*s/", (int)(slash - sock), sock);
+	if (r < 0 || (size_t)r >= len)
+		return -1;
+	n = (size_t)r;
+	for (uint32_t j = 0; j < k; j++) {
+		r = snprintf(buf + n, len - n, "%s", (mask >> j) & 1 ? "./" : "/");
+		if (r < 0 || (size_t)r >= len - n)
+			return -1;
+		n += (size_t)r;
+	}
+	r = snprintf(buf + n, len - n, "%s:%s", slash + 1, DEV);
+	return r > 0 && (size_t)r < len - n ? 0 : -1;
+}
+
+/*
+ * Two spellings of the software device with equal FNV-1a hashes: the
+ * hashes of 2^k spellings in an open-addressing table until two meet
+ * (2^18 give about 8 pairs on average; k grows if none is found).
+ */
+static int
+find_collision(const char *sock, char a[DEVSTR_LEN], char b[DEVSTR_LEN])
+{
+	const char *slash = strrchr(sock, '/');
+	char prefix[DEVSTR_LEN], suffix[64];
+	uint64_t t0 = test_now_ms();
+
+	if (slash == NULL)
+		return -1;
+	snprintf(prefix, sizeof(prefix), "swdev:%.*s/", (int)(slash - sock), sock);
+	snprintf(suffix, sizeof(suffix), "%s:%s", slash + 1, DEV);
+	for (uint32_t k = 18; k <= 24; k += 2) {
+		size_t slots = (size_t)1 << (k + 1);
+		uint64_t *tab = calloc(slots, sizeof(*tab));	/* hash << 32 | mask + 1 */
+		uint32_t h0 = fnv1a(FNV_OFFSET, prefix, strlen(prefix));
+
+		/* The longest spelling must fit: a socket path, and a device string. */
+		if (tab == NULL || strlen(prefix) + 2 * k + strlen(suffix) >= DEVSTR_LEN ||
+		    (size_t)(slash - sock) + 1 + 2 * k + strlen(slash + 1) >=
+		    sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+			free(tab);
+			return -1;
+		}
+		for (uint32_t mask = 0; mask < (1u << k); mask++) {
+			uint32_t h = h0;
+			size_t i;
+
+			for (uint32_t j = 0; j < k; j++)
+				h = (mask >> j) & 1 ? fnv1a(h, "./", 2) : fnv1a(h, "/", 1);
+			h = fnv1a(h, suffix, strlen(suffix));
+			for (i = h & (slots - 1); tab[i] != 0; i = (i + 1) & (slots - 1)) {
+				uint32_t other = (uint32_t)tab[i] - 1;
+
+				if ((uint32_t)(tab[i] >> 32) != h)
+					continue;
+				free(tab);
+				printf("key %#010x for 2 of %u spellings, in %" PRIu64 " ms\n", h,
+				       mask + 1, test_now_ms() - t0);
+				return spelling(a, DEVSTR_LEN, sock, k, other) == 0 &&
+				       spelling(b, DEVSTR_LEN, sock, k, mask) == 0 ? 0 : -1;
+			}
+			tab[i] = (uint64_t)h << 32 | (mask + 1);
+		}
+		free(tab);
+	}
+	return -1;
+}
+
+/* Imports "c" of both spellings; after each withdrawal, checks who lost it. */
+static int
+role_pair(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev[2] = { NULL, NULL };
+	struct rogue_sync *s = sync_area();
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp[2];
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	for (int i = 0; i < 2; i++) {
+		dev[i] = mdevx_share_dev_attach(s->devstr[i]);
+		ROLE_CHECK(dev[i] != NULL, "attach %s: %s", s->devstr[i], strerror(errno));
+	}
+	ROLE_CHECK(dev[0] != dev[1], "one device for both spellings");
+	for (int i = 0; i < 2; i++) {
+		ROLE_CHECK(mdevx_share_import(dev[i], "c", MDEVX_SHARE_COUNTER, &imp[i]) == 0,
+			   "import on %c: %s", 'A' + i, strerror(errno));
+		ROLE_CHECK(mdevx_share_counter_query(dev[i], imp[i], 0, 1, 0, &st) == 0 &&
+			   st.packets == s->packets[i] && st.bytes == s->bytes[i],
+			   "%c reads %" PRIu64, 'A' + i, st.packets);
+	}
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	/* B's record was withdrawn: A's import is A's, live, with A's counter. */
+	ROLE_CHECK(mdevx_share_counter_query(dev[0], imp[0], 0, 1, 0, &st) == 0,
+		   "A's import after B's withdrawal: %s", strerror(errno));
+	ROLE_CHECK(st.packets == s->packets[0] && st.bytes == s->bytes[0],
+		   "A reads %" PRIu64 "/%" PRIu64 ", want %" PRIu64 "/%" PRIu64, st.packets,
+		   st.bytes, s->packets[0], s->bytes[0]);
+	ROLE_CHECK(mdevx_share_dev_imports(dev[0]) == 1, "A's imports: %u",
+		   mdevx_share_dev_imports(dev[0]));
+	ROLE_CHECK(mdevx_share_counter_query(dev[1], imp[1], 0, 1, 0, &st) == -ESTALE,
+		   "B's import is not stale");
+	ROLE_CHECK(mdevx_share_dev_imports(dev[1]) == 0, "B's imports: %u",
+		   mdevx_share_dev_imports(dev[1]));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 2, WAIT_MS), "no go from the primary");
+	ROLE_CHECK(mdevx_share_counter_query(dev[0], imp[0], 0, 1, 0, &st) == -ESTALE,
+		   "A's import after A's withdrawal is not stale");
+	for (int i = 0; i < 2; i++)
+		ROLE_CHECK(mdevx_share_unimport(dev[i], imp[i]) == 0, "unimport");
+	ret = 0;
+out:
+	for (int i = 0; i < 2; i++)
+		if (dev[i] != NULL && mdevx_share_dev_close(dev[i]) != 0 && ret == 0)
+			ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_pair, role_pair);
+
+static int
+test_rogue_key_collision(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 2000 };
+	struct rogue_sync *s = sync_mz->addr;
+	const char *sock = getenv("SWDEV_SOCKET");
+	struct mdevx_share_record rec;
+	unsigned int acked = 0;
+
+	TEST_ASSERT_SUCCESS(find_collision(sock, s->devstr[0], s->devstr[1]),
+			    "no two spellings with one key");
+	TEST_ASSERT(strcmp(s->devstr[0], s->devstr[1]) != 0 &&
+		    fnv1a(FNV_OFFSET, s->devstr[0], strlen(s->devstr[0])) ==
+		    fnv1a(FNV_OFFSET, s->devstr[1], strlen(s->devstr[1])), "not a collision");
+	printf("A: %s\nB: %s\n", s->devstr[0], s->devstr[1]);
+	for (int i = 0; i < 2; i++) {
+		pdev[i] = mdevx_share_dev_open(s->devstr[i], &conf);
+		TEST_ASSERT_NOT_NULL(pdev[i], "open %c: %s", 'A' + i, strerror(errno));
+		s->packets[i] = 1111u * (uint64_t)(i + 1);
+		s->bytes[i] = 64u * s->packets[i] + (uint64_t)i;
+		TEST_ASSERT_SUCCESS(publish_counter(pdev[i], "c", &s->packets[i], &s->bytes[i]),
+				    "publish on %c", 'A' + i);
+	}
+	TEST_ASSERT(spawn_tracked("rogue_pair", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev[1], "c", &acked), "withdraw on B");
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	TEST_ASSERT_SUCCESS(mdevx_share_lookup(pdev[0], "c", &rec), "A's record");
+	TEST_ASSERT(!rec.withdrawn, "A's record withdrawn");
+	sync_set(&s->go, 1);
+	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "secondary did not check");
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev[0], "c", &acked), "withdraw on A");
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	sync_set(&s->go, 2);
+	TEST_ASSERT_SUCCESS(wait_children(), "the secondary failed");
+	for (int i = 0; i < 2; i++) {
+		int rc = mdevx_share_dev_close(pdev[i]);
+
+		pdev[i] = NULL;
+		TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	}
+	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left");
+	return TEST_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* A withdrawal forged by a secondary                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * EAL's datagram on its IPC sockets (DPDK 22.11,
+ * lib/eal/common/eal_common_proc.c): struct mp_msg_internal { int type;
+ * struct rte_mp_msg msg; }, sent without the fds array, whose type is one
+ * of enum mp_type { MP_MSG, MP_REQ, MP_REP, MP_IGN }. EAL hands both a
+ * one-way message and a request to the action's handler.
+ */
+struct eal_mp_wire {
+	int type;
+	struct rte_mp_msg msg;
+};
+#define EAL_MP_MSG 0
+#define EAL_MP_REQ 1
+#define EAL_MP_WIRE_LEN (sizeof(struct eal_mp_wire) - sizeof(((struct rte_mp_msg *)NULL)->fds))
+#define NB_FORGED 2		/* the forgery as a one-way message, then as a request */
+
+/* What the handler logs when it refuses a withdrawal from another peer. */
+#define REFUSAL_LOG "not the primary"
+
+/* Occurrences of REFUSAL_LOG in the log file @p fd (read from its start). */
+static int
+refusals(int fd, char *text, size_t len)
+{
+	ssize_t n = pread(fd, text, len - 1, 0);
+	int count = 0;
+
+	text[n > 0 ? n : 0] = '\0';
+	for (const char *p = text; (p = strstr(p, REFUSAL_LOG)) != NULL; p++)
+		count++;
+	return count;
+}
+
+/* S: import "c", let R forge, check the import and the log, then the real withdrawal. */
+static int
+role_victim(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp;
+	FILE *log = tmpfile();
+	char text[8192];
+	int ret = 1, rc, nb = 0;
+	uint64_t end;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL && log != NULL, "no sync memzone or no log file");
+	/* What our handler logs goes to this file, to be read back. */
+	rte_openlog_stream(log);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "c", MDEVX_SHARE_COUNTER, &imp) == 0, "import: %s",
+		   strerror(errno));
+	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
+		   st.packets == s->packets[0], "query before the forgery");
+	s->holder_pid = getpid();
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->forged, 1, WAIT_MS), "no forgery");
+	/*
+	 * Withdrawals are one-way: nothing answers R. Our handler is done
+	 * with both forgeries once it logged both refusals (without the check
+	 * there are none: the import is looked at after 3 s).
+	 */
+	end = test_now_ms() + 3000;
+	while ((nb = refusals(fileno(log), text, sizeof(text))) < NB_FORGED &&
+	       test_now_ms() < end)
+		usleep(1000);
+	rc = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+	ROLE_CHECK(rc == 0, "query after the forged withdrawal: %d (%s)", rc, strerror(-rc));
+	ROLE_CHECK(st.packets == s->packets[0] && st.bytes == s->bytes[0],
+		   "reads %" PRIu64 " after the forged withdrawal", st.packets);
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 1, "imports: %u",
+		   mdevx_share_dev_imports(dev));
+	rte_openlog_stream(NULL);
+	printf("[%d] victim's log:\n%s", (int)getpid(), text);
+	ROLE_CHECK(nb == NB_FORGED, "%d refusals in the log, want %d", nb, NB_FORGED);
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	/* The primary's own withdrawal is obeyed. */
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	rc = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+	ROLE_CHECK(rc == -ESTALE, "query after the primary's withdrawal: %d", rc);
+	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports: %u",
+		   mdevx_share_dev_imports(dev));
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+	ret = 0;
+out:
+	rte_openlog_stream(NULL);
+	if (log != NULL)
+		fclose(log);
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_victim, role_victim);
+
+/* The IPC socket of process @p pid in our runtime directory. */
+static int
+mp_socket_of(pid_t pid, char *path, size_t len)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	char prefix[64];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int ret = -1;
+
+	if (d == NULL)
+		return -1;
+	snprintf(prefix, sizeof(prefix), "mp_socket_%d_", (int)pid);
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+			int n = snprintf(path, len, "%s/%s", dir, e->d_name);
+
+			ret = n > 0 && (size_t)n < len ? 0 : -1;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * R: attach (same device string and cookie as S), forge the primary's
+ * WITHDRAW_ALL and send it to S's socket from a socket of our own in the
+ * runtime directory: as a one-way message (what the primary sends), then
+ * as a request.
+ */
+static int
+role_forger(int argc, char **argv)
+{
+	struct sockaddr_un self = { .sun_family = AF_UNIX }, peer = { .sun_family = AF_UNIX };
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct eal_mp_wire out;
+	bool bound = false;
+	int ret = 1, fd = -1, n;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	memset(&out, 0, sizeof(out));
+	ROLE_CHECK(mdevx_share_test_withdraw_msg(dev, UINT32_MAX, 0, &out.msg) == 0, "forge");
+	ROLE_CHECK(mp_socket_of(s->holder_pid, peer.sun_path, sizeof(peer.sun_path)) == 0,
+		   "no IPC socket of pid %d", (int)s->holder_pid);
+	/* Not mp_socket_*: the primary's broadcasts must not come here. */
+	n = snprintf(self.sun_path, sizeof(self.sun_path), "%s/rogue_%d",
+		     rte_eal_get_runtime_dir(), (int)getpid());
+	ROLE_CHECK(n > 0 && (size_t)n < sizeof(self.sun_path), "socket path");
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ROLE_CHECK(fd >= 0, "socket: %s", strerror(errno));
+	unlink(self.sun_path);
+	ROLE_CHECK(bind(fd, (struct sockaddr *)&self, sizeof(self)) == 0, "bind: %s",
+		   strerror(errno));
+	bound = true;
+	for (int i = 0; i < NB_FORGED; i++) {
+		struct iovec iov = { .iov_base = &out, .iov_len = EAL_MP_WIRE_LEN };
+		struct msghdr mh = {
+			.msg_name = &peer, .msg_namelen = sizeof(peer),
+			.msg_iov = &iov, .msg_iovlen = 1,
+		};
+		ssize_t r;
+
+		out.type = i == 0 ? EAL_MP_MSG : EAL_MP_REQ;
+		r = sendmsg(fd, &mh, 0);
+		ROLE_CHECK(r == (ssize_t)EAL_MP_WIRE_LEN, "sendmsg to %s: %s", peer.sun_path,
+			   strerror(errno));
+	}
+	printf("[%d] forged WITHDRAW_ALL (%s) sent to %s as a message and as a request\n",
+	       (int)getpid(), out.msg.name, peer.sun_path);
+	sync_set(&s->forged, 1);
+	ROLE_CHECK(wait_at_least(&s->stop, 1, WAIT_MS), "no stop from the primary");
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (bound)
+		unlink(self.sun_path);
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_forger, role_forger);
+
+static int
+test_rogue_forged_withdrawal(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 2000 };
+	struct rogue_sync *s = sync_mz->addr;
+	unsigned int acked = 0;
+	int rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	s->packets[0] = 4242;
+	s->bytes[0] = 4242 * 64;
+	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", &s->packets[0], &s->bytes[0]),
+			    "publish");
+	TEST_ASSERT(spawn_tracked("rogue_victim", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "victim not ready");
+	TEST_ASSERT(spawn_tracked("rogue_forger", 0, NULL) > 0, "spawn");
+	if (!wait_at_least(&s->ready, 2, WAIT_MS)) {
+		sync_set(&s->stop, 1);
+		wait_children();
+		TEST_ASSERT(false, "the victim's import did not survive the forgery");
+	}
+	/* Both secondaries attached: both acknowledge the real one. */
+	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
+	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
+	TEST_ASSERT_EQUAL(acked, 2, "acknowledgements");
+	sync_set(&s->go, 1);
+	sync_set(&s->stop, 1);
+	TEST_ASSERT_SUCCESS(wait_children(), "a secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left");
+	return TEST_SUCCESS;
+}
+
+static struct unit_test_suite rogue_suite = {
+	.suite_name = "mlx5 devx share rogue processes",
+	.setup = suite_setup,
+	.teardown = suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_registry_writer_ack),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_registry_writer_mute),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_key_collision),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_withdrawal),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_share_rogue(void)
+{
+	return unit_test_suite_runner(&rogue_suite);
+}
+REGISTER_TEST_COMMAND(mlx5_devx_share_rogue_autotest, test_share_rogue);
