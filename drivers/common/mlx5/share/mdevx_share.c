@@ -597,16 +597,85 @@ peer_detach(const struct mp_param *req, const char *path)
 }
 
 /*
+ * Secondary: acknowledgements go out from a thread of their own, never
+ * from EAL's IPC thread. EAL sends with a blocking call: an IPC thread
+ * blocked sending to the primary's full socket queue stops reading its
+ * own, and the primary's IPC thread, blocked answering an attach into
+ * that full queue, stops reading the acknowledgements (a deadlock seen in
+ * the attach-during-withdrawals test). With this thread the IPC thread of
+ * a secondary never sends to the primary and always drains its queue.
+ */
+#define ACK_QUEUE 64
+
+static struct mp_param ack_q[ACK_QUEUE];
+static unsigned int ack_first, ack_count;	/* ack_lock */
+static pid_t ack_pid;				/* the process that has the thread */
+static pthread_mutex_t ack_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ack_cond = PTHREAD_COND_INITIALIZER;
+
+static void *
+ack_sender(void *arg)
+{
+	RTE_SET_USED(arg);
+	for (;;) {
+		struct rte_mp_msg msg;
+		struct mp_param a;
+
+		pthread_mutex_lock(&ack_lock);
+		while (ack_count == 0)
+			pthread_cond_wait(&ack_cond, &ack_lock);
+		a = ack_q[ack_first];
+		ack_first = (ack_first + 1) % ACK_QUEUE;
+		ack_count--;
+		pthread_mutex_unlock(&ack_lock);
+		mp_msg_pack(&msg, MP_ACTION, &a);
+		if (rte_mp_sendmsg(&msg) != 0)
+			SHARE_LOG(WARNING, "%s: acknowledging a withdrawal failed: %s", a.devstr,
+				  rte_strerror(rte_errno));
+	}
+	return NULL;
+}
+
+/* Queue acknowledgement @p a for the sender thread (started on first use). */
+static void
+ack_post(const struct mp_param *a)
+{
+	pthread_mutex_lock(&ack_lock);
+	if (ack_pid != getpid()) {	/* first use, or a child forked without it */
+		pthread_t t;
+
+		ack_first = ack_count = 0;
+		if (pthread_create(&t, NULL, ack_sender, NULL) != 0) {
+			pthread_mutex_unlock(&ack_lock);
+			SHARE_LOG(ERR, "%s: no thread for acknowledgements: not acknowledged",
+				  a->devstr);
+			return;
+		}
+		pthread_detach(t);
+		ack_pid = getpid();
+	}
+	if (ack_count == ACK_QUEUE) {
+		/* the primary stopped reading: its wait for this one ends at its bound */
+		SHARE_LOG(WARNING, "%s: %u acknowledgements waiting: one dropped", a->devstr,
+			  ACK_QUEUE);
+	} else {
+		ack_q[(ack_first + ack_count) % ACK_QUEUE] = *a;
+		ack_count++;
+		pthread_cond_signal(&ack_cond);
+	}
+	pthread_mutex_unlock(&ack_lock);
+}
+
+/*
  * Secondary: a withdrawal notification (one-way). Only the primary's
  * counts. Unimport, then acknowledge with a one-way message of our own
- * that names the notification: the primary waits for the secondaries
- * that attached the device, and nobody else.
+ * that names the notification (ack_post()): the primary waits for the
+ * secondaries that attached the device, and nobody else.
  */
 static int
 mp_withdraw(const struct mp_param *req, const char *peer)
 {
 	struct mdevx_share_dev *dev;
-	struct rte_mp_msg msg;
 	struct mp_param ack;
 	unsigned int delay_ms;
 
@@ -640,10 +709,7 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 	ack.cookie = req->cookie;
 	ack.seq = req->seq;
 	memcpy(ack.devstr, req->devstr, sizeof(ack.devstr));
-	mp_msg_pack(&msg, MP_ACTION, &ack);
-	if (rte_mp_sendmsg(&msg) != 0)
-		SHARE_LOG(WARNING, "%s: acknowledging a withdrawal failed: %s", req->devstr,
-			  rte_strerror(rte_errno));
+	ack_post(&ack);
 	return 0;
 }
 
