@@ -89,9 +89,9 @@ if [ "$quick" -eq 0 ]; then
 				-Drdma_core_compat=native >/dev/null &&
 			ninja -C '$top/build-rdma63' >/dev/null"
 	fi
-	if [ -x "$top/devtools/fuzz-swdev.sh" ] && command -v clang >/dev/null; then
-		step "libFuzzer run of the software device decoder (${FUZZ_SECONDS:-30} s)" \
-			"$top/devtools/fuzz-swdev.sh" "${FUZZ_SECONDS:-30}"
+	if [ -x "$top/devtools/fuzz-long.sh" ] && command -v clang >/dev/null; then
+		step "libFuzzer run of every fuzz target (${FUZZ_SECONDS:-20} s each)" \
+			"$top/devtools/fuzz-long.sh" "${FUZZ_SECONDS:-20}"
 	fi
 fi
 
