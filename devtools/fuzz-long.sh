@@ -15,8 +15,8 @@
 #                    CC=clang -Dfuzz=enabled when it does not exist)
 #   FUZZ_CORPUS_DIR  corpora, one directory per target (default
 #                    <build>/fuzz-corpus.d); an empty one is seeded with
-#                    <target>_standalone --emit DIR 2000 when that exists and
-#                    there is no corpus in the source tree
+#                    <target>_standalone --emit DIR 2000 when that driver
+#                    offers --emit and there is no corpus in the source tree
 #   FUZZ_ARGS        more libFuzzer options for every target
 # Per target, next to its sources (<dir> is its folder, e.g. test/fuzz):
 #   <dir>/<target>.options      libFuzzer options, whitespace separated
@@ -52,6 +52,10 @@ if [ ! -f "$build/build.ninja" ]; then
 	CC=clang meson setup "$build" "$top" -Dfuzz=enabled >/dev/null ||
 		{ echo "fuzz-long: meson setup $build failed" >&2; exit 2; }
 fi
+
+# Regenerate after a meson.build change, so that a new target is listed.
+ninja -C "$build" build.ninja >/dev/null ||
+	{ echo "fuzz-long: meson could not regenerate $build" >&2; exit 2; }
 
 # Every fuzz_* executable of the build, by path, but the standalone drivers.
 all_targets() {
@@ -90,7 +94,8 @@ for path in "${paths[@]}"; do
 	seeds=()
 	[ -d "$srcdir/corpus/$name" ] && seeds=("$srcdir/corpus/$name")
 	if [ "${#seeds[@]}" -eq 0 ] && [ -z "$(ls -A "$corpus")" ] &&
-	   ninja -C "$build" "${path}_standalone" >/dev/null 2>&1; then
+	   ninja -C "$build" "${path}_standalone" >/dev/null 2>&1 &&
+	   "$build/${path}_standalone" --help 2>/dev/null | grep -q -- '--emit'; then
 		"$build/${path}_standalone" --emit "$corpus" 2000 --seed 1 >/dev/null 2>&1 ||
 			echo "fuzz-long: $name: no seed corpus (${name}_standalone --emit failed)"
 	fi

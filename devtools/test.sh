@@ -90,8 +90,8 @@ if [ "$quick" -eq 0 ]; then
 			ninja -C '$top/build-rdma63' >/dev/null"
 	fi
 	if [ -x "$top/devtools/fuzz-long.sh" ] && command -v clang >/dev/null; then
-		step "libFuzzer run of every fuzz target (${FUZZ_SECONDS:-20} s each)" \
-			"$top/devtools/fuzz-long.sh" "${FUZZ_SECONDS:-20}"
+		step "libFuzzer run of every fuzz target (${FUZZ_SECONDS:-15} s each)" \
+			"$top/devtools/fuzz-long.sh" "${FUZZ_SECONDS:-15}"
 	fi
 fi
 
