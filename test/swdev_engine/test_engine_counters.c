@@ -658,6 +658,69 @@ test_alloc_model(void)
 	swdev_engine_destroy(eng);
 }
 
+/*
+ * The edges of the id space, reached by setting allocation bits directly
+ * (the device limit keeps the allocator away from them): no aligned free
+ * range is NO_RES (CNT_NO_RANGE) and creates nothing, even when the only
+ * candidate left is the last range of the space (which is taken when it
+ * is free); a single counter at the last id is freed; ids at and past the
+ * end of the space are no counters.
+ */
+static void
+test_alloc_space_edges(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	const uint32_t space = 2 * SWDEV_CNT_CHUNK;
+	struct swdev_counters *c;
+	struct swdev_obj_info info;
+	struct swdev_limits lim;
+	struct swdev_counts cnt;
+	struct swdev_file *f;
+	uint8_t out[16];
+	uint32_t q = space / 4;
+
+	swdev_limits_default(&lim);
+	lim.max_flow_counters = SWDEV_CNT_CHUNK;
+	swdev_engine_add_device(eng, T_DEV, &lim);
+	c = &eng->devs[0]->cnt;
+	CHECK_EQ(c->space, space);
+	f = swdev_file_open(eng, T_DEV);
+	/* one id taken in each quarter: no range of a quarter */
+	c->used[q / 64] |= 1;
+	c->used[2 * q / 64] |= 1;
+	c->used[3 * q / 64] |= 1;
+	CHECK_EQ(t_alloc_counter(f, 0, SWDEV_CNT_CHUNK_SHIFT - 1, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_NO_RES_ERR);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_NO_RANGE);
+	CHECK_EQ(swdev_ctl_counts(eng, T_DEV, 0, &cnt), 0);
+	CHECK_EQ(cnt.by_kind[SWDEV_KIND_FLOW_COUNTER], 0);
+	CHECK_EQ(c->allocated, 0);
+	/* the last quarter free again: taken, ending at the end of the space */
+	c->used[3 * q / 64] &= ~1ull;
+	CHECK_EQ(t_alloc_counter(f, 0, SWDEV_CNT_CHUNK_SHIFT - 1, out, &info), 0);
+	CHECK_EQ(info.object_id, 3 * q);
+	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
+	CHECK(!swdev_counter_is_allocated(c, 3 * q));
+	CHECK(!swdev_counter_is_allocated(c, space - 1));
+	/* every id taken but the last: a single counter gets it, and gives it back */
+	memset(c->used, 0xff, space / 8);
+	c->used[space / 64 - 1] &= ~(1ull << 63);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &info), 0);
+	CHECK_EQ(info.object_id, space - 1);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, space - 1, 1, 1), 0);
+	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
+	CHECK(!swdev_counter_is_allocated(c, space - 1));
+	CHECK_EQ(c->allocated, 0);
+	memset(c->used, 0, space / 8);
+	c->used[0] = 1;
+	/* past the end */
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, space, 1, 1), ENOENT);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, space + 1, 1, 1), ENOENT);
+	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, UINT32_MAX, 1, 1), ENOENT);
+	CHECK(!swdev_counter_is_allocated(c, space));
+	swdev_engine_destroy(eng);
+}
+
 static void
 test_query_limit(void)
 {
@@ -776,6 +839,7 @@ main(void)
 	test_alloc();
 	test_id_space();
 	test_alloc_model();
+	test_alloc_space_edges();
 	test_pd_and_uid();
 	test_query();
 	test_query_boundary();
