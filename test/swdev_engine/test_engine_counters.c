@@ -663,8 +663,9 @@ test_alloc_model(void)
  * (the device limit keeps the allocator away from them): no aligned free
  * range is NO_RES (CNT_NO_RANGE) and creates nothing, even when the only
  * candidate left is the last range of the space (which is taken when it
- * is free); a single counter at the last id is freed; ids at and past the
- * end of the space are no counters.
+ * is free); a single counter at the last id is freed, and with every id
+ * taken a single is NO_RES too; ids at and past the end of the space are
+ * no counters.
  */
 static void
 test_alloc_space_edges(void)
@@ -711,6 +712,10 @@ test_alloc_space_edges(void)
 	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
 	CHECK(!swdev_counter_is_allocated(c, space - 1));
 	CHECK_EQ(c->allocated, 0);
+	/* every id taken: not even a single counter */
+	c->used[space / 64 - 1] = UINT64_MAX;
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, NULL), EREMOTEIO);
+	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_NO_RANGE);
 	memset(c->used, 0, space / 8);
 	c->used[0] = 1;
 	/* past the end */
