@@ -104,6 +104,10 @@ test_basic(void)
 	CHECK(out.object_id == info.object_id && out.rx_icm_addr == info.rx_icm_addr);
 	CHECK(out.export_len == 32 && memcmp(out.export_buf, info.export_buf, 32) == 0);
 	CHECK(strcmp(out.name, "ctr0") == 0 && out.kind == info.kind);
+	CHECK(out.owner_pid == info.owner_pid && out.cookie == info.cookie &&
+	      out.size_or_tirn == info.size_or_tirn);
+	CHECK(mdevx_share_reg_lookup(reg, "ctr0", NULL, NULL, NULL) == EINVAL);
+	CHECK(mdevx_share_reg_lookup(NULL, "ctr0", &out, NULL, NULL) == EINVAL);
 	CHECK(mdevx_share_reg_lookup(reg, "ctr1", &out, NULL, NULL) == ENOENT);
 	CHECK(mdevx_share_reg_lookup(reg, "", &out, NULL, NULL) == EINVAL);
 	CHECK(mdevx_share_reg_lookup(reg, NULL, &out, NULL, NULL) == EINVAL);
@@ -139,6 +143,38 @@ test_basic(void)
 	info.export_len = MDEVX_SHARE_EXPORT_MAX + 1;
 	snprintf(info.name, sizeof(info.name), "big");
 	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == EINVAL);
+	/* the largest buffer a record holds, whole */
+	info.export_len = MDEVX_SHARE_EXPORT_MAX;
+	memset(info.export_buf, 0x5a, sizeof(info.export_buf));
+	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == 0);
+	CHECK(mdevx_share_reg_lookup(reg, "big", &out, NULL, NULL) == 0);
+	CHECK(out.export_len == MDEVX_SHARE_EXPORT_MAX &&
+	      memcmp(out.export_buf, info.export_buf, MDEVX_SHARE_EXPORT_MAX) == 0);
+	/*
+	 * A name is its bytes up to the NUL: what lies after the NUL in the
+	 * caller's buffer does not count (names of every length mod 8).
+	 */
+	for (size_t nlen = 1; nlen <= 17; nlen++) {
+		char a[64], b[64];
+
+		memset(a, 'p', sizeof(a));
+		memset(b, 'q', sizeof(b));
+		for (size_t i = 0; i < nlen; i++)
+			a[i] = b[i] = (char)('A' + i);
+		a[nlen] = b[nlen] = '\0';
+		memset(&info, 0, sizeof(info));
+		memcpy(info.name, a, sizeof(info.name));
+		info.export_len = 8;
+		if (mdevx_share_reg_count(reg) == cap)
+			break;
+		CHECK(mdevx_share_reg_publish(reg, &info, &idx2, NULL) == 0);
+		CHECK(mdevx_share_reg_lookup(reg, b, &out, NULL, NULL) == 0);
+		CHECK(mdevx_share_reg_withdraw(reg, idx2, out.generation, NULL) == 0);
+		CHECK(mdevx_share_reg_release(reg, idx2) == 0);
+	}
+	CHECK(mdevx_share_reg_owner_find(reg, "big", &idx2, &gen2, NULL) == 0);
+	CHECK(mdevx_share_reg_withdraw(reg, idx2, gen2, NULL) == 0);
+	CHECK(mdevx_share_reg_release(reg, idx2) == 0);
 
 	/* Withdraw: generation bumps, old generation is stale. */
 	CHECK(mdevx_share_reg_check(reg, idx, gen) == 0);
@@ -165,6 +201,13 @@ test_basic(void)
 	CHECK(mdevx_share_reg_release(reg, idx) == 0);
 	CHECK(mdevx_share_reg_release(reg, idx) == EINVAL);
 	CHECK(mdevx_share_reg_lookup(reg, "ctr0", &out, NULL, NULL) == ENOENT);
+	/* the freed slot reads as such (its write window closed) */
+	CHECK(mdevx_share_reg_read(reg, idx, &out) == 0 && out.state == MDEVX_SHARE_REC_FREE);
+	CHECK(mdevx_share_reg_withdraw(reg, cap, 1, NULL) == EINVAL);
+	CHECK(mdevx_share_reg_release(reg, cap) == EINVAL);
+	CHECK(mdevx_share_reg_read(reg, cap, &out) == EINVAL);
+	CHECK(mdevx_share_reg_check(reg, cap, 1) == EINVAL);
+	CHECK(mdevx_share_reg_raw_record(reg, cap, NULL) == NULL);
 	CHECK(mdevx_share_reg_count(reg) == 1);
 
 	/* Slot reuse never brings an old generation back. */
@@ -191,6 +234,7 @@ test_basic(void)
 	}
 	mdevx_share_reg_free(rd);
 	mdevx_share_reg_free(reg);
+	mdevx_share_reg_free(NULL);
 	munmap(mem, len);
 }
 
@@ -259,6 +303,15 @@ test_corruption_and_dead_writer(void)
 		CHECK(mdevx_share_reg_read(reg, idx, &out) == EBADMSG);
 		raw[at] ^= 0x10;
 	}
+	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
+	/*
+	 * The rest of the name's last word, after its NUL (record byte 70 for
+	 * "tir-a"): a flipped bit there is a corrupted record (EBADMSG), not
+	 * another name (ENOENT).
+	 */
+	raw[70] ^= 0x01;
+	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == EBADMSG);
+	raw[70] ^= 0x01;
 	CHECK(mdevx_share_reg_lookup(reg, "tir-a", &out, NULL, NULL) == 0);
 	/*
 	 * The export length (record bytes 52..55) is covered: a changed one,
