@@ -712,12 +712,25 @@ test_alloc_space_edges(void)
 	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
 	CHECK(!swdev_counter_is_allocated(c, space - 1));
 	CHECK_EQ(c->allocated, 0);
+	/*
+	 * again with the search hint at the last id, as after allocating every
+	 * id below it in turn (taking the last id moves the hint to the end of
+	 * the bitmap, not past it), and once more after the free
+	 */
+	c->hint = space - 1;
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &info), 0);
+	CHECK_EQ(info.object_id, space - 1);
+	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
+	CHECK_EQ(t_alloc_counter(f, 0, 0, out, &info), 0);
+	CHECK_EQ(info.object_id, space - 1);
+	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
 	/* every id taken: not even a single counter */
 	c->used[space / 64 - 1] = UINT64_MAX;
 	CHECK_EQ(t_alloc_counter(f, 0, 0, out, NULL), EREMOTEIO);
 	CHECK_EQ(t_syndrome(out), SWDEV_SYND_CNT_NO_RANGE);
 	memset(c->used, 0, space / 8);
 	c->used[0] = 1;
+	c->hint = 1;
 	/* past the end */
 	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, space, 1, 1), ENOENT);
 	CHECK_EQ(swdev_ctl_inject(eng, T_DEV, space + 1, 1, 1), ENOENT);
