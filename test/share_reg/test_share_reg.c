@@ -169,6 +169,7 @@ test_basic(void)
 			break;
 		CHECK(mdevx_share_reg_publish(reg, &info, &idx2, NULL) == 0);
 		CHECK(mdevx_share_reg_lookup(reg, b, &out, NULL, NULL) == 0);
+		CHECK(strlen(out.name) == nlen && strcmp(out.name, b) == 0);
 		CHECK(mdevx_share_reg_withdraw(reg, idx2, out.generation, NULL) == 0);
 		CHECK(mdevx_share_reg_release(reg, idx2) == 0);
 	}
@@ -224,6 +225,9 @@ test_basic(void)
 	fill_info(&info, "one-too-many", 3);
 	CHECK(mdevx_share_reg_publish(reg, &info, NULL, NULL) == ENOSPC);
 	CHECK(mdevx_share_reg_count(reg) == cap);
+	/* the writer's own view of every slot, the last one too */
+	for (uint32_t i = 0; i < cap; i++)
+		CHECK(mdevx_share_reg_owner_slot(reg, i, NULL) == MDEVX_SHARE_REC_PUBLISHED);
 	{
 		int64_t i = -1;
 		uint32_t seen = 0;
@@ -236,6 +240,40 @@ test_basic(void)
 	mdevx_share_reg_free(reg);
 	mdevx_share_reg_free(NULL);
 	munmap(mem, len);
+}
+
+/*
+ * Views at the edge: one of the last slot is current until the record
+ * changes; one that names a slot past the registry (a caller's bug or a
+ * scribbled copy) is never current and reads nothing (the registry lies in
+ * heap memory of its exact size here: ASan sees a read past it).
+ */
+static void
+test_view_edges(void)
+{
+	uint32_t cap = 4, idx = 0;
+	size_t len = mdevx_share_reg_size(cap);
+	void *mem = aligned_alloc(64, (len + 63) & ~(size_t)63);
+	struct mdevx_share_reg *reg = mdevx_share_reg_init(mem, len, cap, 3);
+	struct mdevx_share_rec_info info;
+	struct mdevx_share_rec_view v;
+	char name[16];
+
+	CHECK(reg != NULL);
+	for (uint32_t i = 0; i < cap; i++) {
+		snprintf(name, sizeof(name), "v%u", i);
+		fill_info(&info, name, i);
+		CHECK(mdevx_share_reg_publish(reg, &info, &idx, NULL) == 0);
+	}
+	CHECK(idx == cap - 1);		/* the free list hands slots out in order */
+	CHECK(mdevx_share_reg_find(reg, name, &v) == 0 && v.idx == cap - 1);
+	CHECK(mdevx_share_reg_view_current(reg, &v));
+	v.idx = cap;
+	CHECK(!mdevx_share_reg_view_current(reg, &v));
+	v.idx = UINT32_MAX;
+	CHECK(!mdevx_share_reg_view_current(reg, &v));
+	mdevx_share_reg_free(reg);
+	free(mem);
 }
 
 /* A closed registry: every read gives ENODEV (or ends), nothing else changes. */
@@ -743,6 +781,7 @@ int
 main(void)
 {
 	test_basic();
+	test_view_edges();
 	test_corruption_and_dead_writer();
 	test_closed();
 	test_corrupted_chain();
