@@ -190,7 +190,7 @@ struct swdev_server {
 	struct ent *pend_tail;
 	unsigned int npending;
 	unsigned int nctls;		/* control connections of allowed peers */
-	volatile int stop;
+	int stop;			/* atomic: swdev_server_stop() from any thread */
 };
 
 static uint64_t
@@ -284,6 +284,13 @@ ep_add(struct swdev_server *srv, struct ent *e, uint32_t events)
 	if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, e->fd, &ev) < 0)
 		return errno;
 	return 0;
+}
+
+/* swdev_server_stop() was called (from this thread or another). */
+static inline bool
+server_stopping(const struct swdev_server *srv)
+{
+	return __atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE) != 0;
 }
 
 static void
@@ -713,7 +720,7 @@ chan_readable(struct swdev_server *srv, struct chan *ch)
 		 * round. A client that keeps its channel full (large socket
 		 * buffers) stalls only itself, and a stop is seen.
 		 */
-		if (++frames == SWDEV_FRAMES_PER_EVENT || srv->stop)
+		if (++frames == SWDEV_FRAMES_PER_EVENT || server_stopping(srv))
 			return;
 	}
 }
@@ -1560,7 +1567,7 @@ swdev_server_stop(struct swdev_server *srv)
 {
 	uint64_t one = 1;
 
-	srv->stop = 1;
+	__atomic_store_n(&srv->stop, 1, __ATOMIC_RELEASE);
 	if (write(srv->wake.fd, &one, sizeof(one)) < 0) {
 		/* The counter is already non-zero: the loop wakes anyway. */
 	}
@@ -1603,7 +1610,7 @@ swdev_server_run(struct swdev_server *srv)
 {
 	struct epoll_event evs[MAX_EVENTS];
 
-	while (!srv->stop) {
+	while (!server_stopping(srv)) {
 		int i, n = epoll_wait(srv->epfd, evs, MAX_EVENTS, next_timeout_ms(srv));
 
 		if (n < 0) {
@@ -1612,7 +1619,7 @@ swdev_server_run(struct swdev_server *srv)
 			swdev_log(SWDEV_LOG_ERR, "epoll_wait: %s", strerror(errno));
 			return errno;
 		}
-		for (i = 0; i < n && !srv->stop; i++) {
+		for (i = 0; i < n && !server_stopping(srv); i++) {
 			struct ent *e = evs[i].data.ptr;
 			uint32_t ev = evs[i].events;
 

@@ -192,15 +192,6 @@ mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len)
  */
 #define BUF_LD(type, buf, off) buf_ld_##type((const uint8_t *)(buf) + (off))
 
-static inline uint16_t
-buf_ld_uint16_t(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static inline uint32_t
 buf_ld_uint32_t(const uint8_t *p)
 {
