@@ -15,19 +15,29 @@
  *
  * Withdrawal (mdevx_share_withdraw(), primary): the record is marked
  * withdrawn and its generation bumped, the secondaries are notified over
- * rte_mp and unimport what they imported of it, the primary waits for
- * their acknowledgements up to a bound, then destroys the object. An
- * import used after its record was withdrawn fails with ESTALE.
+ * rte_mp and unimport what they imported of it, the primary waits up to a
+ * bound for the acknowledgements of the secondaries that attached the
+ * device (no other process), then destroys the object. An import used
+ * after its record was withdrawn fails with ESTALE.
+ *
+ * The registry memzone is input: any process of the instance can write
+ * any byte of it. Each process keeps the registry's structure, and the
+ * primary what it published, in private memory: a scribbled memzone costs
+ * lookups and imports an errno (EBADMSG, EAGAIN, ENOENT, ENODEV), never a
+ * crash, and never the primary the control of its objects.
  *
  * @par Errors
  * int functions return 0 or a negative errno (and set errno); pointer
  * functions return NULL and set errno. Common values:
  * - EINVAL: NULL or invalid argument;
  * - ENAMETOOLONG: name longer than MDEVX_SHARE_NAME_MAX;
- * - ENOENT: no record of that name; or a handle that is not a live import;
+ * - ENOENT: no record of that name; a handle that is not a live import; or
+ *   a device handle that is not open (closed already), from every call;
  * - EEXIST: a record of that name exists, or the object is published
  *   already under another name (publish);
- * - ENOSPC: the registry is full (publish);
+ * - ENOSPC: the registry is full (publish); 64 devices open or attached in
+ *   the process (open, attach); 64 secondaries attached to the device
+ *   already (attach);
  * - EPROTOTYPE: the record or object is of another kind than asked;
  * - EXDEV: the record belongs to another instance or uverbs file (cookie);
  * - EBADMSG: the record is corrupted (checksum, or inconsistent with the
