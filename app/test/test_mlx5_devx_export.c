@@ -23,6 +23,7 @@
 #include <swdev_client.h>
 
 #include "test.h"
+#include "test_share_util.h"
 
 #define DEV "mlx5_0"
 #define DEVSTR "swdev:" DEV
@@ -38,18 +39,6 @@ static struct mdevx_ctx *ctx1;	/* the "primary" context */
 static struct mdevx_ctx *ctx2;	/* import of a dup of ctx1's command fd */
 static struct swdev_ctl *ctl;
 static size_t exp_size;
-
-static int
-device_total(uint32_t *total)
-{
-	struct swdev_counts c;
-	int rc;
-
-	memset(&c, 0, sizeof(c));
-	rc = swdev_ctl_get_counts(ctl, DEV, 0, &c);
-	*total = c.total;
-	return rc;
-}
 
 static void
 print_objects(void)
@@ -238,7 +227,7 @@ test_counter_export(void)
 	TEST_ASSERT_SUCCESS(mdevx_obj_info(cnt, &info), "info");
 	TEST_ASSERT_EQUAL(info.kind, MDEVX_OBJ_FLOW_COUNTER, "kind");
 	TEST_ASSERT_EQUAL(info.bulk_size, bulk, "bulk size");
-	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	TEST_ASSERT(total >= 1, "device shows no object after the allocation");
 
 	imp = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER);
@@ -603,14 +592,6 @@ tir_env_make(struct tir_env *e, int nrq)
 	return TEST_SUCCESS;
 }
 
-static uint32_t
-obj_id(struct mdevx_obj *o)
-{
-	struct mdevx_obj_info info;
-
-	return mdevx_obj_info(o, &info) == 0 ? info.id : UINT32_MAX;
-}
-
 static int
 check_tir_attr(const struct mdevx_tir_attr *want, const struct mdevx_tir_attr *got)
 {
@@ -701,8 +682,8 @@ test_tir_direct_export(void)
 	if (rc == TEST_SUCCESS) {
 		memset(&attr, 0, sizeof(attr));
 		attr.disp_type = MDEVX_TIR_DISP_DIRECT;
-		attr.inline_rqn = obj_id(e.rq[0]);
-		attr.transport_domain = obj_id(e.td);
+		attr.inline_rqn = test_obj_id(e.rq[0]);
+		attr.transport_domain = test_obj_id(e.td);
 		rc = tir_case(&e, &attr);
 	}
 	tir_env_free(&e);
@@ -734,8 +715,8 @@ test_tir_indirect_export(void)
 	if (rc == TEST_SUCCESS) {
 		memset(&attr, 0, sizeof(attr));
 		attr.disp_type = MDEVX_TIR_DISP_INDIRECT;
-		attr.indirect_table = obj_id(e.rqt);
-		attr.transport_domain = obj_id(e.td);
+		attr.indirect_table = test_obj_id(e.rqt);
+		attr.transport_domain = test_obj_id(e.td);
 		attr.rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
 		attr.outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
 		attr.outer_l4_prot_type = MDEVX_L4_PROT_UDP;
@@ -825,8 +806,8 @@ test_ref_import(void)
 		goto out_env;
 	memset(&attr, 0, sizeof(attr));
 	attr.disp_type = MDEVX_TIR_DISP_DIRECT;
-	attr.inline_rqn = obj_id(e.rq[0]);
-	attr.transport_domain = obj_id(e.td);
+	attr.inline_rqn = test_obj_id(e.rq[0]);
+	attr.transport_domain = test_obj_id(e.td);
 	tir = mdevx_tir_create(ctx1, &attr);
 	if (tir == NULL || mdevx_obj_export(tir, tbuf, exp_size) != 0 ||
 	    mdevx_obj_import_ref(ctx2, tbuf, exp_size, MDEVX_OBJ_TIR, &tref) != 0) {
@@ -834,8 +815,8 @@ test_ref_import(void)
 		goto out_tir;
 	}
 	rc = mdevx_ref_tir_query(ctx2, &tref, &got) == 0 &&
-	     check_tir_attr(&attr, &got) == TEST_SUCCESS && tref.id == obj_id(tir) &&
-	     tref.size_or_tirn == obj_id(tir) && tref.rx_icm_addr != 0 ?
+	     check_tir_attr(&attr, &got) == TEST_SUCCESS && tref.id == test_obj_id(tir) &&
+	     tref.size_or_tirn == test_obj_id(tir) && tref.rx_icm_addr != 0 ?
 	     TEST_SUCCESS : TEST_FAILED;
 	if (mdevx_obj_unimport_ref(ctx2, &tref) != 0)
 		rc = TEST_FAILED;
@@ -1006,7 +987,7 @@ test_errno_cases(void)
 	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_CREATE_TIR, 1, STAT_LIM,
 						0xbeef, 0), "fault");
 	memset(&ta, 0, sizeof(ta));
-	ta.transport_domain = obj_id(td);
+	ta.transport_domain = test_obj_id(td);
 	TEST_ASSERT_NULL_ERRNO(mdevx_tir_create(ctx1, &ta), ENOMEM);
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
 	TEST_ASSERT_EQUAL(ce.status, STAT_LIM, "status %#x", ce.status);
@@ -1030,7 +1011,7 @@ test_errno_cases(void)
 	/* The device itself refuses a TIR on an RQ that does not exist. */
 	memset(&ta, 0, sizeof(ta));
 	ta.inline_rqn = 0xfffff0;
-	ta.transport_domain = obj_id(td);
+	ta.transport_domain = test_obj_id(td);
 	errno = 0;
 	imp = mdevx_tir_create(ctx1, &ta);
 	TEST_ASSERT_NULL(imp, "TIR on a missing RQ created");
@@ -1186,7 +1167,7 @@ test_threads(void)
 	for (i = 0; i < n; i++)
 		TEST_ASSERT_EQUAL(args[i].failures, 0, "thread %d: %d failures, first errno %d",
 				  i, args[i].failures, args[i].first_err);
-	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	TEST_ASSERT_EQUAL(total, 0u, "%u objects left after the threads", total);
 	return TEST_SUCCESS;
 }
@@ -1197,7 +1178,7 @@ test_zero_objects_left(void)
 {
 	uint32_t total = UINT32_MAX;
 
-	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	if (total != 0)
 		print_objects();
 	TEST_ASSERT_EQUAL(total, 0u, "%u objects left on " DEV, total);

@@ -47,6 +47,7 @@
 
 #include "process.h"
 #include "test.h"
+#include "test_share_util.h"
 
 #define DEV "mlx5_0"
 #define DEVSTR "swdev:" DEV
@@ -87,35 +88,14 @@ static const struct rte_memzone *sync_mz;
 static struct share_sync *
 sync_area(void)
 {
-	const struct rte_memzone *mz = rte_memzone_lookup(SYNC_MZ);
-
-	return mz != NULL ? mz->addr : NULL;
+	return test_memzone_addr(SYNC_MZ);
 }
 
 /* Wait until *v >= want, up to ms milliseconds. */
 static bool
 wait_at_least(volatile uint32_t *v, uint32_t want, unsigned int ms)
 {
-	uint64_t end = test_now_ms() + ms;
-
-	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want) {
-		if (test_now_ms() > end)
-			return false;
-		usleep(1000);
-	}
-	return true;
-}
-
-static int
-device_total(const char *dev, uint32_t *total)
-{
-	struct swdev_counts c;
-	int rc;
-
-	memset(&c, 0, sizeof(c));
-	rc = swdev_ctl_get_counts(ctl, dev, 0, &c);
-	*total = c.total;
-	return rc;
+	return test_wait_at_least(v, want, ms, NULL);
 }
 
 /*
@@ -139,29 +119,11 @@ publish_counter(struct mdevx_share_dev *dev, const char *name, uint32_t bulk)
 	return 0;
 }
 
-/* Objects may take a moment to go once the last holder exits. */
-static int
-wait_device_empty(const char *dev, unsigned int ms)
-{
-	uint64_t end = test_now_ms() + ms;
-	uint32_t total = UINT32_MAX;
-
-	do {
-		if (device_total(dev, &total) != 0)
-			return -1;
-		if (total == 0)
-			return 0;
-		usleep(2000);
-	} while (test_now_ms() < end);
-	printf("%u objects left on %s\n", total, dev);
-	return -1;
-}
-
 static int
 test_nothing_left(void)
 {
-	TEST_ASSERT_SUCCESS(wait_device_empty(DEV, 5000), "objects left on " DEV);
-	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 5000), "objects left on " DEV2);
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left on " DEV);
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV2, 5000), "objects left on " DEV2);
 	return TEST_SUCCESS;
 }
 
@@ -217,25 +179,17 @@ err:
 	return -1;
 }
 
-static uint32_t
-obj_id(struct mdevx_obj *o)
-{
-	struct mdevx_obj_info oi;
-
-	return mdevx_obj_info(o, &oi) == 0 ? oi.id : UINT32_MAX;
-}
-
 static void
 tir_attrs(const struct tir_chain *c, struct mdevx_tir_attr *direct, struct mdevx_tir_attr *rss)
 {
 	memset(direct, 0, sizeof(*direct));
 	direct->disp_type = MDEVX_TIR_DISP_DIRECT;
-	direct->inline_rqn = obj_id(c->rq[0]);
-	direct->transport_domain = obj_id(c->td);
+	direct->inline_rqn = test_obj_id(c->rq[0]);
+	direct->transport_domain = test_obj_id(c->td);
 	memset(rss, 0, sizeof(*rss));
 	rss->disp_type = MDEVX_TIR_DISP_INDIRECT;
-	rss->indirect_table = obj_id(c->rqt);
-	rss->transport_domain = obj_id(c->td);
+	rss->indirect_table = test_obj_id(c->rqt);
+	rss->transport_domain = test_obj_id(c->td);
 	rss->rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
 	rss->outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
 	rss->outer_l4_prot_type = MDEVX_L4_PROT_UDP;
@@ -256,35 +210,8 @@ tir_attr_equal(const struct mdevx_tir_attr *a, const struct mdevx_tir_attr *b)
 	       memcmp(a->toeplitz_key, b->toeplitz_key, MDEVX_TOEPLITZ_KEY_LEN) == 0;
 }
 
-/*
- * Children of the current case: a failing assertion returns early, so the
- * teardown kills whatever is still running (only processes that are still
- * our unreaped children: a recycled pid is never signalled).
- */
-static pid_t children[64];
-static int nb_children;
-
-static pid_t
-spawn_tracked(const char *role, int argc, const char *const argv[])
-{
-	pid_t pid = test_mp_spawn(role, NULL, argc, argv);
-
-	if (pid > 0 && nb_children < (int)RTE_DIM(children))
-		children[nb_children++] = pid;
-	return pid;
-}
-
-static void
-reap_children(void)
-{
-	for (int i = 0; i < nb_children; i++) {
-		if (waitpid(children[i], NULL, WNOHANG) == 0) {
-			kill(children[i], SIGKILL);
-			waitpid(children[i], NULL, 0);
-		}
-	}
-	nb_children = 0;
-}
+/* Children of the current case: the teardowns kill those still running. */
+static struct test_children children;
 
 /* ------------------------------------------------------------------ */
 /* Fixture: primary share device, TIR chain, sync memzone              */
@@ -296,45 +223,22 @@ static struct tir_chain chain;
 static int
 share_suite_setup(void)
 {
-	const char *sock = getenv("SWDEV_SOCKET");
-	char ctl_path[512];
-
-	if (sock == NULL) {
-		printf("SWDEV_SOCKET is not set: no software device to test on\n");
-		return TEST_SKIPPED;
-	}
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-		return TEST_SKIPPED;
-	snprintf(ctl_path, sizeof(ctl_path), "%s", sock);
-	ctl = swdev_ctl_open(ctl_path);
-	TEST_ASSERT_NOT_NULL(ctl, "control channel: %s", strerror(errno));
-	sync_mz = rte_memzone_reserve(SYNC_MZ, sizeof(struct share_sync), SOCKET_ID_ANY, 0);
-	TEST_ASSERT_NOT_NULL(sync_mz, "sync memzone: %s", rte_strerror(rte_errno));
-	memset(sync_mz->addr, 0, sizeof(struct share_sync));
-	return TEST_SUCCESS;
+	return test_swdev_suite_setup(&ctl, &sync_mz, SYNC_MZ, sizeof(struct share_sync));
 }
 
 static void
 share_suite_teardown(void)
 {
-	reap_children();
-	if (sync_mz != NULL)
-		rte_memzone_free(sync_mz);
-	sync_mz = NULL;
-	if (ctl != NULL)
-		swdev_ctl_close(ctl);
-	ctl = NULL;
+	test_swdev_suite_teardown(&ctl, &sync_mz, &children);
 }
 
 static int
 case_setup(void)
 {
 	struct mdevx_share_conf conf = { .capacity = 256, .withdraw_timeout_ms = 3000 };
-	uint32_t total;
 
-	memset(sync_mz->addr, 0, sizeof(struct share_sync));
-	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
-	TEST_ASSERT_EQUAL(total, 0, "device not empty before the case");
+	if (test_swdev_case_setup(ctl, DEV, sync_mz, sizeof(struct share_sync)) != TEST_SUCCESS)
+		return TEST_FAILED;
 	pdev = mdevx_share_dev_open(DEVSTR, &conf);
 	TEST_ASSERT_NOT_NULL(pdev, "share open: %s", strerror(errno));
 	if (chain_create(mdevx_share_dev_ctx(pdev), &chain) != 0)
@@ -345,7 +249,7 @@ case_setup(void)
 static void
 case_teardown(void)
 {
-	reap_children();
+	test_children_kill(&children);
 	if (pdev != NULL) {
 		/* Published objects go with the close; the chain after them. */
 		struct mdevx_share_record rec;
@@ -373,7 +277,7 @@ publish_objects(struct share_sync *s)
 		uint32_t base;
 
 		TEST_ASSERT_NOT_NULL(cnt, "counter alloc: %s", strerror(errno));
-		base = obj_id(cnt);
+		base = test_obj_id(cnt);
 		for (int i = 0; i < 4; i++) {
 			s->packets[c][i] = 1000u * (uint64_t)(c + 1) + (uint64_t)i * 3;
 			s->bytes[c][i] = s->packets[c][i] * 64 + (uint64_t)c;
@@ -402,14 +306,7 @@ static const uint32_t ctr_offsets[4] = { 0, 5, 10, 127 };
 /* Secondary roles                                                     */
 /* ------------------------------------------------------------------ */
 
-#define ROLE_CHECK(cond, ...) do {					\
-	if (!(cond)) {							\
-		printf("[%d] %s:%d: ", (int)getpid(), __func__, __LINE__);	\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-		goto out;						\
-	}								\
-} while (0)
+#define ROLE_CHECK(cond, ...) TEST_ROLE_CHECK(NULL, cond, __VA_ARGS__)
 
 /* Attach, import everything by name, compare with the primary's values. */
 static int
@@ -565,7 +462,7 @@ role_looper(int argc, char **argv)
 		ROLE_CHECK(rc == 0, "import: %s", strerror(-rc));
 		/* No id when the wrapper could not be had (withdrawn, or EAGAIN). */
 		obj = mdevx_share_import_obj(dev, imp);
-		id = obj != NULL ? obj_id(obj) : UINT32_MAX;
+		id = obj != NULL ? test_obj_id(obj) : UINT32_MAX;
 		/*
 		 * EAGAIN: the primary was rewriting the record's slot for longer
 		 * than a reader spins (documented; ThreadSanitizer's slowdown of
@@ -636,7 +533,7 @@ test_share_readers(void)
 	TEST_ASSERT(rec.kind == MDEVX_SHARE_TIR && rec.rx_icm_addr != 0 && rec.tirn != 0 &&
 		    rec.owner_pid == getpid() && !rec.withdrawn, "tir_rss record");
 	for (int i = 0; i < NB_READERS; i++) {
-		pids[i] = spawn_tracked("share_reader", 0, NULL);
+		pids[i] = test_children_spawn(&children, "share_reader", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	for (int i = 0; i < NB_READERS; i++) {
@@ -661,15 +558,15 @@ test_share_withdraw_acked(void)
 	/* The primary imports too: its own import goes stale as well. */
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_COUNTER, &own), "own");
 	for (int i = 0; i < NB_READERS; i++) {
-		pids[i] = spawn_tracked("share_holder", 0, NULL);
+		pids[i] = test_children_spawn(&children, "share_holder", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	TEST_ASSERT(wait_at_least(&s->ready, NB_READERS, WAIT_MS), "holders not ready");
-	TEST_ASSERT_SUCCESS(device_total(DEV, &before), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &before), "counts");
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr0", &acked), "withdraw: %s",
 			    strerror(errno));
 	TEST_ASSERT_EQUAL(acked, NB_READERS, "acknowledgements");
-	TEST_ASSERT_SUCCESS(device_total(DEV, &after), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &after), "counts");
 	TEST_ASSERT_EQUAL(after, before - 1, "the counter bulk was not destroyed");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, own, 0, 1, 0, &st), ESTALE);
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, own), "own unimport");
@@ -690,7 +587,7 @@ test_share_device_empty(void)
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
 	case_teardown();	/* withdraw all, destroy the chain, close */
-	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /* Ask the primary's telemetry socket (what dpdk-telemetry.py does). */
@@ -778,7 +675,7 @@ snap(struct state_snap *st)
 {
 	st->records = mdevx_share_dev_count(pdev);
 	st->imports = mdevx_share_dev_imports(pdev);
-	return device_total(DEV, &st->device);
+	return test_dev_total(ctl, DEV, &st->device);
 }
 
 #define SAME_STATE(a) do {						\
@@ -983,16 +880,16 @@ test_bad_full_registry(void)
 		snprintf(name, sizeof(name), "c%d", i);
 		TEST_ASSERT_SUCCESS(mdevx_share_publish(small, name, cnt[i]), "publish %d", i);
 	}
-	TEST_ASSERT_SUCCESS(device_total(DEV2, &before), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &before), "counts");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(small, "c4", cnt[4]), ENOSPC);
 	TEST_ASSERT_EQUAL(mdevx_share_dev_count(small), 4, "records");
-	TEST_ASSERT_SUCCESS(device_total(DEV2, &after), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &after), "counts");
 	TEST_ASSERT_EQUAL(before, after, "device objects changed");
 	/* Withdrawing one makes room again. */
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(small, "c0", NULL), "withdraw");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(small, "c4", cnt[4]), "publish after room");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(small), "close");
-	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -1025,7 +922,7 @@ test_bad_handle_wrap(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, h3), "unimport");
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0u, "imports left");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
-	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /* Secondary: primary-only calls, and attach to a device nobody opened. */
@@ -1140,7 +1037,7 @@ test_bad_no_ipc(void)
 	pid = test_mp_spawn_primary_eal("share_no_ipc_primary", prefix, "--in-memory", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT_EQUAL(test_mp_wait(pid, CHILD_TIMEOUT_MS), 0, "the --in-memory primary");
-	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static int
@@ -1178,15 +1075,15 @@ test_bad_foreign_record(void)
 						   &idx, NULL), "find");
 	raw = mdevx_share_reg_raw_record(mdevx_share_dev_reg(dev), idx, &rlen);
 	TEST_ASSERT(raw != NULL && got == rlen, "record bytes: %zu of %zu", got, rlen);
-	TEST_ASSERT_SUCCESS(device_total(DEV2, &dev2_before), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &dev2_before), "counts");
 	/* Keep our sequence and link words, take everything else. */
 	memcpy(raw + 8, foreign + 8, rlen - 8);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_import(dev, "shared", MDEVX_SHARE_ANY, &imp), EXDEV);
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0, "import made");
-	TEST_ASSERT_SUCCESS(device_total(DEV2, &dev2_after), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &dev2_after), "counts");
 	TEST_ASSERT_EQUAL(dev2_before, dev2_after, "device objects changed");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
-	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -1233,7 +1130,7 @@ test_bad_idle_secondary(void)
 	pid_t pid;
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
-	pid = spawn_tracked("share_idle_secondary", 0, NULL);
+	pid = test_children_spawn(&children, "share_idle_secondary", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
 	t0 = test_now_ms();
@@ -1356,7 +1253,7 @@ test_bad_primary_closed(void)
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "o", 128), "publish: %s", strerror(errno));
 	len = mdevx_share_reg_size(conf.capacity);
-	pid = spawn_tracked("share_orphan", 0, NULL);
+	pid = test_children_spawn(&children, "share_orphan", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
 	old_reg = mdevx_share_reg_base(mdevx_share_dev_reg(dev));
@@ -1384,7 +1281,7 @@ test_bad_primary_closed(void)
 	TEST_ASSERT_EQUAL(s->ready, 2, "secondary did not finish");
 	/* Else the secondary never met the reused memory: nothing was shown. */
 	TEST_ASSERT(reused, "the closed registry's memory was not reused by the next memzone");
-	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -1703,7 +1600,7 @@ test_bad_closed_handle(void)
 	TEST_ASSERT_NULL(why, "closed device: %s is not ENOENT (errno %s)", why,
 			 strerror(errno));
 	SAME_STATE(a);
-	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static struct unit_test_suite share_bad_suite = {
@@ -1747,7 +1644,7 @@ publish_looper_counter(const char *name)
 	uint32_t id;
 
 	TEST_ASSERT_NOT_NULL(cnt, "alloc: %s", strerror(errno));
-	id = obj_id(cnt);
+	id = test_obj_id(cnt);
 	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, id, (uint64_t)id * 3 + 1, 64),
 			    "inject");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, name, cnt), "publish %s: %s", name,
@@ -1771,7 +1668,7 @@ test_fault_kill_loopers(void)
 	for (int r = 0; r < rounds; r++) {
 		s->ready = 0;
 		for (int i = 0; i < nb; i++) {
-			pids[i] = spawn_tracked("share_looper", 0, NULL);
+			pids[i] = test_children_spawn(&children, "share_looper", 0, NULL);
 			TEST_ASSERT(pids[i] > 0, "spawn");
 		}
 		TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "loopers not ready");
@@ -1814,8 +1711,8 @@ test_fault_mute_secondary(void)
 	uint64_t t0, dt;
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
-	p_ok = spawn_tracked("share_holder", 0, NULL);
-	p_mute = spawn_tracked("share_holder", 1, mute);
+	p_ok = test_children_spawn(&children, "share_holder", 0, NULL);
+	p_mute = test_children_spawn(&children, "share_holder", 1, mute);
 	TEST_ASSERT(p_ok > 0 && p_mute > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "holders not ready");
 	t0 = test_now_ms();
@@ -1920,7 +1817,7 @@ role_victim_primary(int argc, char **argv)
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 128);
 	if (cnt == NULL)
 		return 4;
-	snprintf(buf, sizeof(buf), "%u", obj_id(cnt));
+	snprintf(buf, sizeof(buf), "%u", test_obj_id(cnt));
 	if (mdevx_share_publish(dev, "victim_ctr", cnt) != 0)
 		return 5;
 	for (int i = 0; i < 2; i++) {
@@ -1985,7 +1882,7 @@ test_fault_primary_killed(void)
 		printf("cannot remove %s\n", dir);
 	TEST_ASSERT_EQUAL(ok, 2, "secondaries lost their imports with the primary");
 	/* Once they are gone too, the uverbs file and its objects go. */
-	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV2, 10000), "objects left on " DEV2);
 	return TEST_SUCCESS;
 }
 
@@ -2138,9 +2035,9 @@ primary_exits(const char *mode)
 	 * counter bulk is destroyed all the same; without one it lives on.
 	 */
 	if (exit_mode)
-		rc = wait_device_empty(DEV2, 5000);
+		rc = test_wait_dev_empty(ctl, DEV2, 5000);
 	else
-		rc = device_total(DEV2, &total) != 0 || total == 0 ? -1 : 0;
+		rc = test_dev_total(ctl, DEV2, &total) != 0 || total == 0 ? -1 : 0;
 	write_file(dir, "check", "1");
 	if (read_file(dir, "result", res, sizeof(res), WAIT_MS) != 0)
 		printf("%s: no result from the secondary\n", mode);
@@ -2156,7 +2053,7 @@ out:
 	if (system(buf) != 0)
 		printf("cannot remove %s\n", dir);
 	/* The secondary exits on its own; then nothing is left. */
-	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV2, 10000), "objects left on " DEV2);
 	return ret;
 }
 
@@ -2209,7 +2106,7 @@ test_fault_exit_with_lock_held(void)
 	TEST_ASSERT_EQUAL(st, 0, "the exit hung or failed");
 	TEST_ASSERT(got == 0 && t_exit != 0, "the primary never reached exit() in the import");
 	TEST_ASSERT(dt >= 2000, "the exit handler did not try to close");
-	TEST_ASSERT_SUCCESS(wait_device_empty(DEV2, 10000), "objects left on " DEV2);
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV2, 10000), "objects left on " DEV2);
 	return TEST_SUCCESS;
 }
 
@@ -2228,7 +2125,7 @@ test_fault_concurrent_churn(void)
 		TEST_ASSERT_SUCCESS(publish_looper_counter(s->names[i]), "publish");
 	}
 	for (int i = 0; i < nb; i++) {
-		pids[i] = spawn_tracked("share_looper", 0, NULL);
+		pids[i] = test_children_spawn(&children, "share_looper", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "loopers not ready");
@@ -2308,7 +2205,7 @@ test_fault_attach_during_withdrawals(void)
 	dev2 = mdevx_share_dev_open(DEVSTR2, &conf);
 	TEST_ASSERT_NOT_NULL(dev2, "open %s: %s", DEVSTR2, strerror(errno));
 	for (int i = 0; i < nb; i++) {
-		pids[i] = spawn_tracked("share_attacher", 0, NULL);
+		pids[i] = test_children_spawn(&children, "share_attacher", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
 	}
 	TEST_ASSERT(wait_at_least(&s->ready, (uint32_t)nb, WAIT_MS), "attachers not ready");
@@ -2327,7 +2224,7 @@ test_fault_attach_during_withdrawals(void)
 	for (int i = 0; i < nb; i++)
 		TEST_ASSERT_EQUAL(rc[i], 0, "attacher %d exited with %d", i, rc[i]);
 	TEST_ASSERT(rounds > 10 && s->ops > 10, "too little work to mean anything");
-	return wait_device_empty(DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -2456,8 +2353,8 @@ test_fault_many_withdrawals(void)
 			goto out;
 		}
 	}
-	holder = spawn_tracked("share_multi_holder", 0, NULL);
-	mute = spawn_tracked("share_mute", 0, NULL);
+	holder = test_children_spawn(&children, "share_multi_holder", 0, NULL);
+	mute = test_children_spawn(&children, "share_mute", 0, NULL);
 	if (holder <= 0 || mute <= 0 || !wait_at_least(&s->ready, 2, WAIT_MS)) {
 		printf("secondaries not ready\n");
 		goto out;
@@ -2545,7 +2442,7 @@ test_fault_close_unacked(void)
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "u0", 128), "publish: %s", strerror(errno));
 	args[0] = devstr;
-	mute = spawn_tracked("share_close_mute", 1, args);
+	mute = test_children_spawn(&children, "share_close_mute", 1, args);
 	TEST_ASSERT(mute > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
 	base = mdevx_share_reg_base(mdevx_share_dev_reg(dev));
@@ -2565,7 +2462,7 @@ test_fault_close_unacked(void)
 	TEST_ASSERT(mdevx_share_reg_base(mdevx_share_dev_reg(dev)) != base,
 		    "the closed registry was reused");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close again");
-	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /* Secondary: a process of the instance that never attaches a device. */
@@ -2586,22 +2483,6 @@ out:
 }
 REGISTER_TEST_SECONDARY(share_bystander, role_bystander);
 
-static void
-count_registry_mz(const struct rte_memzone *mz, void *arg)
-{
-	if (strncmp(mz->name, "mdevx_sh_", 9) == 0)
-		++*(unsigned int *)arg;
-}
-
-static unsigned int
-registry_memzones(void)
-{
-	unsigned int n = 0;
-
-	rte_memzone_walk(count_registry_mz, &n);
-	return n;
-}
-
 /*
  * A secondary that links the library but never attaches is not waited
  * for: the withdrawal counts no acknowledgement and does not wait, and
@@ -2620,13 +2501,13 @@ test_fault_bystander(void)
 
 	memset(s, 0, sizeof(*s));
 	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
-	mz0 = registry_memzones();
+	mz0 = test_registry_memzones();
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
-	TEST_ASSERT_EQUAL(registry_memzones(), mz0 + 1, "registry memzone");
+	TEST_ASSERT_EQUAL(test_registry_memzones(), mz0 + 1, "registry memzone");
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "by", 1), "publish: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "by2", 1), "publish: %s", strerror(errno));
-	pid = spawn_tracked("share_bystander", 0, NULL);
+	pid = test_children_spawn(&children, "share_bystander", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
 	rc_w = mdevx_share_withdraw(dev, "by", &acked);
@@ -2636,8 +2517,8 @@ test_fault_bystander(void)
 	TEST_ASSERT(rc_w == 0 && rc_c == 0, "withdraw %d, close %d", rc_w, rc_c);
 	TEST_ASSERT_EQUAL(rc, 0, "secondary");
 	TEST_ASSERT_EQUAL(acked, 0u, "a secondary that never attached was counted");
-	TEST_ASSERT_EQUAL(registry_memzones(), mz0, "the closed registry's memzone was kept");
-	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	TEST_ASSERT_EQUAL(test_registry_memzones(), mz0, "the closed registry's memzone was kept");
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -2702,7 +2583,7 @@ test_fault_late_ack(void)
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "la", 1), "publish: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "lb", 1), "publish: %s", strerror(errno));
 	args[0] = devstr;
-	pid = spawn_tracked("share_late_acker", 1, args);
+	pid = test_children_spawn(&children, "share_late_acker", 1, args);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
 	rc_a = mdevx_share_withdraw(dev, "la", &acked_a);
@@ -2715,7 +2596,7 @@ test_fault_late_ack(void)
 	TEST_ASSERT_EQUAL(rc, 0, "secondary");
 	TEST_ASSERT_EQUAL(acked_a, 0u, "la acknowledged within its bound by a 300 ms handler");
 	TEST_ASSERT_EQUAL(acked_b, 0u, "la's late answer counted as lb's acknowledgement");
-	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static void
@@ -2775,7 +2656,7 @@ test_fault_attach_during_close(void)
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "ac", 1), "publish: %s", strerror(errno));
 	args[0] = devstr;
-	pid = spawn_tracked("share_attach_closing", 1, args);
+	pid = test_children_spawn(&children, "share_attach_closing", 1, args);
 	TEST_ASSERT(pid > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not in its attach");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
@@ -2788,7 +2669,7 @@ test_fault_attach_during_close(void)
 	if (mz != NULL)
 		rte_memzone_free(mz);
 	TEST_ASSERT_EQUAL(rc, 0, "secondary");
-	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -2809,7 +2690,7 @@ test_fault_close_failures(void)
 	char devstr[128];
 
 	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 2), "devstr");
-	TEST_ASSERT_SUCCESS(device_total(DEV, &before), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &before), "counts");
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "f0", 128), "publish: %s", strerror(errno));
@@ -2822,21 +2703,21 @@ test_fault_close_failures(void)
 	TEST_ASSERT_EQUAL(rec.withdrawn, 0, "record withdrawn by a refused close");
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 1, "import lost by a refused close");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, imp), "unimport");
-	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	TEST_ASSERT_EQUAL(total, before + 2, "objects: %u", total - before);
 	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(td), "td destroy");
 	/* The counter's destroy fails once: EIO, the record and its object stay. */
 	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_DEALLOC_FLOW_COUNTER, 1,
 						STAT_INTERNAL_ERR, 0x5a5a, 0), "fault");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EIO);
-	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	TEST_ASSERT_EQUAL(total, before + 1, "objects: %u", total - before);
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(dev, "f0", &rec), "lookup: %s", strerror(errno));
 	TEST_ASSERT_EQUAL(rec.withdrawn, 1, "record not withdrawn");
 	/* The next close finishes. */
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
 	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), ENOENT);
-	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	TEST_ASSERT_EQUAL(total, before, "objects left: %u", total - before);
 	return TEST_SUCCESS;
 }
@@ -2911,7 +2792,7 @@ test_fault_secondary_close_busy(void)
 	pid_t p;
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
-	p = spawn_tracked("share_close_busy", 0, NULL);
+	p = test_children_spawn(&children, "share_close_busy", 0, NULL);
 	TEST_ASSERT(p > 0, "spawn");
 	TEST_ASSERT_EQUAL(test_mp_wait(p, CHILD_TIMEOUT_MS), 0, "secondary");
 	return TEST_SUCCESS;
@@ -2964,7 +2845,7 @@ rewrite_prepare(struct rewrite_arg *arg, const char *name, struct mdevx_obj *nex
 			    "lookup");
 	arg->gen = info.generation;
 	arg->next = info;
-	arg->next.object_id = obj_id(next);
+	arg->next.object_id = test_obj_id(next);
 	TEST_ASSERT_SUCCESS(mdevx_export_size(ctx, &len), "export size");
 	arg->next.export_len = (uint32_t)len;
 	TEST_ASSERT_SUCCESS(mdevx_obj_export(next, arg->next.export_buf,
@@ -2988,8 +2869,10 @@ test_fault_import_retry(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "r0", a), "publish");
 	/* The same record for b. */
 	TEST_ASSERT_SUCCESS(rewrite_prepare(&arg, "r0", b), "rewrite setup");
-	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(a), 11, 1100), "traffic a");
-	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(b), 22, 2200), "traffic b");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, test_obj_id(a), 11, 1100),
+			    "traffic a");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, test_obj_id(b), 22, 2200),
+			    "traffic b");
 
 	mdevx_share_test_import_hook(rewrite_record, &arg);
 	rc = mdevx_share_import(pdev, "r0", MDEVX_SHARE_COUNTER, &imp);
@@ -3033,7 +2916,7 @@ import_obj_rewritten_checks(struct rewrite_arg *arg, struct mdevx_obj *b,
 
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "q0", MDEVX_SHARE_COUNTER, imp), "import");
 	nb0 = mdevx_ctx_nb_objs(ctx);
-	TEST_ASSERT_SUCCESS(device_total(DEV, &total0), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total0), "counts");
 	mdevx_share_test_import_obj_hook(rewrite_record, arg);
 	errno = 0;
 	o = mdevx_share_import_obj(pdev, *imp);
@@ -3042,12 +2925,12 @@ import_obj_rewritten_checks(struct rewrite_arg *arg, struct mdevx_obj *b,
 	TEST_ASSERT_SUCCESS(arg->rc, "rewrite: %s", strerror(arg->rc));
 	TEST_ASSERT_EQUAL(arg->calls, 1, "hook calls: %d", arg->calls);
 	if (o != NULL)
-		printf("import_obj made a wrapper of object %u (b is %u)\n", obj_id(o),
-		       obj_id(b));
+		printf("import_obj made a wrapper of object %u (b is %u)\n", test_obj_id(o),
+		       test_obj_id(b));
 	TEST_ASSERT(o == NULL && err == ESTALE, "import_obj across a republish of its slot: %s",
 		    o != NULL ? "a wrapper" : strerror(err));
 	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx), nb0, "a wrapper was made");
-	TEST_ASSERT_SUCCESS(device_total(DEV, &total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	TEST_ASSERT_EQUAL(total, total0, "device objects changed");
 	/* The import stays stale (its handler never ran: nothing was notified). */
 	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(pdev, *imp), ESTALE);
@@ -3060,7 +2943,7 @@ import_obj_rewritten_checks(struct rewrite_arg *arg, struct mdevx_obj *b,
 		    st.packets);
 	o = mdevx_share_import_obj(pdev, *imp2);
 	TEST_ASSERT_NOT_NULL(o, "import_obj of the new import: %s", strerror(errno));
-	TEST_ASSERT_EQUAL(obj_id(o), obj_id(b), "the new import's wrapper");
+	TEST_ASSERT_EQUAL(test_obj_id(o), test_obj_id(b), "the new import's wrapper");
 	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx), nb0 + 1, "wrappers");
 	return TEST_SUCCESS;
 }
@@ -3080,8 +2963,10 @@ test_fault_import_obj_rewritten(void)
 	TEST_ASSERT(a != NULL && b != NULL, "counters: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "q0", a), "publish");
 	TEST_ASSERT_SUCCESS(rewrite_prepare(&arg, "q0", b), "rewrite setup");
-	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(a), 11, 1100), "traffic a");
-	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, obj_id(b), 22, 2200), "traffic b");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, test_obj_id(a), 11, 1100),
+			    "traffic a");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, test_obj_id(b), 22, 2200),
+			    "traffic b");
 	ret = import_obj_rewritten_checks(&arg, b, &imp, &imp2);
 	/* The imports (and wrappers) go first, then a with its record, then b. */
 	if (imp.id != 0 && mdevx_share_unimport(pdev, imp) != 0)
@@ -3159,7 +3044,7 @@ publish_counter_traffic(struct mdevx_share_dev *dev, const char *name, uint64_t 
 
 	if (cnt == NULL)
 		return -1;
-	if (swdev_ctl_inject_traffic(ctl, DEV, obj_id(cnt), packets, packets * 64) != 0 ||
+	if (swdev_ctl_inject_traffic(ctl, DEV, test_obj_id(cnt), packets, packets * 64) != 0 ||
 	    mdevx_share_publish(dev, name, cnt) != 0) {
 		mdevx_obj_destroy(cnt);
 		return -1;
@@ -3196,7 +3081,7 @@ test_fault_mute_republish(void)
 	}
 	gen0 = info.generation;
 	args[0] = devstr;
-	pid = spawn_tracked("share_gen_mute", 1, args);
+	pid = test_children_spawn(&children, "share_gen_mute", 1, args);
 	if (pid <= 0 || !wait_at_least(&s->ready, 1, WAIT_MS)) {
 		printf("secondary not ready\n");
 		goto out;
@@ -3217,7 +3102,7 @@ out:
 	TEST_ASSERT(idx1 == idx0 && gen1 > gen0, "new record in slot %u gen %" PRIu64
 		    ", old one in slot %u gen %" PRIu64, idx1, gen1, idx0, gen0);
 	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
-	return wait_device_empty(DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static struct unit_test_suite share_fault_suite = {

@@ -9,10 +9,10 @@
  * foreign secondary is measured side by side and printed (target: at
  * most 2x).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +27,7 @@
 #include "mdevx_share.h"
 #include "process.h"
 #include "test.h"
+#include "test_share_util.h"
 
 /* Set by meson for the test; Debian's dpdk-test cannot join our instance (tailqs). */
 #define FOREIGN_ENV "MDEVX_TEST_FOREIGN"
@@ -36,38 +37,13 @@
 
 static int foreign_out = -1;		/* the foreign secondary's output */
 
-static void
-count_registry_mz(const struct rte_memzone *mz, void *arg)
-{
-	if (strncmp(mz->name, "mdevx_sh_", 9) == 0)
-		(*(unsigned int *)arg)++;
-}
-
-static unsigned int
-registry_memzones(void)
-{
-	unsigned int n = 0;
-
-	rte_memzone_walk(count_registry_mz, &n);
-	return n;
-}
-
 /* Is there an EAL IPC socket of @p pid in our runtime directory? */
 static bool
 has_mp_socket(pid_t pid)
 {
-	DIR *d = opendir(rte_eal_get_runtime_dir());
-	char want[64];
-	struct dirent *e;
-	bool found = false;
+	char path[PATH_MAX];
 
-	if (d == NULL)
-		return false;
-	snprintf(want, sizeof(want), "mp_socket_%d_", (int)pid);
-	while (!found && (e = readdir(d)) != NULL)
-		found = strncmp(e->d_name, want, strlen(want)) == 0;
-	closedir(d);
-	return found;
+	return test_mp_socket_of(pid, path, sizeof(path)) == 0;
 }
 
 /* Read @p fd until @p word has been seen or @p ms passed: 0 or -1. */
@@ -226,7 +202,7 @@ test_foreign_secondary(void)
 
 	TEST_ASSERT(bin != NULL && access(bin, X_OK) == 0,
 		    "no foreign secondary program in $%s", FOREIGN_ENV);
-	mz0 = registry_memzones();
+	mz0 = test_registry_memzones();
 	dev = mdevx_share_dev_open(DEVSTR, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	if (publish_all(dev, "w", 2) != TEST_SUCCESS ||
@@ -252,7 +228,7 @@ out:
 		printf("close: %s\n", strerror(errno));
 		ret = TEST_FAILED;
 	}
-	if (ret == TEST_SUCCESS && registry_memzones() != mz0) {
+	if (ret == TEST_SUCCESS && test_registry_memzones() != mz0) {
 		printf("the closed registry's memzone was kept for the foreign secondary\n");
 		ret = TEST_FAILED;
 	}

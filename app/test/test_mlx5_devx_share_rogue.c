@@ -26,7 +26,6 @@
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -55,6 +54,7 @@
 
 #include "process.h"
 #include "test.h"
+#include "test_share_util.h"
 
 #define DEV "mlx5_0"
 #define DEVSTR "swdev:" DEV
@@ -91,25 +91,23 @@ static const struct rte_memzone *sync_mz;
 static struct rogue_sync *
 sync_area(void)
 {
-	const struct rte_memzone *mz = rte_memzone_lookup(SYNC_MZ);
+	return test_memzone_addr(SYNC_MZ);
+}
 
-	return mz != NULL ? mz->addr : NULL;
+/* Where a failed check tells the primary to stop waiting (NULL: nowhere). */
+static volatile uint32_t *
+failed_flag(void)
+{
+	struct rogue_sync *s = sync_area();
+
+	return s != NULL ? &s->failed : NULL;
 }
 
 /* Wait until *v >= want, up to ms milliseconds, or until a secondary failed. */
 static bool
 wait_at_least(volatile uint32_t *v, uint32_t want, unsigned int ms)
 {
-	const struct rogue_sync *s = sync_area();
-	uint64_t end = test_now_ms() + ms;
-
-	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want) {
-		if (test_now_ms() > end ||
-		    (s != NULL && __atomic_load_n(&s->failed, __ATOMIC_ACQUIRE) != 0))
-			return false;
-		usleep(1000);
-	}
-	return true;
+	return test_wait_at_least(v, want, ms, failed_flag());
 }
 
 static void
@@ -133,43 +131,6 @@ rnd_seed(void)
 	uint64_t s = test_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
 
 	return s != 0 ? s : 1;
-}
-
-static int
-device_total(uint32_t *total)
-{
-	struct swdev_counts c;
-	int rc;
-
-	memset(&c, 0, sizeof(c));
-	rc = swdev_ctl_get_counts(ctl, DEV, 0, &c);
-	*total = c.total;
-	return rc;
-}
-
-static int
-wait_device_empty(unsigned int ms)
-{
-	uint64_t end = test_now_ms() + ms;
-	uint32_t total = UINT32_MAX;
-
-	do {
-		if (device_total(&total) != 0)
-			return -1;
-		if (total == 0)
-			return 0;
-		usleep(2000);
-	} while (test_now_ms() < end);
-	printf("%u objects left on " DEV "\n", total);
-	return -1;
-}
-
-static uint32_t
-obj_id(struct mdevx_obj *o)
-{
-	struct mdevx_obj_info oi;
-
-	return mdevx_obj_info(o, &oi) == 0 ? oi.id : UINT32_MAX;
 }
 
 /* The traffic of a counter bulk: its counter 0 reads these. */
@@ -200,7 +161,7 @@ publish_counter(struct mdevx_share_dev *dev, const char *name, const uint64_t *p
 		printf("counter alloc: %s\n", strerror(errno));
 		return -1;
 	}
-	id = obj_id(cnt);
+	id = test_obj_id(cnt);
 	if (swdev_ctl_inject_traffic(ctl, DEV, id, packets != NULL ? *packets : id_packets(id),
 				     bytes != NULL ? *bytes : id_bytes(id)) != 0) {
 		printf("inject on counter %u failed\n", id);
@@ -216,64 +177,17 @@ publish_counter(struct mdevx_share_dev *dev, const char *name, const uint64_t *p
 }
 
 /* Children of the current case; the teardown kills those still running. */
-static pid_t children[8];
-static int nb_children;
-
-static pid_t
-spawn_tracked(const char *role, int argc, const char *const argv[])
-{
-	pid_t pid = test_mp_spawn(role, NULL, argc, argv);
-
-	if (pid > 0 && nb_children < (int)RTE_DIM(children))
-		children[nb_children++] = pid;
-	return pid;
-}
-
-static void
-reap_children(void)
-{
-	for (int i = 0; i < nb_children; i++) {
-		if (waitpid(children[i], NULL, WNOHANG) == 0) {
-			kill(children[i], SIGKILL);
-			waitpid(children[i], NULL, 0);
-		}
-	}
-	nb_children = 0;
-}
+static struct test_children children;
 
 /* Every child must exit 0: a signal (128 + n) or a timeout fails the case. */
 static int
 wait_children(void)
 {
-	int ret = TEST_SUCCESS;
-
-	for (int i = 0; i < nb_children; i++) {
-		int st = test_mp_wait(children[i], CHILD_TIMEOUT_MS);
-
-		if (st != 0) {
-			printf("child %d (pid %d) exited with %d%s\n", i, (int)children[i], st,
-			       st > 128 ? " (signal)" : st == TEST_MP_TIMEOUT ? " (timeout)" : "");
-			ret = TEST_FAILED;
-		}
-	}
-	nb_children = 0;
-	return ret;
+	return test_children_wait(&children, CHILD_TIMEOUT_MS);
 }
 
 /* A failed check says so to the primary, then leaves the role. */
-#define ROLE_CHECK(cond, ...) do {					\
-	if (!(cond)) {							\
-		struct rogue_sync *s_ = sync_area();			\
-									\
-		printf("[%d] %s:%d: ", (int)getpid(), __func__, __LINE__);	\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-		fflush(stdout);						\
-		if (s_ != NULL)						\
-			__atomic_store_n(&s_->failed, 1, __ATOMIC_RELEASE); \
-		goto out;						\
-	}								\
-} while (0)
+#define ROLE_CHECK(cond, ...) TEST_ROLE_CHECK(failed_flag(), cond, __VA_ARGS__)
 
 /* What a reader of a registry the rogue writes into may be told. */
 static const int documented_errnos[] = {
@@ -312,42 +226,19 @@ static struct mdevx_share_dev *pdev[2];
 static int
 suite_setup(void)
 {
-	const char *sock = getenv("SWDEV_SOCKET");
-
-	if (sock == NULL) {
-		printf("SWDEV_SOCKET is not set: no software device to test on\n");
-		return TEST_SKIPPED;
-	}
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-		return TEST_SKIPPED;
-	ctl = swdev_ctl_open(sock);
-	TEST_ASSERT_NOT_NULL(ctl, "control channel: %s", strerror(errno));
-	sync_mz = rte_memzone_reserve(SYNC_MZ, sizeof(struct rogue_sync), SOCKET_ID_ANY, 0);
-	TEST_ASSERT_NOT_NULL(sync_mz, "sync memzone: %s", rte_strerror(rte_errno));
-	return TEST_SUCCESS;
+	return test_swdev_suite_setup(&ctl, &sync_mz, SYNC_MZ, sizeof(struct rogue_sync));
 }
 
 static void
 suite_teardown(void)
 {
-	reap_children();
-	if (sync_mz != NULL)
-		rte_memzone_free(sync_mz);
-	sync_mz = NULL;
-	if (ctl != NULL)
-		swdev_ctl_close(ctl);
-	ctl = NULL;
+	test_swdev_suite_teardown(&ctl, &sync_mz, &children);
 }
 
 static int
 case_setup(void)
 {
-	uint32_t total;
-
-	memset(sync_mz->addr, 0, sizeof(struct rogue_sync));
-	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
-	TEST_ASSERT_EQUAL(total, 0, "device not empty before the case");
-	return TEST_SUCCESS;
+	return test_swdev_case_setup(ctl, DEV, sync_mz, sizeof(struct rogue_sync));
 }
 
 static void
@@ -358,9 +249,9 @@ case_teardown(void)
 	sync_set(&s->stop, 1);
 	sync_set(&s->go, 100);
 	/* A failed case: let the children say why and exit, then kill the rest. */
-	for (int i = 0; i < nb_children; i++)
-		test_mp_wait(children[i], 10000);
-	nb_children = 0;
+	for (int i = 0; i < children.nb; i++)
+		test_mp_wait(children.pid[i], 10000);
+	children.nb = 0;
 	for (int i = 0; i < 2; i++) {
 		if (pdev[i] != NULL && mdevx_share_dev_close(pdev[i]) != 0)
 			printf("share close: %s\n", strerror(errno));
@@ -735,7 +626,7 @@ role_honest(int argc, char **argv)
 		__atomic_add_fetch(&s->imports, 1, __ATOMIC_RELAXED);
 		obj = mdevx_share_import_obj(dev, imp);
 		if (obj != NULL)
-			id = obj_id(obj);
+			id = test_obj_id(obj);
 		else
 			ROLE_CHECK(documented_count(errno, s), "import_obj %s: %s", name,
 				   strerror(errno));
@@ -796,9 +687,9 @@ rogue_writer_run(const char *variant)
 		nb_pub++;
 	}
 	/* The honest one attaches to a sound registry, then the rogue comes. */
-	TEST_ASSERT(spawn_tracked("rogue_honest", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_honest", 0, NULL) > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "honest secondary not ready");
-	TEST_ASSERT(spawn_tracked("rogue_writer", 1, argv) > 0, "spawn");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_writer", 1, argv) > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "rogue not ready");
 	t0 = test_now_ms();
 	end = t0 + SCRIBBLE_MS;
@@ -824,7 +715,7 @@ rogue_writer_run(const char *variant)
 		TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev[0]), nb_pub, "records");
 		TEST_ASSERT(!s->failed, "a secondary failed");
 	}
-	TEST_ASSERT_SUCCESS(device_total(&total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
 	TEST_ASSERT_EQUAL(total, nb_pub, "objects on the device: %u, published %u", total,
 			  nb_pub);
 	sync_set(&s->closing, 1);
@@ -832,7 +723,7 @@ rogue_writer_run(const char *variant)
 	rc = mdevx_share_dev_close(pdev[0]);
 	pdev[0] = NULL;
 	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
-	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left after the close");
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left after the close");
 	if (strcmp(variant, "mute") == 0)
 		usleep(200 * 1000);	/* the rogue writes on into the closed registry */
 	sync_set(&s->stop, 1);
@@ -849,7 +740,7 @@ rogue_writer_run(const char *variant)
 	printf("\n");
 	TEST_ASSERT(s->rogue_rounds > 0 && s->verified > 0,
 		    "the rogue never wrote, or the honest secondary never read a counter");
-	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left");
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
 	return TEST_SUCCESS;
 }
 
@@ -1038,7 +929,7 @@ test_rogue_key_collision(void)
 		TEST_ASSERT_SUCCESS(publish_counter(pdev[i], "c", &s->packets[i], &s->bytes[i]),
 				    "publish on %c", 'A' + i);
 	}
-	TEST_ASSERT(spawn_tracked("rogue_pair", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_pair", 0, NULL) > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "secondary not ready");
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev[1], "c", &acked), "withdraw on B");
 	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
@@ -1056,7 +947,7 @@ test_rogue_key_collision(void)
 		pdev[i] = NULL;
 		TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
 	}
-	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left");
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
 	return TEST_SUCCESS;
 }
 
@@ -1160,31 +1051,6 @@ out:
 }
 REGISTER_TEST_SECONDARY(rogue_victim, role_victim);
 
-/* The IPC socket of process @p pid in our runtime directory. */
-static int
-mp_socket_of(pid_t pid, char *path, size_t len)
-{
-	const char *dir = rte_eal_get_runtime_dir();
-	char prefix[64];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	int ret = -1;
-
-	if (d == NULL)
-		return -1;
-	snprintf(prefix, sizeof(prefix), "mp_socket_%d_", (int)pid);
-	while ((e = readdir(d)) != NULL) {
-		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-			int n = snprintf(path, len, "%s/%s", dir, e->d_name);
-
-			ret = n > 0 && (size_t)n < len ? 0 : -1;
-			break;
-		}
-	}
-	closedir(d);
-	return ret;
-}
-
 /*
  * R: attach (same device string and cookie as S), forge the primary's
  * WITHDRAW_ALL and send it to S's socket from a socket of our own in the
@@ -1208,7 +1074,7 @@ role_forger(int argc, char **argv)
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
 	memset(&out, 0, sizeof(out));
 	ROLE_CHECK(mdevx_share_test_withdraw_msg(dev, UINT32_MAX, 0, &out.msg) == 0, "forge");
-	ROLE_CHECK(mp_socket_of(s->holder_pid, peer.sun_path, sizeof(peer.sun_path)) == 0,
+	ROLE_CHECK(test_mp_socket_of(s->holder_pid, peer.sun_path, sizeof(peer.sun_path)) == 0,
 		   "no IPC socket of pid %d", (int)s->holder_pid);
 	/* Not mp_socket_*: the primary's broadcasts must not come here. */
 	n = snprintf(self.sun_path, sizeof(self.sun_path), "%s/rogue_%d",
@@ -1263,9 +1129,9 @@ test_rogue_forged_withdrawal(void)
 	s->bytes[0] = 4242 * 64;
 	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", &s->packets[0], &s->bytes[0]),
 			    "publish");
-	TEST_ASSERT(spawn_tracked("rogue_victim", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_victim", 0, NULL) > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "victim not ready");
-	TEST_ASSERT(spawn_tracked("rogue_forger", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_forger", 0, NULL) > 0, "spawn");
 	if (!wait_at_least(&s->ready, 2, WAIT_MS)) {
 		sync_set(&s->stop, 1);
 		wait_children();
@@ -1281,7 +1147,7 @@ test_rogue_forged_withdrawal(void)
 	rc = mdevx_share_dev_close(pdev[0]);
 	pdev[0] = NULL;
 	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
-	TEST_ASSERT_SUCCESS(wait_device_empty(5000), "objects left");
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
 	return TEST_SUCCESS;
 }
 

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers of the autotests on the software device, shared by
+ * test_mlx5_devx_export.c and test_mlx5_devx_share*.c:
+ *  - object ids, and the objects left on a device as the swdev daemon
+ *    counts them (control channel);
+ *  - the memzones of share registries ("mdevx_sh_*") and the EAL IPC
+ *    socket of a process of the instance;
+ *  - the fixture of a suite whose primary shares a sync memzone with the
+ *    secondaries it starts: setup, teardown, a clean start of each case,
+ *    waits on the memzone's counters;
+ *  - the secondaries a test case starts (test_mp_spawn()), tracked so that
+ *    a failed case leaves none running, and the checks in their roles.
+ * The roles (REGISTER_TEST_SECONDARY) stay in the test files.
+ */
+#ifndef MDEVX_TEST_SHARE_UTIL_H
+#define MDEVX_TEST_SHARE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+struct mdevx_obj;
+struct rte_memzone;
+struct swdev_ctl;
+
+/** The object id of @p o, UINT32_MAX when its info cannot be read. */
+uint32_t test_obj_id(struct mdevx_obj *o);
+
+/**
+ * The number of objects on device @p dev (e.g. "mlx5_0") in @p total, as
+ * the daemon behind @p ctl counts them: 0, or the control channel's error.
+ */
+int test_dev_total(struct swdev_ctl *ctl, const char *dev, uint32_t *total);
+
+/**
+ * Wait up to @p ms milliseconds until @p dev holds no object (objects may
+ * take a moment to go once the last holder exits): 0, or -1 after saying
+ * how many are left.
+ */
+int test_wait_dev_empty(struct swdev_ctl *ctl, const char *dev, unsigned int ms);
+
+/** The number of share registry memzones ("mdevx_sh_*") of the instance. */
+unsigned int test_registry_memzones(void);
+
+/**
+ * The path of the EAL IPC socket of process @p pid in our runtime
+ * directory, in @p path of @p len bytes: 0, or -1 when there is none or it
+ * does not fit.
+ */
+int test_mp_socket_of(pid_t pid, char *path, size_t len);
+
+/** The address of memzone @p name (a primary's sync area), NULL without one. */
+void *test_memzone_addr(const char *name);
+
+/**
+ * Wait until *@p v >= @p want, up to @p ms milliseconds: false at the
+ * timeout, or as soon as *@p abort is nonzero (@p abort may be NULL).
+ */
+bool test_wait_at_least(volatile uint32_t *v, uint32_t want, unsigned int ms,
+			volatile uint32_t *abort);
+
+/** At most this many children of a test case are tracked. */
+#define TEST_CHILDREN_MAX 64
+
+/*
+ * Children of the current case: a failing assertion returns early, so the
+ * teardown kills whatever is still running (only processes that are still
+ * our unreaped children: a recycled pid is never signalled).
+ */
+struct test_children {
+	pid_t pid[TEST_CHILDREN_MAX];
+	int nb;
+};
+
+/** test_mp_spawn() of @p role in our instance, tracked in @p c: its pid, or -errno. */
+pid_t test_children_spawn(struct test_children *c, const char *role, int argc,
+			  const char *const argv[]);
+
+/** Kill (SIGKILL) and reap the children of @p c still running, then forget them all. */
+void test_children_kill(struct test_children *c);
+
+/**
+ * Wait up to @p timeout_ms for each child of @p c, then forget them: every
+ * child must exit 0, a signal (128 + n) or a timeout is TEST_FAILED (said
+ * for each child).
+ */
+int test_children_wait(struct test_children *c, unsigned int timeout_ms);
+
+/*
+ * A check in a secondary's role: when @p cond is false, say where and why
+ * (printf arguments), set *@p failed (a volatile uint32_t *, evaluated
+ * only then, may be NULL) for the primary to stop waiting, and go to the
+ * role's label "out".
+ */
+#define TEST_ROLE_CHECK(failed, cond, ...) do {				\
+	if (!(cond)) {							\
+		volatile uint32_t *failed_ = (failed);			\
+									\
+		printf("[%d] %s:%d: ", (int)getpid(), __func__, __LINE__);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		fflush(stdout);						\
+		if (failed_ != NULL)					\
+			__atomic_store_n(failed_, 1, __ATOMIC_RELEASE);	\
+		goto out;						\
+	}								\
+} while (0)
+
+/**
+ * Suite setup of a primary that starts secondaries on the software device:
+ * TEST_SKIPPED without $SWDEV_SOCKET or in a secondary; otherwise the
+ * control channel in @p ctl and a zeroed memzone @p mz_name of @p size
+ * bytes in @p mz, or TEST_FAILED.
+ */
+int test_swdev_suite_setup(struct swdev_ctl **ctl, const struct rte_memzone **mz,
+			   const char *mz_name, size_t size);
+
+/** Its teardown: the children of @p c killed, the memzone freed, the channel closed. */
+void test_swdev_suite_teardown(struct swdev_ctl **ctl, const struct rte_memzone **mz,
+			       struct test_children *c);
+
+/**
+ * The start of a case: the first @p size bytes of the sync memzone @p mz
+ * zeroed, and device @p dev must hold no object.
+ */
+int test_swdev_case_setup(struct swdev_ctl *ctl, const char *dev,
+			  const struct rte_memzone *mz, size_t size);
+
+#endif /* MDEVX_TEST_SHARE_UTIL_H */
