@@ -173,32 +173,11 @@ static const char *const flavour_names[] = {
 	"mdevx_obj_import", "mdevx_obj_import_ref", "mdevx_obj_import_ref_verified",
 };
 
-static uint16_t
-ld16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t
-ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t
-ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
+/* Host-order loads from a byte buffer, at any alignment. */
+#define LD(type, p) __extension__ ({ type v_; memcpy(&v_, (p), sizeof(v_)); v_; })
+#define ld16(p) LD(uint16_t, p)
+#define ld32(p) LD(uint32_t, p)
+#define ld64(p) LD(uint64_t, p)
 
 static void
 st32(uint8_t *p, uint32_t v)

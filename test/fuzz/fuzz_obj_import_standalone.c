@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Standalone driver of the import harness (no libFuzzer):
+ * Standalone program of the import harness (no libFuzzer): the input
+ * generator, run by the shared driver (fuzz_driver.c):
  *   fuzz_obj_import_standalone FILE|DIR...      replay inputs (a crash, a corpus)
  *   fuzz_obj_import_standalone [--seed S] [--iterations N] [--stats]
  *                                              N structured pseudo-random inputs
@@ -8,27 +9,15 @@
  *                                              write N generated inputs (a seed corpus)
  * Exit status 0 when every input ran (a broken invariant aborts).
  */
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
+#include "fuzz_driver.h"
 #include "fuzz_obj_import.h"
 
+/* The driver's generator, seeded by --seed. */
+#define rnd fuzz_rnd
+
 #define INPUT_MAX 4096
-
-static uint64_t rng_state;
-
-static uint32_t
-rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
-}
 
 static void
 put32(uint8_t *p, uint32_t v)
@@ -125,122 +114,18 @@ generate(uint8_t *b)
 	return FUZZ_IMPORT_HDR_LEN + plen;
 }
 
-static int
-replay_file(const char *path)
+static void
+print_stats(enum fuzz_run run)
 {
-	static uint8_t buf[1 << 20];
-	FILE *fp = fopen(path, "rb");
-	size_t n;
-
-	if (fp == NULL) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	n = fread(buf, 1, sizeof(buf), fp);
-	fclose(fp);
-	fuzz_obj_import_one(buf, n);
-	return 1;
-}
-
-/* A file, or every regular file of a directory. Returns inputs run, -1. */
-static int
-replay(const char *path)
-{
-	char sub[4096];
-	struct dirent *de;
-	struct stat st;
-	int total = 0, rc;
-	DIR *d;
-
-	if (stat(path, &st) != 0) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode))
-		return replay_file(path);
-	d = opendir(path);
-	if (d == NULL) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		if (stat(sub, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		rc = replay_file(sub);
-		if (rc < 0) {
-			closedir(d);
-			return -1;
-		}
-		total += rc;
-	}
-	closedir(d);
-	return total;
-}
-
-int
-main(int argc, char **argv)
-{
-	static uint8_t buf[INPUT_MAX];
-	unsigned long iterations = 20000, seed = 1, i;
-	const char *emit_dir = NULL;
-	int a, rc, nfiles = 0, replayed = 0, stats = 0;
-
-	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
-			seed = strtoul(argv[++a], NULL, 0);
-		} else if (strcmp(argv[a], "--iterations") == 0 && a + 1 < argc) {
-			iterations = strtoul(argv[++a], NULL, 0);
-		} else if (strcmp(argv[a], "--emit") == 0 && a + 2 < argc) {
-			emit_dir = argv[++a];
-			iterations = strtoul(argv[++a], NULL, 0);
-		} else if (strcmp(argv[a], "--stats") == 0) {
-			stats = 1;
-		} else if (strcmp(argv[a], "--help") == 0) {
-			printf("usage: %s [--seed S] [--iterations N] [--emit DIR N] [--stats] "
-			       "[FILE|DIR...]\n", argv[0]);
-			return 0;
-		} else {
-			rc = replay(argv[a]);
-			if (rc < 0)
-				return 1;
-			replayed += rc;
-			nfiles++;
-		}
-	}
-	if (nfiles > 0) {
-		fuzz_obj_import_fini();
-		printf("%d inputs replayed\n", replayed);
-		if (stats)
-			fuzz_obj_import_print_stats(stdout);
-		return 0;
-	}
-	rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
-	for (i = 0; i < iterations; i++) {
-		size_t n = generate(buf);
-
-		if (emit_dir != NULL) {
-			char path[4096];
-			FILE *fp;
-
-			snprintf(path, sizeof(path), "%s/seed-%06lu", emit_dir, i);
-			fp = fopen(path, "wb");
-			if (fp == NULL || fwrite(buf, 1, n, fp) != n) {
-				fprintf(stderr, "%s: %s\n", path, strerror(errno));
-				if (fp != NULL)
-					fclose(fp);
-				return 1;
-			}
-			fclose(fp);
-			continue;
-		}
-		fuzz_obj_import_one(buf, n);
-	}
-	fuzz_obj_import_fini();
-	printf("%lu inputs %s (seed %lu)\n", iterations, emit_dir ? "written" : "run", seed);
-	if (stats && emit_dir == NULL)
+	if (run != FUZZ_RUN_EMIT)
 		fuzz_obj_import_print_stats(stdout);
-	return 0;
 }
+
+const struct fuzz_harness fuzz_harness = {
+	.input_max = INPUT_MAX,
+	.replay_dirs = true,
+	.one = fuzz_obj_import_one,
+	.generate = generate,
+	.fini = fuzz_obj_import_fini,
+	.stats = print_stats,
+};

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Standalone driver of the software device fuzz harness (no libFuzzer):
+ * Standalone program of the software device fuzz harness (no libFuzzer): the
+ * input generator, run by the shared driver (fuzz_driver.c):
  *   fuzz_swdev_cmd_standalone FILE...            replay inputs (crash repro)
  *   fuzz_swdev_cmd_standalone [--seed S] [--iterations N]
  *                                                N structured pseudo-random inputs
@@ -8,26 +9,17 @@
  *                                                write N generated inputs (a seed corpus)
  * Exit status 0 when every input ran (a bug aborts or trips a sanitizer).
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_driver.h"
 #include "fuzz_swdev_cmd.h"
 #include "mdevx_prm.h"
 
+/* The driver's generator, seeded by --seed. */
+#define rnd fuzz_rnd
+
 #define MAX_INPUT 10000
-
-static uint64_t rng_state;
-
-static uint32_t
-rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
-}
 
 #define SETF(typ, p, fld, v) MDEVX_SET(typ, (p), fld, (v))
 
@@ -190,81 +182,22 @@ generate(uint8_t *buf)
 	return FUZZ_HDR_LEN + len;
 }
 
-static int
-replay(const char *path)
+static void
+print_stats(enum fuzz_run run)
 {
-	static uint8_t buf[1 << 20];
-	FILE *fp = fopen(path, "rb");
-	size_t n;
+	int a;
 
-	if (fp == NULL) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	n = fread(buf, 1, sizeof(buf), fp);
-	fclose(fp);
-	fuzz_swdev_one(buf, n);
-	return 0;
-}
-
-int
-main(int argc, char **argv)
-{
-	static uint8_t buf[MAX_INPUT];
-	unsigned long iterations = 20000, seed = 1, i;
-	const char *emit_dir = NULL;
-	int a, nfiles = 0, stats = 0;
-
-	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
-			seed = strtoul(argv[++a], NULL, 0);
-		} else if (strcmp(argv[a], "--iterations") == 0 && a + 1 < argc) {
-			iterations = strtoul(argv[++a], NULL, 0);
-		} else if (strcmp(argv[a], "--emit") == 0 && a + 2 < argc) {
-			emit_dir = argv[++a];
-			iterations = strtoul(argv[++a], NULL, 0);
-		} else if (strcmp(argv[a], "--stats") == 0) {
-			stats = 1;
-		} else if (strcmp(argv[a], "--help") == 0) {
-			printf("usage: %s [--seed S] [--iterations N] [--emit DIR N] [--stats] "
-			       "[FILE...]\n", argv[0]);
-			return 0;
-		} else {
-			if (replay(argv[a]) != 0)
-				return 1;
-			nfiles++;
-		}
-	}
-	if (nfiles > 0) {
-		fuzz_swdev_fini();
-		printf("%d inputs replayed\n", nfiles);
-		return 0;
-	}
-	rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
-	for (i = 0; i < iterations; i++) {
-		size_t n = generate(buf);
-
-		if (emit_dir != NULL) {
-			char path[4096];
-			FILE *fp;
-
-			snprintf(path, sizeof(path), "%s/seed-%06lu", emit_dir, i);
-			fp = fopen(path, "wb");
-			if (fp == NULL || fwrite(buf, 1, n, fp) != n) {
-				fprintf(stderr, "%s: %s\n", path, strerror(errno));
-				if (fp != NULL)
-					fclose(fp);
-				return 1;
-			}
-			fclose(fp);
-			continue;
-		}
-		fuzz_swdev_one(buf, n);
-	}
-	fuzz_swdev_fini();
-	printf("%lu inputs %s (seed %lu)\n", iterations, emit_dir ? "written" : "run", seed);
-	for (a = 0; stats && a < 8; a++)
+	if (run == FUZZ_RUN_REPLAY)
+		return;
+	for (a = 0; a < 8; a++)
 		printf("entry %d: %lu ok, %lu EREMOTEIO, %lu other\n", a, fuzz_swdev_stats[a][0],
 		       fuzz_swdev_stats[a][1], fuzz_swdev_stats[a][2]);
-	return 0;
 }
+
+const struct fuzz_harness fuzz_harness = {
+	.input_max = MAX_INPUT,
+	.one = fuzz_swdev_one,
+	.generate = generate,
+	.fini = fuzz_swdev_fini,
+	.stats = print_stats,
+};
