@@ -2,6 +2,7 @@
 /*
  * Harness of the multi-process software-device tests.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <grp.h>
 #include <time.h>
@@ -431,4 +433,139 @@ mp_wait_files(struct swdev_ctl *ctl, uint32_t nfiles, uint32_t *got)
 			return 0;
 		usleep(5000);
 	}
+}
+
+void
+mp_req_init(struct swdev_req_hdr *h, uint16_t op, uint32_t inlen, uint32_t outlen)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = SWDEV_PROTO_MAGIC;
+	h->version = SWDEV_PROTO_VERSION;
+	h->op = op;
+	h->inlen = inlen;
+	h->outlen = outlen;
+}
+
+int
+mp_raw_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+mp_raw_join(struct swdev_ctx *ctx, uint16_t op, const void *payload, uint32_t len,
+	    int *err, struct swdev_rep_hdr *rep_out)
+{
+	union {
+		struct swdev_req_hdr h;
+		uint8_t b[sizeof(struct swdev_req_hdr) + 32];
+	} msg;
+	struct swdev_rep_hdr rep;
+	struct pollfd p;
+	int sv[2];
+
+	*err = EIO;
+	if (len > 32 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	memset(&msg, 0, sizeof(msg));
+	mp_req_init(&msg.h, op, len, 0);
+	msg.h.seq = 9;
+	if (len > 0)
+		memcpy(msg.b + sizeof(msg.h), payload, len);
+	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg.b, sizeof(msg.h) + len, sv[1], 0) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	close(sv[1]);
+	p.fd = sv[0];
+	p.events = POLLIN;
+	if (poll(&p, 1, 5000) != 1) {
+		*err = ETIMEDOUT;
+	} else if (swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0) {
+		*err = EPIPE;
+	} else {
+		*err = (int)rep.err;
+		if (rep_out != NULL)
+			*rep_out = rep;
+	}
+	return sv[0];
+}
+
+int
+mp_raw_attach(struct swdev_ctx *ctx, uint32_t *file_id)
+{
+	struct swdev_rep_hdr rep;
+	struct swdev_open_rep orep;
+	int err, ch = mp_raw_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err, &rep);
+
+	if (ch < 0)
+		return -1;
+	if (err != 0 || rep.outlen != sizeof(orep) ||
+	    swdev_proto_read_all(ch, &orep, sizeof(orep)) != 0) {
+		close(ch);
+		return -1;
+	}
+	if (file_id != NULL)
+		*file_id = rep.file_id;
+	return ch;
+}
+
+int
+mp_daemon_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+int
+mp_daemon_fds_settle(pid_t pid, int want)
+{
+	int i, n = -1;
+
+	for (i = 0; i < 500; i++) {
+		n = mp_daemon_fds(pid);
+		if (n == want)
+			break;
+		usleep(10000);
+	}
+	return n;
+}
+
+long
+mp_daemon_rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
 }

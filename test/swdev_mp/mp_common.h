@@ -2,7 +2,8 @@
 /*
  * Harness of the multi-process software-device tests (suite emu, no DPDK):
  * checks counted in shared memory across forked roles, a private daemon per
- * test program, fd passing, and mailbox builders.
+ * test program, fd passing, mailbox builders, the wire protocol by hand, and
+ * what a daemon holds.
  */
 #ifndef MP_COMMON_H
 #define MP_COMMON_H
@@ -86,6 +87,35 @@ struct swdev_obj *mp_td_alloc(struct swdev_ctx *ctx, uint32_t *tdn, int *err);
 int mp_wait_total(struct swdev_ctl *ctl, uint32_t file_id, uint32_t total, uint32_t *got);
 /** Poll until the device has @p nfiles open files (5 s). */
 int mp_wait_files(struct swdev_ctl *ctl, uint32_t nfiles, uint32_t *got);
+
+/* ---- the wire protocol by hand, past the client library (swdev_proto.h) ---- */
+
+struct swdev_req_hdr;
+struct swdev_rep_hdr;
+
+/** Zero @p h and set magic, version, @p op, @p inlen and @p outlen (seq 0). */
+void mp_req_init(struct swdev_req_hdr *h, uint16_t op, uint32_t inlen, uint32_t outlen);
+/** A SOCK_SEQPACKET connection to @p path (main or control socket), or -1. */
+int mp_raw_connect(const char *path);
+/**
+ * Send one OPEN or ATTACH datagram with @p len bytes of @p payload (at most
+ * 32) and a fresh channel on the command fd of @p ctx. Our end of the
+ * channel, or -1; the errno of the daemon's answer in *err (EPIPE: dropped
+ * unanswered, ETIMEDOUT: none within 5 s), its header in *rep if not NULL.
+ */
+int mp_raw_join(struct swdev_ctx *ctx, uint16_t op, const void *payload, uint32_t len,
+		int *err, struct swdev_rep_hdr *rep);
+/** ATTACH a raw channel to the file of @p ctx: our end, or -1; *file_id: the file joined. */
+int mp_raw_attach(struct swdev_ctx *ctx, uint32_t *file_id);
+
+/* ---- what a daemon holds (/proc) ---- */
+
+/** Descriptors process @p pid holds now, or -1. */
+int mp_daemon_fds(pid_t pid);
+/** Wait (5 s) until @p pid holds @p want descriptors; the last count. */
+int mp_daemon_fds_settle(pid_t pid, int want);
+/** Resident memory of @p pid in KiB, or -1. */
+long mp_daemon_rss_kib(pid_t pid);
 
 /** Monotonic time in nanoseconds. */
 uint64_t mp_now_ns(void);

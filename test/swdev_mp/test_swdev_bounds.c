@@ -5,7 +5,6 @@
  * handshake (timed out, capped, the oldest closed first), idle control
  * connections; and shutdown() of a command fd has one documented meaning.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -14,80 +13,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "mdevx_prm.h"
 #include "mp_common.h"
 #include "swdev_proto.h"
-
-/* Descriptors @p pid holds now, or -1. */
-static int
-daemon_fds(pid_t pid)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
-/* Wait (5 s) until the daemon holds @p want descriptors; the last count. */
-static int
-daemon_fds_settle(pid_t pid, int want)
-{
-	int i, n = -1;
-
-	for (i = 0; i < 500; i++) {
-		n = daemon_fds(pid);
-		if (n == want)
-			break;
-		usleep(10000);
-	}
-	return n;
-}
-
-/* Resident memory of @p pid in KiB, or -1. */
-static long
-daemon_rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
-static int
-raw_connect(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* The daemon closed its end of @p fd (EOF or an error is readable now). */
 static bool
@@ -99,60 +29,6 @@ closed_now(int fd)
 	if (poll(&p, 1, 0) != 1)
 		return false;
 	return recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) <= 0;
-}
-
-/* A new channel of @p ctx's file (ATTACH by hand); -1 on failure. */
-static int
-raw_attach(struct swdev_ctx *ctx)
-{
-	struct swdev_req_hdr h;
-	struct swdev_rep_hdr rep;
-	struct swdev_open_rep orep;
-	struct pollfd p;
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return -1;
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_ATTACH;
-	h.seq = 1;
-	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), &h, sizeof(h), sv[1], 0) != 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	close(sv[1]);
-	p.fd = sv[0];
-	p.events = POLLIN;
-	if (poll(&p, 1, 5000) != 1 || swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0 ||
-	    rep.err != 0 || rep.outlen != sizeof(orep) ||
-	    swdev_proto_read_all(sv[0], &orep, sizeof(orep)) != 0) {
-		close(sv[0]);
-		return -1;
-	}
-	return sv[0];
-}
-
-/* Send all of @p len bytes (blocking). 0 or errno. */
-static int
-send_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /*
@@ -189,27 +65,22 @@ test_half_frames(void)
 	bys = swdev_open(mp_sock, MP_DEV);
 	bys_ctr = bys != NULL ? mp_counter_alloc(bys, 0, &base, &err) : NULL;
 	CHECK(bys_ctr != NULL, "bystander");
-	fds0 = daemon_fds(d);
-	rss0 = daemon_rss_kib(d);
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_DEVX_GENERAL;
-	h.inlen = FRAME_IN;
-	h.outlen = 16;
+	fds0 = mp_daemon_fds(d);
+	rss0 = mp_daemon_rss_kib(d);
+	mp_req_init(&h, SWDEV_OP_DEVX_GENERAL, FRAME_IN, 16);
 	for (i = 0; i < NF; i++) {
 		held[i] = 0;
 		files[i] = swdev_open(mp_sock, MP_DEV);
 		CHECK(files[i] != NULL, "file %u", i);
 		for (j = 0; j < NC; j++) {
-			ch[i][j] = files[i] != NULL ? raw_attach(files[i]) : -1;
+			ch[i][j] = files[i] != NULL ? mp_raw_attach(files[i], NULL) : -1;
 			if (ch[i][j] < 0)
 				continue;
 			setsockopt(ch[i][j], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 			/* A refused one is closed after its header: the send fails. */
-			err = send_all(ch[i][j], &h, sizeof(h));
+			err = swdev_proto_write_all(ch[i][j], &h, sizeof(h));
 			if (err == 0)
-				err = send_all(ch[i][j], junk, sizeof(junk));
+				err = swdev_proto_write_all(ch[i][j], junk, sizeof(junk));
 			(void)err;
 		}
 	}
@@ -234,7 +105,7 @@ test_half_frames(void)
 			}
 		}
 	}
-	rss1 = daemon_rss_kib(d);
+	rss1 = mp_daemon_rss_kib(d);
 	printf("   held %u (per file %u %u %u %u %u %u %u %u), refused with ENOMEM %u, other %u;"
 	       " daemon RSS %ld -> %ld KiB\n", total, held[0], held[1], held[2], held[3],
 	       held[4], held[5], held[6], held[7], refused, other, rss0, rss1);
@@ -251,7 +122,7 @@ test_half_frames(void)
 	 */
 	CHECK(rss0 > 0 && rss1 > 0 && rss1 - rss0 < 72 * 1024,
 	      "daemon memory grew by %ld KiB (budget 64 MiB)", rss1 - rss0);
-	fds = daemon_fds(d);
+	fds = mp_daemon_fds(d);
 	CHECK(fds == fds0 + NF * 2 + (int)total, "daemon descriptors: %d (%d + %d files + %u)",
 	      fds, fds0, NF, total);
 	if (bys_ctr != NULL) {
@@ -266,16 +137,16 @@ test_half_frames(void)
 		if (files[i] != NULL)
 			swdev_close(files[i]);
 	}
-	fds = daemon_fds_settle(d, fds0);
+	fds = mp_daemon_fds_settle(d, fds0);
 	CHECK(fds == fds0, "descriptors back to %d: %d", fds0, fds);
 	/* The budget is free again: a full-size input is taken. */
 	if (bys != NULL) {
-		int c2 = raw_attach(bys);
+		int c2 = mp_raw_attach(bys, NULL);
 
 		CHECK(c2 >= 0, "attach");
 		if (c2 >= 0) {
-			CHECK(send_all(c2, &h, sizeof(h)) == 0 &&
-			      send_all(c2, junk, sizeof(junk)) == 0, "half a frame");
+			CHECK(swdev_proto_write_all(c2, &h, sizeof(h)) == 0 &&
+			      swdev_proto_write_all(c2, junk, sizeof(junk)) == 0, "half a frame");
 			usleep(100000);
 			CHECK(!closed_now(c2), "taken after the others left");
 			close(c2);
@@ -310,10 +181,10 @@ test_handshake(void)
 		return;
 	ctl = swdev_ctl_open(mp_sock);
 	CHECK(ctl != NULL && swdev_ctl_ping(ctl) == 0, "control");
-	fds0 = daemon_fds(d);
+	fds0 = mp_daemon_fds(d);
 	t0 = mp_now_ns();
 	for (i = 0; i < 40; i++) {
-		idle[i] = raw_connect(mp_sock);
+		idle[i] = mp_raw_connect(mp_sock);
 		CHECK(idle[i] >= 0, "connect %d", i);
 		usleep(2000);	/* accepted in order */
 	}
@@ -321,7 +192,7 @@ test_handshake(void)
 	for (closed = 0, i = 0; i < 40; i++)
 		if (idle[i] >= 0 && closed_now(idle[i]))
 			closed++;
-	fds = daemon_fds(d);
+	fds = mp_daemon_fds(d);
 	CHECK(closed == 24 && fds == fds0 + 16, "the 24 oldest closed (%d), 16 held (%d fds more)",
 	      closed, fds - fds0);
 	for (i = 0; i < 24; i++)
@@ -345,7 +216,7 @@ test_handshake(void)
 	CHECK(swdev_ctl_ping(ctl) == 0, "an idle control connection of an allowed uid stays");
 	if (td != NULL)
 		CHECK(swdev_obj_destroy(td) == 0, "the served client still works");
-	fds = daemon_fds_settle(d, fds0 + 2);
+	fds = mp_daemon_fds_settle(d, fds0 + 2);
 	CHECK(fds == fds0 + 2, "descriptors: only the served client's two: %d", fds - fds0);
 	for (i = 0; i < 40; i++)
 		if (idle[i] >= 0)
@@ -387,19 +258,19 @@ test_descriptor_flood(void)
 		return;
 	ctl = swdev_ctl_open(mp_sock);
 	CHECK(ctl != NULL, "control");
-	fds0 = daemon_fds(d);
+	fds0 = mp_daemon_fds(d);
 	snprintf(ctl_path, sizeof(ctl_path), "%s.ctl", mp_sock);
 	for (s = 0; s < 2; s++) {
 		for (i = 0; i < FLOOD; i++) {
-			fl[s][i] = raw_connect(s == 0 ? mp_sock : ctl_path);
+			fl[s][i] = mp_raw_connect(s == 0 ? mp_sock : ctl_path);
 			if (i % 500 == 0) {
-				fds = daemon_fds(d);
+				fds = mp_daemon_fds(d);
 				maxfds = fds > maxfds ? fds : maxfds;
 			}
 		}
 	}
 	usleep(200000);
-	fds = daemon_fds(d);
+	fds = mp_daemon_fds(d);
 	maxfds = fds > maxfds ? fds : maxfds;
 	printf("   daemon descriptors: %d before, at most %d during\n", fds0, maxfds);
 	/*
@@ -425,7 +296,7 @@ test_descriptor_flood(void)
 		swdev_obj_destroy(td);
 	if (ctx != NULL)
 		swdev_close(ctx);
-	fds = daemon_fds_settle(d, fds0);
+	fds = mp_daemon_fds_settle(d, fds0);
 	CHECK(fds == fds0, "descriptors back to %d: %d", fds0, fds);
 	CHECK(swdev_ctl_ping(ctl) == 0, "control answers");
 	swdev_ctl_close(ctl);

@@ -6,7 +6,6 @@
  * is delayed, random mailboxes. After each, the daemon must still serve a
  * bystander client, and only the offender is disconnected.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "mdevx_prm.h"
@@ -39,20 +37,6 @@ check_bystander(const char *after)
 	err = mp_counter_query(bys_ctr, bys_base, false, &pk, NULL, NULL, NULL);
 	CHECK(err == 0 && pk == bys_expect, "bystander after %s: %s %lu/%lu", after,
 	      strerror(err), (unsigned long)pk, (unsigned long)bys_expect);
-}
-
-static int
-raw_connect(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* The daemon closed its end: EOF (or reset) within 5 s. */
@@ -124,43 +108,39 @@ test_main_socket_garbage(void)
 	int fd, sv[2];
 
 	printf("== garbage on fresh connections\n");
-	fd = raw_connect(mp_sock);
+	fd = mp_raw_connect(mp_sock);
 	CHECK(fd >= 0, "connect");
 	fill_random(buf, 100, &seed);
 	send(fd, buf, 100, MSG_NOSIGNAL);
 	CHECK(peer_closed(fd), "random first datagram: disconnected");
 	close(fd);
 
-	fd = raw_connect(mp_sock);
+	fd = mp_raw_connect(mp_sock);
 	send(fd, buf, 0, MSG_NOSIGNAL);
 	CHECK(peer_closed(fd), "empty first datagram: disconnected");
 	close(fd);
 
-	fd = raw_connect(mp_sock);
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_OPEN;
-	h.inlen = 0;
+	fd = mp_raw_connect(mp_sock);
+	mp_req_init(&h, SWDEV_OP_OPEN, 0, 0);
 	send(fd, &h, sizeof(h), MSG_NOSIGNAL);
 	CHECK(peer_closed(fd), "OPEN without a channel fd: disconnected");
 	close(fd);
 
-	fd = raw_connect(mp_sock);
+	fd = mp_raw_connect(mp_sock);
 	fill_random(buf, sizeof(buf), &seed);
 	memcpy(buf, &h, sizeof(h));
 	send(fd, buf, sizeof(buf), MSG_NOSIGNAL);
 	CHECK(peer_closed(fd), "70000-byte datagram: disconnected");
 	close(fd);
 
-	fd = raw_connect(mp_sock);
+	fd = mp_raw_connect(mp_sock);
 	h.op = SWDEV_OP_ATTACH;
 	CHECK(swdev_proto_send_fd(fd, &h, sizeof(h), fd, 0) == 0, "send");
 	CHECK(peer_closed(fd), "ATTACH before OPEN (with a seqpacket fd): disconnected");
 	close(fd);
 
 	/* The same with a proper channel: refused, and the channel fd dropped. */
-	fd = raw_connect(mp_sock);
+	fd = mp_raw_connect(mp_sock);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
 		CHECK(swdev_proto_send_fd(fd, &h, sizeof(h), sv[1], 0) == 0, "send");
 		close(sv[1]);
@@ -170,75 +150,20 @@ test_main_socket_garbage(void)
 	}
 	close(fd);
 
-	fd = raw_connect(mp_sock);
+	fd = mp_raw_connect(mp_sock);
 	close(fd);	/* connect and leave */
 	check_bystander("garbage on fresh connections");
-}
-
-/*
- * Send one OPEN or ATTACH datagram with @p payload_len bytes of payload and a
- * fresh channel on the command fd of @p ctx. Returns our end of the channel
- * and the errno of the daemon's answer in *err (EPIPE: dropped unanswered),
- * its header in *rep_out if not NULL.
- */
-static int
-send_join(struct swdev_ctx *ctx, uint16_t op, const char *payload, uint32_t payload_len,
-	  int *err, struct swdev_rep_hdr *rep_out)
-{
-	union {
-		struct swdev_req_hdr h;
-		uint8_t b[sizeof(struct swdev_req_hdr) + 32];
-	} msg;
-	struct swdev_req_hdr *h = &msg.h;
-	struct swdev_rep_hdr rep;
-	int sv[2];
-
-	*err = EIO;
-	if (payload_len > 32 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		return -1;
-	memset(&msg, 0, sizeof(msg));
-	h->magic = SWDEV_PROTO_MAGIC;
-	h->version = SWDEV_PROTO_VERSION;
-	h->op = op;
-	h->seq = 9;
-	h->inlen = payload_len;
-	if (payload_len > 0)
-		memcpy(msg.b + sizeof(*h), payload, payload_len);
-	if (swdev_proto_send_fd(swdev_cmd_fd(ctx), msg.b, sizeof(*h) + payload_len, sv[1],
-				0) != 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	close(sv[1]);
-	if (!peer_readable(sv[0])) {
-		*err = ETIMEDOUT;
-	} else if (swdev_proto_read_all(sv[0], &rep, sizeof(rep)) != 0) {
-		*err = EPIPE;
-	} else {
-		*err = (int)rep.err;
-		if (rep_out != NULL)
-			*rep_out = rep;
-	}
-	return sv[0];
 }
 
 /* ATTACH a raw channel to the file of @p ctx. Returns our end or -1. */
 static int
 raw_attach(struct swdev_ctx *ctx)
 {
-	struct swdev_rep_hdr rep;
-	struct swdev_open_rep orep;
-	int err, ch = send_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err, &rep);
+	uint32_t file_id = 0;
+	int ch = mp_raw_attach(ctx, &file_id);
 
-	if (ch < 0)
-		return -1;
-	if (err != 0 || rep.outlen != sizeof(orep) ||
-	    swdev_proto_read_all(ch, &orep, sizeof(orep)) != 0) {
-		close(ch);
-		return -1;
-	}
-	CHECK(rep.file_id == swdev_ctx_file_id(ctx), "raw ATTACH joined the file");
+	if (ch >= 0)
+		CHECK(file_id == swdev_ctx_file_id(ctx), "raw ATTACH joined the file");
 	return ch;
 }
 
@@ -275,12 +200,7 @@ test_channel_garbage(void)
 	close(ch);
 
 	ch = raw_attach(ctx);
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_DEVX_GENERAL;
-	h.inlen = 0xffffffffu;
-	h.outlen = 16;
+	mp_req_init(&h, SWDEV_OP_DEVX_GENERAL, 0xffffffffu, 16);
 	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
 	CHECK(peer_closed(ch), "inlen 4 GiB: channel closed");
 	close(ch);
@@ -370,12 +290,12 @@ test_command_fd_misuse(void)
 	printf("== misuse of a command fd: second OPEN, ATTACH with payload, channel limit\n");
 	if (open_with_counter(&ctx, &ctr, &base) != 0)
 		return;
-	fd = send_join(ctx, SWDEV_OP_OPEN, MP_DEV, sizeof(MP_DEV), &err, NULL);
+	fd = mp_raw_join(ctx, SWDEV_OP_OPEN, MP_DEV, sizeof(MP_DEV), &err, NULL);
 	CHECK(fd >= 0 && err == EPIPE, "second OPEN on a file: dropped, channel closed: %s",
 	      strerror(err));
 	if (fd >= 0)
 		close(fd);
-	fd = send_join(ctx, SWDEV_OP_ATTACH, "abcd", 4, &err, NULL);
+	fd = mp_raw_join(ctx, SWDEV_OP_ATTACH, "abcd", 4, &err, NULL);
 	CHECK(fd >= 0 && err == EINVAL, "ATTACH with a payload: EINVAL: %s", strerror(err));
 	if (fd >= 0)
 		close(fd);
@@ -389,7 +309,7 @@ test_command_fd_misuse(void)
 			break;
 	}
 	CHECK(n == 255, "255 more channels, then refused: %d", n);
-	fd = send_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err, NULL);
+	fd = mp_raw_join(ctx, SWDEV_OP_ATTACH, NULL, 0, &err, NULL);
 	CHECK(err == EMFILE, "ATTACH beyond the limit: EMFILE: %s", strerror(err));
 	if (fd >= 0)
 		close(fd);
@@ -477,12 +397,7 @@ test_no_reader(void)
 	if (ctx == NULL)
 		return;
 	ch = raw_attach(ctx);
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_DEVX_GENERAL;
-	h.inlen = sizeof(in);
-	h.outlen = 1u << 20;
+	mp_req_init(&h, SWDEV_OP_DEVX_GENERAL, sizeof(in), 1u << 20);
 	MDEVX_SET(query_hca_cap_in, in, opcode, MDEVX_CMD_OP_QUERY_HCA_CAP);
 	flags = MSG_NOSIGNAL | MSG_DONTWAIT;
 	for (i = 0; i < 64; i++) {
@@ -517,12 +432,7 @@ test_reply_budget(void)
 	CHECK(ctx != NULL, "open");
 	if (ctx == NULL)
 		return;
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_DEVX_GENERAL;
-	h.inlen = sizeof(in);
-	h.outlen = SWDEV_PROTO_MAX_PAYLOAD;
+	mp_req_init(&h, SWDEV_OP_DEVX_GENERAL, sizeof(in), SWDEV_PROTO_MAX_PAYLOAD);
 	MDEVX_SET(query_hca_cap_in, in, opcode, MDEVX_CMD_OP_QUERY_HCA_CAP);
 	for (unsigned int i = 0; i < nch; i++) {
 		ch[i] = raw_attach(ctx);
@@ -567,12 +477,7 @@ die_mid_frame(void *arg)
 	if (ctx == NULL)
 		return 1;
 	ch = raw_attach(ctx);
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = SWDEV_OP_DEVX_GENERAL;
-	h.inlen = 1u << 20;
-	h.outlen = 16;
+	mp_req_init(&h, SWDEV_OP_DEVX_GENERAL, 1u << 20, 16);
 	send(ch, &h, sizeof(h), MSG_NOSIGNAL);
 	send(ch, junk, sizeof(junk), MSG_NOSIGNAL);
 	raise(SIGKILL);
@@ -687,7 +592,7 @@ test_ctl_garbage(void)
 
 	printf("== garbage on the control socket\n");
 	snprintf(path, sizeof(path), "%s.ctl", mp_sock);
-	fd = raw_connect(path);
+	fd = mp_raw_connect(path);
 	CHECK(fd >= 0, "connect control");
 	fill_random(buf, sizeof(buf), &seed);
 	send(fd, buf, sizeof(buf), MSG_NOSIGNAL);
@@ -746,41 +651,6 @@ test_out_of_fds(void)
 	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops cleanly");
 }
 
-/* Descriptors the daemon holds now, or -1. */
-static int
-daemon_fds(pid_t pid)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
-/* Wait (5 s) until the daemon is back to @p want descriptors; the last count. */
-static int
-daemon_fds_settle(pid_t pid, int want)
-{
-	int i, n = -1;
-
-	for (i = 0; i < 500; i++) {
-		n = daemon_fds(pid);
-		if (n == want)
-			break;
-		usleep(10000);
-	}
-	return n;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -803,7 +673,7 @@ main(int argc, char **argv)
 	if (bys_ctr == NULL)
 		return mp_finish();
 	/* Every misbehaving client below must leave no descriptor behind. */
-	fds0 = daemon_fds(daemon);
+	fds0 = mp_daemon_fds(daemon);
 	CHECK(fds0 > 0, "daemon descriptors: %d", fds0);
 	test_main_socket_garbage();
 	test_channel_garbage();
@@ -815,7 +685,7 @@ main(int argc, char **argv)
 	test_random_mailboxes();
 	test_ctl_garbage();
 	test_out_of_fds();
-	fds = daemon_fds_settle(daemon, fds0);
+	fds = mp_daemon_fds_settle(daemon, fds0);
 	CHECK(fds == fds0, "daemon descriptors back to %d after all that: %d", fds0, fds);
 	swdev_obj_destroy(bys_ctr);
 	swdev_close(bystander);
