@@ -357,10 +357,13 @@ on_exit() {
 	fi
 }
 # Builds and test runs go in the background, so that a signal is handled
-# at once (bash runs a trap only after a foreground command ends).
+# at once (bash runs a trap only after a foreground command ends); fd 4 is
+# the script's own stderr, for the handler to write to while the output of
+# a build or test run is redirected.
+exec 4>&2
 child=""
 run() { # command...
-	"$@" &
+	"$@" 4>&- &
 	child=$!
 	wait "$child"
 	local rc=$?
@@ -369,7 +372,7 @@ run() { # command...
 }
 
 on_signal() {
-	echo "mutate: interrupted" >&2
+	echo "mutate: interrupted; restoring the files" >&4
 	if [ -n "$child" ]; then
 		kill -TERM "$child" 2>/dev/null
 		wait "$child" 2>/dev/null
