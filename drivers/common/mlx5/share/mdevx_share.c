@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,7 +529,7 @@ dev_list_locked(const struct mdevx_share_dev *dev)
 	return NULL;
 }
 
-static void notify_ack(const struct mp_param *ack, const char *peer);
+static void notify_ack(const struct mp_param *ack, pid_t pid);
 
 /* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0. */
 static pid_t
@@ -577,9 +578,9 @@ peer_add_locked(struct mdevx_share_dev *dev, const char *path)
 	return 0;
 }
 
-/* Primary: a secondary closed the device (MP_OP_DETACH). */
+/* Primary: secondary @p pid closed the device (MP_OP_DETACH). */
 static void
-peer_detach(const struct mp_param *req, const char *path)
+peer_detach(const struct mp_param *req, pid_t pid)
 {
 	struct mdevx_share_dev *dev;
 
@@ -587,7 +588,7 @@ peer_detach(const struct mp_param *req, const char *path)
 	dev = find_dev_locked(req->devstr);
 	if (dev != NULL && dev->primary && dev->cookie == req->cookie) {
 		for (uint32_t i = 0; i < dev->nb_peers; i++) {
-			if (strcmp(dev->peers[i].path, path) == 0) {
+			if (dev->peers[i].pid == pid) {
 				dev->peers[i] = dev->peers[--dev->nb_peers];
 				break;
 			}
@@ -597,79 +598,154 @@ peer_detach(const struct mp_param *req, const char *path)
 }
 
 /*
- * Secondary: acknowledgements go out from a thread of their own, never
- * from EAL's IPC thread. EAL sends with a blocking call: an IPC thread
- * blocked sending to the primary's full socket queue stops reading its
- * own, and the primary's IPC thread, blocked answering an attach into
- * that full queue, stops reading the acknowledgements (a deadlock seen in
- * the attach-during-withdrawals test). With this thread the IPC thread of
- * a secondary never sends to the primary and always drains its queue.
+ * Acknowledgements and detach messages do not go through EAL: they go
+ * from each secondary to a datagram socket of the primary's library,
+ * <runtime dir>/mdevx_share_ack, read by a thread of its own.
+ * - EAL sends with a blocking call. A secondary's IPC thread blocked
+ *   sending to the primary's full queue stops reading its own, and the
+ *   primary's IPC thread, blocked answering an attach into that full
+ *   queue, stops reading: both wait for each other for good (seen in the
+ *   attach-during-withdrawals test). A secondary sends to our socket
+ *   without blocking, and the primary's reader never sends.
+ * - The kernel tells the reader the sender's pid (SCM_CREDENTIALS): an
+ *   acknowledgement counts for the process that really sent it.
+ * - EAL's send calls of a secondary share a static buffer (the primary's
+ *   socket path): sending from our handler would race with the
+ *   application's own requests.
  */
-#define ACK_QUEUE 64
+#define ACK_SOCK_NAME "mdevx_share_ack"
+#define ACK_SEND_TRIES 20		/* 1 ms apart while the primary's queue is full */
 
-static struct mp_param ack_q[ACK_QUEUE];
-static unsigned int ack_first, ack_count;	/* ack_lock */
-static pid_t ack_pid;				/* the process that has the thread */
-static pthread_mutex_t ack_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ack_cond = PTHREAD_COND_INITIALIZER;
+static int ack_rx_fd = -1;		/* primary (share_open_lock) */
+static int ack_tx_fd = -1;		/* secondary (ack_tx_lock) */
+static pid_t ack_tx_pid;		/* the process ack_tx_fd was made in */
+static pthread_mutex_t ack_tx_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void *
-ack_sender(void *arg)
+static void peer_msg(const struct mp_param *p, pid_t pid);
+
+static int
+ack_sock_addr(struct sockaddr_un *sa)
 {
-	RTE_SET_USED(arg);
-	for (;;) {
-		struct rte_mp_msg msg;
-		struct mp_param a;
+	int n;
 
-		pthread_mutex_lock(&ack_lock);
-		while (ack_count == 0)
-			pthread_cond_wait(&ack_cond, &ack_lock);
-		a = ack_q[ack_first];
-		ack_first = (ack_first + 1) % ACK_QUEUE;
-		ack_count--;
-		pthread_mutex_unlock(&ack_lock);
-		mp_msg_pack(&msg, MP_ACTION, &a);
-		if (rte_mp_sendmsg(&msg) != 0)
-			SHARE_LOG(WARNING, "%s: acknowledging a withdrawal failed: %s", a.devstr,
-				  rte_strerror(rte_errno));
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", rte_eal_get_runtime_dir(),
+		     ACK_SOCK_NAME);
+	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : ENAMETOOLONG;
+}
+
+/* Primary: read acknowledgements and detach messages, for the process's life. */
+static void *
+ack_reader(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+
+	for (;;) {
+		char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+		struct mp_param p;
+		struct iovec iov = { .iov_base = &p, .iov_len = sizeof(p) };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct ucred cred = { .pid = 0 };
+		struct cmsghdr *c;
+		ssize_t n = recvmsg(fd, &mh, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			SHARE_LOG(ERR, "acknowledgement socket: %s: no more acknowledgements",
+				  strerror(errno));
+			return NULL;
+		}
+		for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+		if (n != (ssize_t)sizeof(p) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+		    cred.pid <= 0)
+			continue;	/* not one of our messages */
+		p.devstr[DEVSTR_MAX - 1] = '\0';
+		peer_msg(&p, cred.pid);
 	}
 	return NULL;
 }
 
-/* Queue acknowledgement @p a for the sender thread (started on first use). */
-static void
-ack_post(const struct mp_param *a)
+/* Primary, share_open_lock held: the socket and its reader, once. 0 or errno. */
+static int
+ack_rx_start(void)
 {
-	pthread_mutex_lock(&ack_lock);
-	if (ack_pid != getpid()) {	/* first use, or a child forked without it */
-		pthread_t t;
+	struct sockaddr_un sa;
+	pthread_t t;
+	int fd, one = 1, err;
 
-		ack_first = ack_count = 0;
-		if (pthread_create(&t, NULL, ack_sender, NULL) != 0) {
-			pthread_mutex_unlock(&ack_lock);
-			SHARE_LOG(ERR, "%s: no thread for acknowledgements: not acknowledged",
-				  a->devstr);
-			return;
+	if (ack_rx_fd >= 0)
+		return 0;
+	err = ack_sock_addr(&sa);
+	if (err != 0)
+		return err;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	unlink(sa.sun_path);		/* a previous primary's of this prefix */
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		err = errno;
+		close(fd);
+		SHARE_LOG(ERR, "acknowledgement socket %s: %s", sa.sun_path, strerror(err));
+		return err;
+	}
+	err = pthread_create(&t, NULL, ack_reader, (void *)(intptr_t)fd);
+	if (err != 0) {
+		close(fd);
+		unlink(sa.sun_path);
+		return err;
+	}
+	pthread_detach(t);
+	ack_rx_fd = fd;
+	return 0;
+}
+
+/*
+ * Secondary: send @p p to the primary's socket without blocking (a few
+ * tries while its queue is full). From EAL's IPC thread and from
+ * application threads alike.
+ */
+static void
+ack_send(const struct mp_param *p)
+{
+	struct sockaddr_un sa;
+	int err = 0;
+
+	if (ack_sock_addr(&sa) != 0)
+		return;
+	pthread_mutex_lock(&ack_tx_lock);
+	if (ack_tx_fd < 0 || ack_tx_pid != getpid()) {
+		ack_tx_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		ack_tx_pid = getpid();
+	}
+	for (int i = 0; i < ACK_SEND_TRIES; i++) {
+		if (ack_tx_fd >= 0 && sendto(ack_tx_fd, p, sizeof(*p), MSG_DONTWAIT,
+					     (struct sockaddr *)&sa, sizeof(sa)) == sizeof(*p)) {
+			err = 0;
+			break;
 		}
-		pthread_detach(t);
-		ack_pid = getpid();
+		err = ack_tx_fd < 0 ? EBADF : errno;
+		if (err != EAGAIN && err != EINTR)
+			break;
+		usleep(1000);
 	}
-	if (ack_count == ACK_QUEUE) {
-		/* the primary stopped reading: its wait for this one ends at its bound */
-		SHARE_LOG(WARNING, "%s: %u acknowledgements waiting: one dropped", a->devstr,
-			  ACK_QUEUE);
-	} else {
-		ack_q[(ack_first + ack_count) % ACK_QUEUE] = *a;
-		ack_count++;
-		pthread_cond_signal(&ack_cond);
-	}
-	pthread_mutex_unlock(&ack_lock);
+	pthread_mutex_unlock(&ack_tx_lock);
+	if (err != 0)
+		SHARE_LOG(WARNING, "%s: message %u to the primary not sent: %s", p->devstr,
+			  p->op, strerror(err));
 }
 
 /*
  * Secondary: a withdrawal notification (one-way). Only the primary's
  * counts. Unimport, then acknowledge with a one-way message of our own
- * that names the notification (ack_post()): the primary waits for the
+ * that names the notification (ack_send()): the primary waits for the
  * secondaries that attached the device, and nobody else.
  */
 static int
@@ -709,7 +785,7 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 	ack.cookie = req->cookie;
 	ack.seq = req->seq;
 	memcpy(ack.devstr, req->devstr, sizeof(ack.devstr));
-	ack_post(&ack);
+	ack_send(&ack);
 	return 0;
 }
 
@@ -733,14 +809,6 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		return -EINVAL;
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
 	req_buf.devstr[DEVSTR_MAX - 1] = '\0';
-	if (req->op == MP_OP_ACK && primary) {
-		notify_ack(req, peer);
-		return 0;
-	}
-	if (req->op == MP_OP_DETACH && primary) {
-		peer_detach(req, peer);
-		return 0;
-	}
 	if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) && !primary)
 		return mp_withdraw(req, peer);
 	memset(&rep_buf, 0, sizeof(rep_buf));
@@ -918,9 +986,9 @@ static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pending_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t pending_seq;
 
-/* Primary, EAL IPC thread: an acknowledgement from @p peer. */
+/* Primary, acknowledgement reader: an acknowledgement from process @p pid. */
 static void
-notify_ack(const struct mp_param *ack, const char *peer)
+notify_ack(const struct mp_param *ack, pid_t pid)
 {
 	pthread_mutex_lock(&pending_lock);
 	for (int i = 0; i < MAX_PENDING; i++) {
@@ -931,8 +999,8 @@ notify_ack(const struct mp_param *ack, const char *peer)
 		    pn->generation != ack->generation || strcmp(pn->devstr, ack->devstr) != 0)
 			continue;
 		for (uint32_t k = 0; k < pn->nb_expect; k++) {
-			if (!pn->acked[k] && !pn->gone[k] &&
-			    strcmp(pn->expect[k].path, peer) == 0) {
+			/* once per expected secondary: a process that attached twice counts once */
+			if (!pn->acked[k] && !pn->gone[k] && pn->expect[k].pid == pid) {
 				pn->acked[k] = true;
 				pn->nb_acked++;
 				pthread_cond_broadcast(&pending_cond);
@@ -940,6 +1008,16 @@ notify_ack(const struct mp_param *ack, const char *peer)
 		}
 	}
 	pthread_mutex_unlock(&pending_lock);
+}
+
+/* Primary, acknowledgement reader: one message of secondary @p pid. */
+static void
+peer_msg(const struct mp_param *p, pid_t pid)
+{
+	if (p->op == MP_OP_ACK)
+		notify_ack(p, pid);
+	else if (p->op == MP_OP_DETACH)
+		peer_detach(p, pid);
 }
 
 /* pending_lock held: the expected peers that died meanwhile count as done. */
@@ -1197,9 +1275,14 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		goto err_reg;
 	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
-	if (err == 0)
-		TAILQ_INSERT_TAIL(&share_devs, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
+	if (err == 0)
+		err = ack_rx_start();
+	if (err == 0) {
+		pthread_mutex_lock(&share_devs_lock);
+		TAILQ_INSERT_TAIL(&share_devs, dev, next);
+		pthread_mutex_unlock(&share_devs_lock);
+	}
 	if (err != 0) {
 		dev_live_del(dev);
 		goto err_reg;
@@ -1470,16 +1553,13 @@ close_abort(struct mdevx_share_dev *dev, int ret)
 static void
 send_detach(const struct mdevx_share_dev *dev)
 {
-	struct rte_mp_msg msg;
 	struct mp_param p;
 
 	memset(&p, 0, sizeof(p));
 	p.op = MP_OP_DETACH;
 	p.cookie = dev->cookie;
 	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
-	mp_msg_pack(&msg, MP_ACTION, &p);
-	if (rte_mp_sendmsg(&msg) != 0)
-		SHARE_LOG(DEBUG, "%s: detach message: %s", dev->devstr, rte_strerror(rte_errno));
+	ack_send(&p);
 }
 
 /* Wrappers of ours on the device's context: published objects, import_obj() ones. */
