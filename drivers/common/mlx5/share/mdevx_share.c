@@ -176,7 +176,7 @@ static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) 
  * marks it orphaned when the primary closes meanwhile.
  */
 static struct mdevx_share_dev *attaching;
-static volatile int test_drop_acks;
+static int test_drop_acks;			/* atomic */
 static unsigned int test_ack_delay_ms;		/* atomic */
 static void (*test_import_hook)(void *arg);
 static void *test_import_arg;
@@ -755,7 +755,7 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 	struct mp_param ack;
 	unsigned int delay_ms;
 
-	if (test_drop_acks)
+	if (__atomic_load_n(&test_drop_acks, __ATOMIC_RELAXED))
 		return 0;	/* test hook: a secondary whose handler never runs */
 	if (!peer_is_primary(peer)) {
 		SHARE_LOG(WARNING, "withdrawal from %s, not the primary: ignored", peer);
@@ -906,7 +906,7 @@ RTE_INIT(mdevx_share_mp_init)
 void
 mdevx_share_test_drop_acks(int drop)
 {
-	test_drop_acks = drop;
+	__atomic_store_n(&test_drop_acks, drop, __ATOMIC_RELAXED);
 }
 
 void
@@ -1392,7 +1392,10 @@ mdevx_share_dev_attach(const char *devstr)
 		err = EPROTO;
 	} else {
 		fd = reply.msgs[0].fds[0];
+		/* the handler compares it (find_instance_locked()) */
+		pthread_mutex_lock(&share_devs_lock);
 		dev->cookie = r->cookie;
+		pthread_mutex_unlock(&share_devs_lock);
 		dev->mz = rte_memzone_lookup(r->mz_name);
 		if (dev->mz == NULL)
 			err = ENOENT;
