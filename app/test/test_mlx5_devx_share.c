@@ -778,6 +778,13 @@ test_bad_null_and_names(void)
 	/* Double unimport. */
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, imp), ENOENT);
+	/* Handles just past the import slots there are (one chunk of 4096). */
+	for (uint64_t id = 4096; id <= 4098; id++) {
+		mdevx_share_imp_t past = { .id = id };
+
+		TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, past), ENOENT);
+		TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, past, 0, 1, 0, &st), ENOENT);
+	}
 	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(pdev, imp, &attr), ENOENT);
 	SAME_STATE(a);
 	/* Published once, owned by the device: a second name is refused. */
@@ -889,6 +896,45 @@ test_bad_full_registry(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(small, "c0", NULL), "withdraw");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(small, "c4", cnt[4]), "publish after room");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(small), "close");
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+/*
+ * The primary's set of the objects it owns (open addressing, deletion by
+ * backward shift): after withdrawals in a scattered order, every object
+ * still published must be found, so that a second name for it is refused.
+ */
+static int
+test_bad_owned_set(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 32, .withdraw_timeout_ms = 500 };
+	static const uint8_t order[] = { 5, 17, 0, 30, 11, 22, 3, 28, 9, 14, 25, 1, 19, 7, 31, 12 };
+	struct mdevx_obj *cnt[32];
+	struct mdevx_share_dev *dev;
+	bool gone[32] = { false };
+	char name[16];
+
+	dev = mdevx_share_dev_open(DEVSTR2, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open %s: %s", DEVSTR2, strerror(errno));
+	for (int i = 0; i < 32; i++) {
+		cnt[i] = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 1);
+		TEST_ASSERT_NOT_NULL(cnt[i], "alloc");
+		snprintf(name, sizeof(name), "o%d", i);
+		TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, name, cnt[i]), "publish %d", i);
+	}
+	for (size_t k = 0; k < sizeof(order); k++) {
+		snprintf(name, sizeof(name), "o%u", order[k]);
+		TEST_ASSERT_SUCCESS(mdevx_share_withdraw(dev, name, NULL), "withdraw %s", name);
+		gone[order[k]] = true;
+		for (int i = 0; i < 32; i++) {
+			if (gone[i])
+				continue;
+			snprintf(name, sizeof(name), "again%d", i);
+			TEST_ASSERT_RC_ERRNO(mdevx_share_publish(dev, name, cnt[i]), EEXIST);
+		}
+	}
+	TEST_ASSERT_EQUAL(mdevx_share_dev_count(dev), 16, "records");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
 	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
@@ -1617,6 +1663,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE(test_bad_attach_after_close),
 		TEST_CASE(test_bad_primary_closed),
 		TEST_CASE(test_bad_full_registry),
+		TEST_CASE(test_bad_owned_set),
 		TEST_CASE(test_bad_handle_wrap),
 		TEST_CASE(test_bad_no_ipc),
 		TEST_CASE(test_bad_foreign_record),
