@@ -50,6 +50,7 @@
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
+#define OP_QUERY_FLOW_COUNTER 0x93b	/* PRM opcode, for the device's fault rules */
 #define DEVSTR "swdev:" DEV
 #define DEV2 "mlx5_1"
 #define DEVSTR2 "swdev:" DEV2
@@ -899,6 +900,76 @@ test_bad_full_registry(void)
 	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/* A counter query through an import's wrapper, from a thread of its own. */
+struct busy_query {
+	struct mdevx_obj *obj;
+	uint32_t started;
+	int rc;
+};
+
+static void *
+busy_query_thread(void *p)
+{
+	struct busy_query *q = p;
+	struct mdevx_counter_stats st;
+
+	__atomic_store_n(&q->started, 1, __ATOMIC_RELEASE);
+	q->rc = mdevx_counter_query(q->obj, 0, 1, 0, &st);
+	return NULL;
+}
+
+/*
+ * mdevx_share_unimport() while another thread's query through the
+ * import's wrapper is in flight (the device delays its reply 400 ms):
+ * EBUSY, nothing released, and the device usable at once by the other
+ * calls (the import lock was given back); once the query ended, the
+ * unimport succeeds. A query that had not reached the device yet makes
+ * the unimport succeed first: the test then tries again.
+ */
+static int
+test_bad_unimport_busy(void)
+{
+	int attempt;
+
+	TEST_ASSERT_SUCCESS(publish_counter(pdev, "busy", 128), "publish: %s", strerror(errno));
+	for (attempt = 0; attempt < 5; attempt++) {
+		struct busy_query q = { .obj = NULL };
+		mdevx_share_imp_t imp;
+		uint32_t imports;
+		pthread_t th;
+		int rc;
+
+		TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "busy", MDEVX_SHARE_COUNTER, &imp),
+				    "import");
+		q.obj = mdevx_share_import_obj(pdev, imp);
+		TEST_ASSERT_NOT_NULL(q.obj, "import_obj: %s", strerror(errno));
+		imports = mdevx_share_dev_imports(pdev);
+		TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
+							400000), "delay fault");
+		TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, busy_query_thread, &q), "thread");
+		while (!__atomic_load_n(&q.started, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		usleep(100000);
+		rc = mdevx_share_unimport(pdev, imp);
+		if (rc == -EBUSY) {
+			/* the lock was given back: these calls do not wait for the query */
+			TEST_ASSERT_EQUAL(mdevx_share_dev_imports(pdev), imports, "imports");
+		}
+		pthread_join(th, NULL);
+		swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
+		if (rc == 0)
+			continue;	/* the query had not begun: it proves nothing */
+		TEST_ASSERT_EQUAL(rc, -EBUSY, "unimport during the query: %d", rc);
+		TEST_ASSERT_SUCCESS(q.rc, "the query in flight failed");
+		TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport after the query");
+		TEST_ASSERT_EQUAL(mdevx_share_dev_imports(pdev), imports - 1, "imports");
+		break;
+	}
+	TEST_ASSERT(attempt < 5, "the query never got in flight before the unimport");
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "busy", NULL), "withdraw");
+	return TEST_SUCCESS;
+}
+
 /*
  * The primary's set of the objects it owns (open addressing, deletion by
  * backward shift): after withdrawals in a scattered order, every object
@@ -1660,6 +1731,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_idle_secondary),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_forged_record),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_closed_handle),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_unimport_busy),
 		TEST_CASE(test_bad_attach_after_close),
 		TEST_CASE(test_bad_primary_closed),
 		TEST_CASE(test_bad_full_registry),
