@@ -27,7 +27,7 @@
 
 #define DEV "mlx5_0"
 #define DEVSTR "swdev:" DEV
-/* PRM opcodes and statuses used for fault injection (prm_facts.md). */
+/* PRM opcodes and statuses used for fault injection (see lib/prm/mdevx_prm.h). */
 #define OP_ALLOC_FLOW_COUNTER 0x939
 #define OP_CREATE_TIR 0x900
 #define OP_QUERY_HCA_CAP 0x100

@@ -2,9 +2,11 @@
 /*
  * mlx5 PRM command layouts used by this project.
  *
- * Written from the facts collected in shared/prm_facts.md (offsets and widths
- * cross-checked there against the kernel, DPDK and rdma-core headers). The
- * layouts not in those facts are marked "(not in prm_facts)".
+ * Written from the PRM command layouts as the kernel
+ * (include/linux/mlx5/mlx5_ifc.h), DPDK (drivers/common/mlx5/mlx5_prm.h) and
+ * rdma-core (providers/mlx5/mlx5_ifc.h) give them, offsets and widths
+ * cross-checked between the three. The layouts and opcodes that were not
+ * cross-checked that way are marked "(not cross-checked)".
  *
  * Convention: a layout is a sequence of big-endian 32-bit dwords; bit 0 is
  * the most significant bit of dword 0. Each layout is described by a struct
@@ -123,32 +125,32 @@ mdevx_prm_get64(const void *p, size_t bit_off)
 
 enum {
 	MDEVX_CMD_OP_QUERY_HCA_CAP = 0x100,
-	MDEVX_CMD_OP_QUERY_ADAPTER = 0x101,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_ISSI = 0x10a,		/* (not in prm_facts) */
+	MDEVX_CMD_OP_QUERY_ADAPTER = 0x101,		/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_ISSI = 0x10a,		/* (not cross-checked) */
 	MDEVX_CMD_OP_CREATE_CQ = 0x400,
 	MDEVX_CMD_OP_DESTROY_CQ = 0x401,
 	MDEVX_CMD_OP_QUERY_CQ = 0x402,
 	MDEVX_CMD_OP_MODIFY_CQ = 0x403,
 	MDEVX_CMD_OP_CREATE_QP = 0x500,
-	MDEVX_CMD_OP_QUERY_ESW_FUNCTIONS = 0x740,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_VPORT_STATE = 0x750,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_ESW_VPORT_CONTEXT = 0x752,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_NIC_VPORT_CONTEXT = 0x754,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_ROCE_ADDRESS = 0x760,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_HCA_VPORT_CONTEXT = 0x762,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_VNIC_ENV = 0x76f,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_VPORT_COUNTER = 0x770,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_ALLOC_PD = 0x800,			/* (not in prm_facts) */
-	MDEVX_CMD_OP_DEALLOC_PD = 0x801,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_ALLOC_UAR = 0x802,			/* (not in prm_facts) */
-	MDEVX_CMD_OP_DEALLOC_UAR = 0x803,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_NOP = 0x80d,			/* (not in prm_facts) */
+	MDEVX_CMD_OP_QUERY_ESW_FUNCTIONS = 0x740,	/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_VPORT_STATE = 0x750,		/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_ESW_VPORT_CONTEXT = 0x752,	/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_NIC_VPORT_CONTEXT = 0x754,	/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_ROCE_ADDRESS = 0x760,	/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_HCA_VPORT_CONTEXT = 0x762,	/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_VNIC_ENV = 0x76f,		/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_VPORT_COUNTER = 0x770,	/* (not cross-checked) */
+	MDEVX_CMD_OP_ALLOC_PD = 0x800,			/* (not cross-checked) */
+	MDEVX_CMD_OP_DEALLOC_PD = 0x801,		/* (not cross-checked) */
+	MDEVX_CMD_OP_ALLOC_UAR = 0x802,			/* (not cross-checked) */
+	MDEVX_CMD_OP_DEALLOC_UAR = 0x803,		/* (not cross-checked) */
+	MDEVX_CMD_OP_NOP = 0x80d,			/* (not cross-checked) */
 	MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN = 0x816,
 	MDEVX_CMD_OP_DEALLOC_TRANSPORT_DOMAIN = 0x817,
-	MDEVX_CMD_OP_QUERY_CONG_STATUS = 0x822,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_CONG_PARAMS = 0x824,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_CONG_STATISTICS = 0x825,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_LAG = 0x842,			/* (not in prm_facts) */
+	MDEVX_CMD_OP_QUERY_CONG_STATUS = 0x822,		/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_CONG_PARAMS = 0x824,		/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_CONG_STATISTICS = 0x825,	/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_LAG = 0x842,			/* (not cross-checked) */
 	MDEVX_CMD_OP_CREATE_TIR = 0x900,
 	MDEVX_CMD_OP_MODIFY_TIR = 0x901,
 	MDEVX_CMD_OP_DESTROY_TIR = 0x902,
@@ -177,11 +179,11 @@ enum {
 	MDEVX_CMD_OP_MODIFY_FLOW_TABLE = 0x93c,
 	MDEVX_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT = 0x93d,
 	MDEVX_CMD_OP_CREATE_GENERAL_OBJECT = 0xa00,
-	MDEVX_CMD_OP_MODIFY_GENERAL_OBJECT = 0xa01,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_QUERY_GENERAL_OBJECT = 0xa02,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_DESTROY_GENERAL_OBJECT = 0xa03,	/* (not in prm_facts) */
-	MDEVX_CMD_OP_CREATE_UMEM = 0xa08,		/* (not in prm_facts) */
-	MDEVX_CMD_OP_DESTROY_UMEM = 0xa0a,		/* (not in prm_facts) */
+	MDEVX_CMD_OP_MODIFY_GENERAL_OBJECT = 0xa01,	/* (not cross-checked) */
+	MDEVX_CMD_OP_QUERY_GENERAL_OBJECT = 0xa02,	/* (not cross-checked) */
+	MDEVX_CMD_OP_DESTROY_GENERAL_OBJECT = 0xa03,	/* (not cross-checked) */
+	MDEVX_CMD_OP_CREATE_UMEM = 0xa08,		/* (not cross-checked) */
+	MDEVX_CMD_OP_DESTROY_UMEM = 0xa0a,		/* (not cross-checked) */
 };
 
 /** QUERY_HCA_CAP op_mod = (capability type << 1) | mode. */
@@ -507,7 +509,7 @@ struct mdevx_ifc_query_hca_cap_out_bits {
 };
 
 /* ------------------------------------------------------------------------ */
-/* PD and UAR (not in prm_facts; the verbs side uses the pdn)               */
+/* PD and UAR (not cross-checked; the verbs side uses the pdn)               */
 /* ------------------------------------------------------------------------ */
 
 struct mdevx_ifc_alloc_pd_in_bits {
@@ -823,7 +825,7 @@ struct mdevx_ifc_query_rqt_in_bits {
 	uint8_t reserved_at_60[0x20];
 };
 
-/* (not in prm_facts: context at byte 32 as in every other query output) */
+/* (not cross-checked: context at byte 32 as in every other query output) */
 struct mdevx_ifc_query_rqt_out_bits {
 	uint8_t status[0x8];
 	uint8_t reserved_at_8[0x18];
@@ -960,7 +962,7 @@ struct mdevx_ifc_query_rq_in_bits {
 	uint8_t reserved_at_60[0x20];
 };
 
-/* (not in prm_facts: context at byte 32 as in every other query output) */
+/* (not cross-checked: context at byte 32 as in every other query output) */
 struct mdevx_ifc_query_rq_out_bits {
 	uint8_t status[0x8];
 	uint8_t reserved_at_8[0x18];
@@ -1062,7 +1064,7 @@ struct mdevx_ifc_query_cq_in_bits {
 	uint8_t reserved_at_60[0x20];
 };
 
-/* (not in prm_facts: context at byte 16 like create_cq_in) */
+/* (not cross-checked: context at byte 16 like create_cq_in) */
 struct mdevx_ifc_query_cq_out_bits {
 	uint8_t status[0x8];
 	uint8_t reserved_at_8[0x18];

