@@ -18,8 +18,8 @@
  *   exactly.
  *
  * Drivers: LLVMFuzzerTestOneInput (libFuzzer, -fsanitize=fuzzer), or with
- * FUZZ_STANDALONE a main(): replay FILE..., or --iterations N [--seed S]
- * pseudo-random programs.
+ * FUZZ_STANDALONE the shared standalone driver (fuzz_driver.h): replay
+ * FILE..., --iterations N [--seed S] pseudo-random programs, --emit.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -319,59 +319,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 #else
-static uint64_t rng = 88172645463325252ULL;
+#include "fuzz_driver.h"
 
-static uint8_t
-rnd8(void)
+#define INPUT_MAX (16 + 255 * 4)
+
+/* A program of 16 to 1036 random bytes; one in four with no rogue step. */
+static size_t
+generate(uint8_t *buf)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint8_t)(rng >> 24);
+	static unsigned long programs;
+	size_t n = 16 + (fuzz_rnd() & 0xff) * 4;
+
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (uint8_t)fuzz_rnd();
+	/* clean stretches: the readers are checked against the model */
+	if (programs++ % 4 == 0)
+		for (size_t i = 1; i < n; i += 2)
+			if (buf[i] % 11 >= 3 && buf[i] % 11 <= 6)
+				buf[i] = 7;
+	return n;
 }
 
-int
-main(int argc, char **argv)
+/* Nothing outlives an input: each program makes and frees its registry. */
+static void
+fini(void)
 {
-	unsigned long iterations = 0;
-	static uint8_t buf[4096];
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: %s FILE... | [--iterations N] [--seed S]\n"
-			       "Replays registry fuzz inputs, or runs N pseudo-random ones.\n",
-			       argv[0]);
-			return 0;
-		} else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
-			iterations = strtoul(argv[++i], NULL, 0);
-		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-			rng ^= strtoull(argv[++i], NULL, 0) * 0x9e3779b97f4a7c15ULL;
-		} else {
-			FILE *f = fopen(argv[i], "rb");
-			size_t n;
-
-			if (f == NULL) {
-				perror(argv[i]);
-				return 2;
-			}
-			n = fread(buf, 1, sizeof(buf), f);
-			fclose(f);
-			run(buf, n);
-		}
-	}
-	for (unsigned long it = 0; it < iterations; it++) {
-		size_t n = 16 + rnd8() * 4;
-
-		for (size_t i = 0; i < n; i++)
-			buf[i] = rnd8();
-		/* fewer rogue steps in some programs: clean stretches check the model */
-		if (it % 4 == 0)
-			for (size_t i = 1; i < n; i += 2)
-				if (buf[i] % 11 >= 3 && buf[i] % 11 <= 6)
-					buf[i] = 7;
-		run(buf, n);
-	}
-	printf("fuzz_share_reg: %lu programs run\n", iterations);
-	return 0;
 }
+
+const struct fuzz_harness fuzz_harness = {
+	.input_max = INPUT_MAX,
+	.one = run,
+	.generate = generate,
+	.fini = fini,
+};
 #endif
