@@ -1075,6 +1075,332 @@ struct mdevx_ifc_query_cq_out_bits {
 	uint8_t pas[][0x40];
 };
 
+/* ------------------------------------------------------------------------ */
+/* Flow steering: NIC receive tables, groups, entries (PRM "Flow Table")    */
+/* ------------------------------------------------------------------------ */
+
+enum {
+	MDEVX_FLOW_TABLE_TYPE_NIC_RX = 0x0,
+	MDEVX_FLOW_TABLE_TYPE_NIC_TX = 0x1,
+	MDEVX_FLOW_TABLE_TYPE_FDB = 0x4,
+};
+
+/** flow_context.action bits. */
+enum {
+	MDEVX_FLOW_CONTEXT_ACTION_ALLOW = 0x1,
+	MDEVX_FLOW_CONTEXT_ACTION_DROP = 0x2,
+	MDEVX_FLOW_CONTEXT_ACTION_FWD_DEST = 0x4,
+	MDEVX_FLOW_CONTEXT_ACTION_COUNT = 0x8,
+};
+
+/** dest_format.destination_type (a counter is never a destination). */
+enum {
+	MDEVX_FLOW_DEST_TYPE_VPORT = 0x0,
+	MDEVX_FLOW_DEST_TYPE_FLOW_TABLE = 0x1,
+	MDEVX_FLOW_DEST_TYPE_TIR = 0x2,
+};
+
+/** match_criteria_enable bits. */
+enum {
+	MDEVX_MATCH_CRITERIA_OUTER = 0x1,
+	MDEVX_MATCH_CRITERIA_MISC = 0x2,
+	MDEVX_MATCH_CRITERIA_INNER = 0x4,
+	MDEVX_MATCH_CRITERIA_MISC2 = 0x8,
+	MDEVX_MATCH_CRITERIA_MISC3 = 0x10,
+};
+
+/** flow_table_context.table_miss_action. */
+enum {
+	MDEVX_FLOW_TABLE_MISS_DEFAULT = 0x0,
+	MDEVX_FLOW_TABLE_MISS_FWD = 0x1,
+};
+
+/** set_fte_in.op_mod. */
+enum {
+	MDEVX_SET_FTE_OP_MOD_CREATE = 0x0,
+	MDEVX_SET_FTE_OP_MOD_MODIFY = 0x1,
+};
+
+struct mdevx_ifc_flow_table_context_bits {
+	uint8_t reformat_en[0x1];
+	uint8_t decap_en[0x1];
+	uint8_t sw_owner[0x1];
+	uint8_t termination_table[0x1];
+	uint8_t table_miss_action[0x4];
+	uint8_t level[0x8];
+	uint8_t reserved_at_10[0x8];
+	uint8_t log_size[0x8];
+	uint8_t reserved_at_20[0x8];
+	uint8_t table_miss_id[0x18];
+	uint8_t reserved_at_40[0x8];
+	uint8_t lag_master_next_table_id[0x18];
+	uint8_t reserved_at_60[0xe0];
+};
+
+struct mdevx_ifc_create_flow_table_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+	uint8_t reserved_at_60[0x20];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+	uint8_t reserved_at_a0[0x20];
+	struct mdevx_ifc_flow_table_context_bits flow_table_context;
+};
+
+struct mdevx_ifc_create_flow_table_out_bits {
+	uint8_t status[0x8];
+	uint8_t icm_address_63_40[0x18];
+	uint8_t syndrome[0x20];
+	uint8_t icm_address_39_32[0x8];
+	uint8_t table_id[0x18];
+	uint8_t icm_address_31_0[0x20];
+};
+
+/* DESTROY_FLOW_TABLE and QUERY_FLOW_TABLE inputs share this layout. */
+struct mdevx_ifc_destroy_flow_table_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+	uint8_t reserved_at_60[0x20];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+	uint8_t reserved_at_c0[0x140];
+};
+
+struct mdevx_ifc_query_flow_table_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t reserved_at_40[0x40];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+	uint8_t reserved_at_c0[0x140];
+};
+
+struct mdevx_ifc_query_flow_table_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+	uint8_t syndrome[0x20];
+	uint8_t reserved_at_40[0x80];
+	struct mdevx_ifc_flow_table_context_bits flow_table_context;
+};
+
+/** The outer (and inner) L2-L4 match set, 64 bytes. */
+struct mdevx_ifc_fte_match_set_lyr_2_4_bits {
+	uint8_t smac_47_16[0x20];
+	uint8_t smac_15_0[0x10];
+	uint8_t ethertype[0x10];
+	uint8_t dmac_47_16[0x20];
+	uint8_t dmac_15_0[0x10];
+	uint8_t first_prio[0x3];
+	uint8_t first_cfi[0x1];
+	uint8_t first_vid[0xc];
+	uint8_t ip_protocol[0x8];
+	uint8_t ip_dscp[0x6];
+	uint8_t ip_ecn[0x2];
+	uint8_t cvlan_tag[0x1];
+	uint8_t svlan_tag[0x1];
+	uint8_t frag[0x1];
+	uint8_t ip_version[0x4];
+	uint8_t tcp_flags[0x9];
+	uint8_t tcp_sport[0x10];
+	uint8_t tcp_dport[0x10];
+	uint8_t reserved_at_c0[0x18];
+	uint8_t ttl_hoplimit[0x8];
+	uint8_t udp_sport[0x10];
+	uint8_t udp_dport[0x10];
+	uint8_t src_ipv4_src_ipv6[0x80];	/* IPv4 in the last dword */
+	uint8_t dst_ipv4_dst_ipv6[0x80];	/* IPv4 in the last dword */
+};
+
+/** Match parameters: seven 64-byte sets; this project matches outer only. */
+struct mdevx_ifc_fte_match_param_bits {
+	struct mdevx_ifc_fte_match_set_lyr_2_4_bits outer_headers;
+	uint8_t misc_parameters[0x200];
+	struct mdevx_ifc_fte_match_set_lyr_2_4_bits inner_headers;
+	uint8_t misc_parameters_2[0x200];
+	uint8_t misc_parameters_3[0x200];
+	uint8_t misc_parameters_4[0x200];
+	uint8_t misc_parameters_5[0x200];
+	uint8_t reserved_at_e00[0x200];
+};
+
+struct mdevx_ifc_create_flow_group_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+	uint8_t reserved_at_60[0x20];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x4];
+	uint8_t group_type[0x4];
+	uint8_t reserved_at_90[0x10];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+	uint8_t source_eswitch_owner_vhca_id_valid[0x1];
+	uint8_t reserved_at_c1[0x1f];
+	uint8_t start_flow_index[0x20];
+	uint8_t reserved_at_100[0x20];
+	uint8_t end_flow_index[0x20];
+	uint8_t reserved_at_140[0xb8];
+	uint8_t match_criteria_enable[0x8];
+	struct mdevx_ifc_fte_match_param_bits match_criteria;
+	uint8_t reserved_at_1200[0xe00];
+};
+
+struct mdevx_ifc_create_flow_group_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+	uint8_t syndrome[0x20];
+	uint8_t reserved_at_40[0x8];
+	uint8_t group_id[0x18];
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mdevx_ifc_destroy_flow_group_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+	uint8_t reserved_at_60[0x20];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+	uint8_t group_id[0x20];
+	uint8_t reserved_at_e0[0x120];
+};
+
+/** One destination of a flow context (8 bytes; 16 when extended). */
+struct mdevx_ifc_dest_format_bits {
+	uint8_t destination_type[0x8];
+	uint8_t destination_id[0x18];
+	uint8_t destination_eswitch_owner_vhca_id_valid[0x1];
+	uint8_t packet_reformat[0x1];
+	uint8_t reserved_at_22[0xe];
+	uint8_t destination_eswitch_owner_vhca_id[0x10];
+};
+
+/** One counter of a flow context's counter list (same stride). */
+struct mdevx_ifc_flow_counter_list_bits {
+	uint8_t flow_counter_id[0x20];
+	uint8_t reserved_at_20[0x20];
+};
+
+struct mdevx_ifc_flow_context_bits {
+	uint8_t push_vlan[0x20];
+	uint8_t group_id[0x20];
+	uint8_t reserved_at_40[0x8];
+	uint8_t flow_tag[0x18];
+	uint8_t reserved_at_60[0x10];
+	uint8_t action[0x10];
+	uint8_t extended_destination[0x1];
+	uint8_t reserved_at_81[0x1];
+	uint8_t flow_source[0x2];
+	uint8_t reserved_at_84[0x4];
+	uint8_t destination_list_size[0x18];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t flow_counter_list_size[0x18];
+	uint8_t packet_reformat_id[0x20];
+	uint8_t modify_header_id[0x20];
+	uint8_t reserved_at_100[0x100];
+	struct mdevx_ifc_fte_match_param_bits match_value;
+	uint8_t reserved_at_1200[0x600];
+	uint8_t destination[][0x40];	/* destinations, then counters */
+};
+
+struct mdevx_ifc_set_fte_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+	uint8_t reserved_at_60[0x20];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+	uint8_t ignore_flow_level[0x1];
+	uint8_t reserved_at_c1[0x17];
+	uint8_t modify_enable_mask[0x8];
+	uint8_t reserved_at_e0[0x20];
+	uint8_t flow_index[0x20];
+	uint8_t reserved_at_120[0xe0];
+	struct mdevx_ifc_flow_context_bits flow_context;
+};
+
+struct mdevx_ifc_set_fte_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+	uint8_t syndrome[0x20];
+	uint8_t reserved_at_40[0x40];
+};
+
+/* DELETE_FLOW_TABLE_ENTRY and QUERY_FLOW_TABLE_ENTRY inputs. */
+struct mdevx_ifc_delete_fte_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+	uint8_t reserved_at_60[0x20];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+	uint8_t reserved_at_c0[0x40];
+	uint8_t flow_index[0x20];
+	uint8_t reserved_at_120[0xe0];
+};
+
+struct mdevx_ifc_query_fte_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+	uint8_t reserved_at_40[0x40];
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+	uint8_t reserved_at_c0[0x40];
+	uint8_t flow_index[0x20];
+	uint8_t reserved_at_120[0xe0];
+};
+
+/* (not cross-checked: flow context at byte 64, as the kernel declares it) */
+struct mdevx_ifc_query_fte_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+	uint8_t syndrome[0x20];
+	uint8_t reserved_at_40[0x1c0];
+	struct mdevx_ifc_flow_context_bits flow_context;
+};
+
 #ifdef __cplusplus
 }
 #endif
