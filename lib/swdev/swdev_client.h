@@ -101,6 +101,32 @@ struct swdev_obj *swdev_umem_reg(struct swdev_ctx *ctx, void *addr, size_t size,
 				 uint32_t access, uint32_t *umem_id);
 int swdev_query_eqn(struct swdev_ctx *ctx, uint32_t vector, uint32_t *eqn);
 
+/*
+ * Root steering rules, as mlx5dv_create_flow_matcher() / mlx5dv_create_flow()
+ * reach the kernel. Both return local objects destroyed with
+ * swdev_obj_destroy(). @p act's objects must belong to the matcher's
+ * context (DEVX TIR or flow table; DEVX counter bulk).
+ */
+struct swdev_flow_actions {
+	uint8_t dest;			/**< enum swdev_flow_dest */
+	struct swdev_obj *dest_obj;	/**< DEST_DEVX */
+	struct swdev_obj *counter;	/**< NULL: no counter */
+	uint32_t counter_offset;
+};
+struct swdev_obj *swdev_matcher_create(struct swdev_ctx *ctx, uint16_t priority,
+				       uint8_t match_criteria_enable, const void *mask,
+				       size_t mask_len);
+struct swdev_obj *swdev_flow_create(struct swdev_obj *matcher, const void *value,
+				    size_t value_len, const struct swdev_flow_actions *act);
+/** The object's handle in its uverbs file. */
+uint32_t swdev_obj_handle(const struct swdev_obj *obj);
+/**
+ * Destroy the root rule @p handle of the context's uverbs file, whoever
+ * created it (every process of the file may): 0, ENOENT, EINVAL (not a
+ * root rule).
+ */
+int swdev_flow_destroy_handle(struct swdev_ctx *ctx, uint32_t handle);
+
 /* Control path (tests): a separate socket, <sock_path>.ctl. */
 struct swdev_ctl;
 struct swdev_ctl *swdev_ctl_open(const char *sock_path);
@@ -112,6 +138,36 @@ int swdev_ctl_inject_traffic(struct swdev_ctl *ctl, const char *devname, uint32_
 			     uint64_t packets, uint64_t bytes);
 int swdev_ctl_set_fault(struct swdev_ctl *ctl, const char *devname, uint16_t opcode,
 			uint32_t count, uint8_t status, uint32_t syndrome, uint32_t delay_us);
+/*
+ * Receive path (needs a daemon in --test-mode): frames into the device's
+ * port, statistics and captured frames out. All return 0 or a positive
+ * errno.
+ */
+int swdev_ctl_send_frame(struct swdev_ctl *ctl, const char *devname, const void *frame,
+			 size_t len, struct swdev_rx_info *info);
+/** What a pcap replay did. */
+struct swdev_pcap_summary {
+	uint64_t frames;	/**< frames sent */
+	uint64_t bytes;
+	uint64_t verdicts[4];	/**< by enum swdev_rx_verdict */
+};
+/**
+ * Replay a pcap file (read with libpcap, Ethernet link type) into the
+ * port. The whole file is read and checked first: a malformed or truncated
+ * file, a frame cut short by the capture (caplen < len) or one longer than
+ * SWDEV_MAX_FRAME_LEN gives EINVAL (EBADMSG for a file libpcap cannot
+ * read) and sends nothing.
+ */
+int swdev_ctl_send_pcap(struct swdev_ctl *ctl, const char *devname, const char *path,
+			struct swdev_pcap_summary *sum);
+int swdev_ctl_get_port_stats(struct swdev_ctl *ctl, const char *devname,
+			     struct swdev_port_stats *stats);
+int swdev_ctl_get_rq_stats(struct swdev_ctl *ctl, const char *devname, uint32_t rqn,
+			   struct swdev_rq_stats *stats);
+int swdev_ctl_get_rq_capture(struct swdev_ctl *ctl, const char *devname, uint32_t rqn,
+			     uint32_t idx, void *buf, size_t buflen,
+			     struct swdev_capture_info *ci);
+
 /** Round trip to the daemon without touching any device: 0 when it answers. */
 int swdev_ctl_ping(struct swdev_ctl *ctl);
 

@@ -77,6 +77,9 @@ enum mdevx_obj_kind {
 	MDEVX_OBJ_RQT = 7,
 	MDEVX_OBJ_UAR = 8,		/**< UAR page (verbs object) */
 	MDEVX_OBJ_UMEM = 9,		/**< registered user memory (verbs object) */
+	MDEVX_OBJ_FLOW_TABLE = 10,	/**< DEVX NIC receive flow table */
+	MDEVX_OBJ_FLOW_GROUP = 11,	/**< DEVX flow group */
+	MDEVX_OBJ_FTE = 12,		/**< DEVX flow table entry */
 	MDEVX_OBJ_KIND_MAX,
 };
 
@@ -375,6 +378,153 @@ MDEVX_API struct mdevx_obj *mdevx_tir_create(struct mdevx_ctx *ctx,
  * @return 0; -EINVAL; -ENOENT; -EPROTOTYPE; device errors.
  */
 MDEVX_API int mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr);
+
+/* ------------------------------------------------------------------ */
+/* Flow steering: root rules and DEVX flow tables                     */
+/* ------------------------------------------------------------------ */
+
+/** Size of a match parameter block (PRM fte_match_param). */
+#define MDEVX_MATCH_PARAM_LEN 512
+/** match_criteria_enable: outer L2-L4 headers (the only set supported). */
+#define MDEVX_MATCH_OUTER 0x1
+
+/** Root matcher: what mlx5dv_create_flow_matcher() takes (NIC receive). */
+struct mdevx_matcher_attr {
+	uint16_t priority;		/**< lower is evaluated first */
+	uint8_t match_criteria_enable;	/**< MDEVX_MATCH_OUTER */
+	const void *mask;		/**< fte_match_param bytes, bits to compare */
+	size_t mask_len;		/**< multiple of 4, at most MDEVX_MATCH_PARAM_LEN */
+};
+
+/** A root matcher. Opaque. */
+struct mdevx_matcher;
+/** A root rule. Opaque. */
+struct mdevx_rule;
+
+/**
+ * Create a root matcher (mlx5dv_create_flow_matcher() on rdma-core).
+ * @return the matcher, or NULL with errno: EINVAL, ENOENT (closed
+ *   context), EOPNOTSUPP (mask on a field the device cannot match),
+ *   backend errors.
+ */
+MDEVX_API struct mdevx_matcher *mdevx_matcher_create(struct mdevx_ctx *ctx,
+						     const struct mdevx_matcher_attr *attr);
+/** Destroy a matcher: 0; -EINVAL; -EBUSY (it still has rules). */
+MDEVX_API int mdevx_matcher_destroy(struct mdevx_matcher *matcher);
+
+/** Where a root rule sends a matching packet. */
+enum mdevx_rule_dest {
+	MDEVX_RULE_DEST_NONE = 0,	/**< count only, go on to lower priorities */
+	MDEVX_RULE_DEST_OBJ = 1,	/**< a TIR or a DEVX flow table */
+	MDEVX_RULE_DEST_DROP = 2,
+};
+
+/**
+ * A root rule: what mlx5dv_create_flow() takes. The destination and the
+ * counter are given either as objects of the matcher's context or as
+ * references imported on it (mdevx_obj_import_ref()); at most one of each
+ * pair is set.
+ */
+struct mdevx_rule_attr {
+	const void *value;		/**< match value, the matcher's mask_len bytes */
+	size_t value_len;
+	enum mdevx_rule_dest dest;
+	struct mdevx_obj *dest_obj;		/**< DEST_OBJ: TIR or flow table */
+	const struct mdevx_obj_ref *dest_ref;	/**< DEST_OBJ: imported TIR */
+	struct mdevx_obj *counter;		/**< optional counter bulk */
+	const struct mdevx_obj_ref *counter_ref; /**< optional imported bulk */
+	uint32_t counter_offset;		/**< counter inside the bulk */
+};
+
+/**
+ * Create a root rule (mlx5dv_create_flow() with
+ * MLX5DV_FLOW_ACTION_DEST_DEVX / MLX5DV_FLOW_ACTION_COUNTERS_DEVX /
+ * MLX5DV_FLOW_ACTION_DROP on rdma-core).
+ * @return the rule, or NULL with errno: EINVAL (bad attributes, counter
+ *   offset past the bulk, object of another context), EEXIST (same value
+ *   on this matcher), ESTALE (revoked import), backend errors.
+ */
+MDEVX_API struct mdevx_rule *mdevx_rule_create(struct mdevx_matcher *matcher,
+					       const struct mdevx_rule_attr *attr);
+/** Destroy a rule: 0; -EINVAL; backend errors. */
+MDEVX_API int mdevx_rule_destroy(struct mdevx_rule *rule);
+/**
+ * The rule's kernel handle in its uverbs file. Processes sharing the file
+ * (mdevx_import_device()) can remove each other's rules with
+ * mdevx_rule_destroy_handle().
+ */
+MDEVX_API uint32_t mdevx_rule_handle(const struct mdevx_rule *rule);
+/**
+ * Destroy the root rule @p handle of the uverbs file of @p ctx, created by
+ * any process that shares the file (a process that died with rules).
+ * @return 0; -EINVAL (the handle names an object that is not a rule);
+ *   -ENOENT (no such handle); backend errors.
+ */
+MDEVX_API int mdevx_rule_destroy_handle(struct mdevx_ctx *ctx, uint32_t handle);
+
+/** DEVX flow table attributes (CREATE_FLOW_TABLE, NIC receive). */
+struct mdevx_flow_table_attr {
+	uint8_t level;			/**< >= 1; destinations must be deeper */
+	uint8_t log_size;		/**< 2^log_size entries */
+	uint8_t miss_fwd;		/**< 1: a miss goes to miss_table_id */
+	uint32_t miss_table_id;		/**< table of a higher level */
+};
+
+/** DEVX flow group attributes (CREATE_FLOW_GROUP). */
+struct mdevx_flow_group_attr {
+	uint32_t start_index;		/**< first entry index, inclusive */
+	uint32_t end_index;		/**< last entry index, inclusive */
+	uint8_t match_criteria_enable;	/**< MDEVX_MATCH_OUTER */
+	const void *mask;		/**< fte_match_param bytes */
+	size_t mask_len;		/**< at most MDEVX_MATCH_PARAM_LEN */
+};
+
+/** One destination of a flow table entry, by device number. */
+struct mdevx_fte_dest {
+	uint8_t type;			/**< MDEVX_FTE_DEST_TIR / _FLOW_TABLE */
+	uint32_t id;			/**< tirn or table id */
+};
+#define MDEVX_FTE_DEST_FLOW_TABLE 0x1
+#define MDEVX_FTE_DEST_TIR 0x2
+
+#define MDEVX_FTE_ACTION_DROP 0x2
+#define MDEVX_FTE_ACTION_FWD_DEST 0x4
+#define MDEVX_FTE_ACTION_COUNT 0x8
+
+/** Maximum destinations and counters of one entry through this API. */
+#define MDEVX_FTE_MAX_DESTS 16
+
+/** DEVX flow table entry attributes (SET_FLOW_TABLE_ENTRY). */
+struct mdevx_fte_attr {
+	uint32_t flow_index;		/**< inside the group's range */
+	uint32_t action;		/**< MDEVX_FTE_ACTION_* bits */
+	const void *value;		/**< match value, fte_match_param bytes */
+	size_t value_len;
+	uint32_t ndests;
+	struct mdevx_fte_dest dests[MDEVX_FTE_MAX_DESTS];
+	uint32_t ncounters;
+	uint32_t counter_ids[MDEVX_FTE_MAX_DESTS];	/**< flow counter ids */
+};
+
+/**
+ * Create a DEVX flow table (CREATE_FLOW_TABLE, NIC receive). id = table id.
+ * @return the table, or NULL with errno (EINVAL, device errors).
+ */
+MDEVX_API struct mdevx_obj *mdevx_flow_table_create(struct mdevx_ctx *ctx,
+						    const struct mdevx_flow_table_attr *attr);
+/** Read a table back (QUERY_FLOW_TABLE): 0 or -errno. */
+MDEVX_API int mdevx_flow_table_query(struct mdevx_obj *table,
+				     struct mdevx_flow_table_attr *attr);
+/** Create a flow group in @p table (CREATE_FLOW_GROUP). id = group id. */
+MDEVX_API struct mdevx_obj *mdevx_flow_group_create(struct mdevx_obj *table,
+						    const struct mdevx_flow_group_attr *attr);
+/**
+ * Set a flow table entry (SET_FLOW_TABLE_ENTRY, op_mod 0) in @p group of
+ * @p table; destroyed (DELETE_FLOW_TABLE_ENTRY) with mdevx_obj_destroy().
+ * id = flow index.
+ */
+MDEVX_API struct mdevx_obj *mdevx_fte_create(struct mdevx_obj *table, struct mdevx_obj *group,
+					     const struct mdevx_fte_attr *attr);
 
 /* ------------------------------------------------------------------ */
 /* Export / import / unimport                                         */

@@ -134,6 +134,39 @@ int swdev_file_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
 /** Destroy a PD, UAR or umem by handle (EBUSY while referenced). */
 int swdev_file_verbs_destroy(struct swdev_file *f, uint32_t handle);
 
+/* ---- root steering rules (mlx5dv_create_flow_matcher / mlx5dv_create_flow) ---- */
+
+/**
+ * Create a matcher on the NIC receive root: @p priority (lower first),
+ * @p match_criteria_enable (only MDEVX_MATCH_CRITERIA_OUTER is supported),
+ * @p mask: the first @p mask_len bytes of an fte_match_param (a multiple of
+ * 4, at most 512; the rest is zero). EINVAL for a bad length, a mask bit
+ * outside the outer headers or a criteria bit other than outer; EOPNOTSUPP
+ * for a mask on an outer field the device does not parse. Destroyed with
+ * swdev_file_steer_destroy() (EBUSY while it has flows).
+ */
+int swdev_file_matcher_create(struct swdev_file *f, uint16_t priority,
+			      uint8_t match_criteria_enable, const void *mask, size_t mask_len,
+			      uint32_t *handle);
+/**
+ * Create a rule on a matcher: @p value (same length as the matcher's mask;
+ * bits outside the mask are ignored) and the actions of @p attr. Handles
+ * resolve in @p f only: ENOENT for a handle that is not in the file, EINVAL
+ * for a handle of the wrong kind or a counter offset past the bulk,
+ * EEXIST when the matcher has a rule with the same masked value. The rule
+ * holds a reference on its matcher, destination and counter bulk (their
+ * destroy is EBUSY until the rule is gone). Destroyed with
+ * swdev_file_steer_destroy(), or with the file.
+ */
+int swdev_file_flow_create(struct swdev_file *f, uint32_t matcher_handle, const void *value,
+			   size_t value_len, const struct swdev_flow_attr *attr, uint32_t *handle);
+/**
+ * Destroy a matcher (@p kind SWDEV_KIND_MATCHER) or a rule
+ * (SWDEV_KIND_FLOW) by handle: 0; ENOENT; EINVAL when the handle names an
+ * object of another kind; EBUSY (a matcher with rules).
+ */
+int swdev_file_steer_destroy(struct swdev_file *f, uint32_t handle, enum swdev_kind kind);
+
 /* ---- control path (tests only; never reachable through a file) ---- */
 
 /** Counts on a device; file_id 0 = the whole device. */
@@ -153,6 +186,31 @@ int swdev_ctl_fault(struct swdev_engine *eng, const char *devname, uint16_t opco
 		    uint32_t count, uint8_t status, uint32_t syndrome, uint32_t delay_us);
 /** Delay the last command asked to apply (set by a delay fault), microseconds. */
 uint32_t swdev_file_take_delay(struct swdev_file *f);
+
+/* ---- receive path (tests and the control channel) ---- */
+
+/**
+ * The device's port receives one Ethernet frame (no FCS): parse it
+ * (Ethernet, one 802.1Q tag, IPv4/IPv6, TCP/UDP), evaluate the root rules by
+ * priority then the flow tables they lead to, count, and deliver. @p info
+ * (may be NULL) says where it went. Returns 0, or EINVAL for a frame shorter
+ * than 14 bytes, longer than SWDEV_MAX_FRAME_LEN or shorter than a header it
+ * announces (counted in bad_frames, nothing else changes); ENODEV.
+ */
+int swdev_ctl_rx(struct swdev_engine *eng, const char *devname, const void *frame,
+		 size_t len, struct swdev_rx_info *info);
+int swdev_ctl_port_stats(struct swdev_engine *eng, const char *devname,
+			 struct swdev_port_stats *stats);
+/** Statistics of the RQ @p rqn: 0, ENODEV, ENOENT (no such RQ). */
+int swdev_ctl_rq_stats(struct swdev_engine *eng, const char *devname, uint32_t rqn,
+		       struct swdev_rq_stats *stats);
+/**
+ * Copy captured frame @p idx (0 = oldest kept) of RQ @p rqn: up to
+ * @p buflen bytes into @p buf, details into @p ci. 0, ENODEV, ENOENT (no
+ * RQ), ERANGE (idx >= captured).
+ */
+int swdev_ctl_rq_capture(struct swdev_engine *eng, const char *devname, uint32_t rqn,
+			 uint32_t idx, void *buf, size_t buflen, struct swdev_capture_info *ci);
 
 /* ---- additions (engine logging) ---- */
 

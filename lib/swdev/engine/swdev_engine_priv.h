@@ -14,6 +14,10 @@
  *   swdev_cmd_rq.c       RQ
  *   swdev_cmd_rqt.c      RQT
  *   swdev_cmd_tir.c      TIR
+ *   swdev_cmd_flow.c     DEVX flow tables, groups and entries
+ *   swdev_steer.c        root matchers and rules, packet classification
+ *   swdev_rx.c           the port: frame parser, delivery to RQs, statistics
+ *   swdev_rss.c          RSS hash input and Toeplitz hash
  *   swdev_syndrome.c     syndrome names
  */
 #ifndef SWDEV_ENGINE_PRIV_H
@@ -153,6 +157,8 @@ struct swdev_dev {
 	uint32_t counts[SWDEV_KIND_MAX];
 	unsigned int nfaults;
 	struct swdev_fault faults[SWDEV_MAX_FAULT_RULES];
+	struct swdev_steer *steer;	/* swdev_steer.c */
+	struct swdev_rx *rx;		/* swdev_rx.c */
 };
 
 struct swdev_file {
@@ -356,5 +362,48 @@ void swdev_counters_free_range(struct swdev_counters *c, uint32_t base, uint32_t
 
 /* Destroy an object at file close, ignoring faults (kernel cleanup). */
 void swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj);
+
+/* ---- steering and the receive path ---- */
+
+#include "swdev_rss.h"
+
+/**
+ * A received frame after parsing (swdev_rx.c). @p outer is the frame's
+ * fte_match_set_lyr_2_4 image: every outer field the parser knows, written
+ * with MDEVX_SET; a rule matches when (outer & mask) == value over the
+ * 64 bytes of its mask. The RSS tuple feeds an indirect TIR's hash.
+ */
+struct swdev_pkt {
+	uint8_t outer[MDEVX_ST_SZ_BYTES(fte_match_set_lyr_2_4)];
+	struct swdev_rss_tuple rss;
+	bool has_l3;		/* IPv4 or IPv6 parsed */
+	const uint8_t *frame;
+	uint32_t len;		/* bytes counted by COUNT and by the RQ */
+};
+
+/** Result of classification (swdev_steer_classify()). */
+struct swdev_steer_verdict {
+	uint32_t verdict;	/* SWDEV_RX_DELIVERED (to tir), _MISS or _DROP */
+	struct swdev_obj *tir;	/* DELIVERED: the TIR reached */
+};
+
+/**
+ * Evaluate the device's root rules by priority, then the entries of the
+ * flow tables they forward to, group by group, adding one packet and
+ * pkt->len bytes to every counter of a COUNT action met on the way.
+ * Cost does not depend on the number of rules in a matcher or group.
+ */
+void swdev_steer_classify(struct swdev_dev *dev, const struct swdev_pkt *pkt,
+			  struct swdev_steer_verdict *v);
+
+/** Per-device steering state (swdev_steer.c); NULL until first used. */
+struct swdev_steer;
+void swdev_steer_fini(struct swdev_dev *dev);
+
+/** Per-device receive state (swdev_rx.c): port statistics, RQ rings. */
+struct swdev_rx;
+void swdev_rx_fini(struct swdev_dev *dev);
+/** An RQ is being destroyed: forget its statistics and capture ring. */
+void swdev_rx_rq_gone(struct swdev_dev *dev, uint32_t rqn);
 
 #endif /* SWDEV_ENGINE_PRIV_H */
