@@ -3,6 +3,7 @@
  * Software mlx5 device engine: private definitions shared by its modules.
  *
  *   swdev_idmap.c        index maps (handles, object ids), lowest free first
+ *   swdev_htab.c         hash tables of steering values and entry indexes
  *   swdev_engine.c       engine, devices, files, limits, control path
  *   swdev_obj.c          object life: alloc, ids, references, file lists
  *   swdev_devx.c         the kernel's DEVX layer: classes, checks, dispatch
@@ -46,6 +47,8 @@
 #define SWDEV_MAX_FLOW_COUNTERS (1u << 24)
 /** Synthetic RX ICM address of a TIR: 0x5d << 40 | dev << 32 | tirn << 8. */
 #define SWDEV_TIR_ICM_BASE (0x5dull << 40)
+/** Bytes of a match set (fte_match_set_lyr_2_4): the only set matched. */
+#define SWDEV_MATCH_SET_LEN MDEVX_ST_SZ_BYTES(fte_match_set_lyr_2_4)
 
 /* ---- index map ---- */
 
@@ -66,6 +69,43 @@ int swdev_idmap_reserve(struct swdev_idmap *m);
 uint32_t swdev_idmap_alloc(struct swdev_idmap *m, void *p);
 void *swdev_idmap_get(const struct swdev_idmap *m, uint32_t idx);
 void swdev_idmap_free(struct swdev_idmap *m, uint32_t idx);
+
+/* ---- hash tables (swdev_htab.c) ---- */
+
+struct swdev_obj;
+
+/** A chained hash table node, embedded in the object it links. */
+struct swdev_hnode {
+	struct swdev_hnode *next;
+	uint64_t hash;
+	struct swdev_obj *obj;
+};
+
+/** Chained hash table; buckets double when the load passes 1. */
+struct swdev_htab {
+	struct swdev_hnode **b;
+	uint32_t nb;		/* buckets, a power of two */
+	uint32_t n;		/* nodes */
+};
+
+/** Allocate the first buckets: 0 or ENOMEM. */
+int swdev_htab_init(struct swdev_htab *h);
+void swdev_htab_fini(struct swdev_htab *h);
+/** Link @p node (hash and obj set); never fails (growth is best effort). */
+void swdev_htab_insert(struct swdev_htab *h, struct swdev_hnode *node);
+void swdev_htab_remove(struct swdev_htab *h, struct swdev_hnode *node);
+/** First node of the chain of @p hash (follow ->next, compare ->hash). */
+static inline struct swdev_hnode *
+swdev_htab_chain(const struct swdev_htab *h, uint64_t hash)
+{
+	return h->nb == 0 ? NULL : h->b[hash & (h->nb - 1)];
+}
+/** Hash of a 64-byte match set. */
+uint64_t swdev_hash_set(const uint8_t *set);
+/** Hash of a 32-bit index. */
+uint64_t swdev_hash_u32(uint32_t v);
+/** @p dst = @p a & @p b over a match set. */
+void swdev_set_and(uint8_t *dst, const uint8_t *a, const uint8_t *b);
 
 /* ---- objects ---- */
 
