@@ -60,6 +60,12 @@ static const struct limit_opt limit_opts[] = {
 	LIM("max-umems", max_umems, "umem registrations per device"),
 	LIM("max-handles", max_handles_per_file, "object handles per uverbs file"),
 	LIM("num-eqs", num_eqs, "EQNs served by the EQN query"),
+	LIM("log-max-ft-size", log_max_ft_size, "entries per flow table, log2"),
+	LIM("max-ft-level", max_ft_level, "deepest flow table level (1..)"),
+	LIM("log-max-ft-num", log_max_ft_num, "flow tables per device, log2"),
+	LIM("log-max-fte-counters", log_max_flow_counter,
+	    "counters per flow table entry, log2"),
+	LIM("log-max-fte", log_max_flow, "flow table entries per device, log2"),
 };
 
 #define NUM_LIMITS (sizeof(limit_opts) / sizeof(limit_opts[0]))

@@ -321,7 +321,7 @@ test_hca_cap(void)
 	CHECK_EQ(MDEVX_GET(cmd_hca_cap_2, cap, flow_counter_bulk_log_max_alloc),
 		 lim.flow_counter_bulk_log_max_alloc);
 	/* unsupported type, other_function, short output, short input */
-	MDEVX_SET(query_hca_cap_in, in, op_mod, MDEVX_HCA_CAP_OP_MOD_NIC_FLOW_TABLE_CUR);
+	MDEVX_SET(query_hca_cap_in, in, op_mod, (0x8 << 1) | MDEVX_HCA_CAP_OPMOD_CUR);
 	CHECK_EQ(swdev_devx_general_cmd(f, in, sizeof(in), out, sizeof(out)), EREMOTEIO);
 	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(t_syndrome(out), SWDEV_SYND_HCA_CAP_BAD_TYPE);

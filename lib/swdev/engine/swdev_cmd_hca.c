@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Software mlx5 device engine: QUERY_HCA_CAP (general capabilities and
- * general capabilities 2, maximum and current are the same) and NOP.
+ * Software mlx5 device engine: QUERY_HCA_CAP (general capabilities, general
+ * capabilities 2 and the NIC flow table capabilities; maximum and current
+ * are the same) and NOP.
  */
 #include "swdev_engine_priv.h"
 
@@ -41,6 +42,24 @@ fill_general(const struct swdev_dev *dev, uint8_t *cap)
 	MDEVX_SET(cmd_hca_cap, cap, log_max_umem, log2_ceil(lim->max_umems));
 }
 
+/* NIC receive flow table properties (flow_table_nic_cap). */
+static void
+fill_nic_flow_table(const struct swdev_dev *dev, uint8_t *cap)
+{
+	const struct swdev_limits *lim = &dev->lim;
+	uint8_t *p = MDEVX_ADDR_OF(flow_table_nic_cap, cap, flow_table_properties_nic_receive);
+
+	MDEVX_SET(flow_table_prop_layout, p, ft_support, 1);
+	MDEVX_SET(flow_table_prop_layout, p, flow_counter, 1);
+	MDEVX_SET(flow_table_prop_layout, p, flow_modify_en, 0);
+	MDEVX_SET(flow_table_prop_layout, p, log_max_ft_size, lim->log_max_ft_size);
+	MDEVX_SET(flow_table_prop_layout, p, max_ft_level, lim->max_ft_level);
+	MDEVX_SET(flow_table_prop_layout, p, log_max_ft_num, lim->log_max_ft_num);
+	MDEVX_SET(flow_table_prop_layout, p, log_max_flow_counter, lim->log_max_flow_counter);
+	MDEVX_SET(flow_table_prop_layout, p, log_max_destination, lim->log_max_destination);
+	MDEVX_SET(flow_table_prop_layout, p, log_max_flow, lim->log_max_flow);
+}
+
 int
 swdev_cmd_query_hca_cap(struct swdev_cmd *cmd)
 {
@@ -61,6 +80,9 @@ swdev_cmd_query_hca_cap(struct swdev_cmd *cmd)
 		MDEVX_SET(cmd_hca_cap_2, cap, flow_counter_bulk_log_max_alloc,
 			  cmd->dev->lim.flow_counter_bulk_log_max_alloc);
 		MDEVX_SET(cmd_hca_cap_2, cap, flow_counter_bulk_log_granularity, 0);
+		return 0;
+	case MDEVX_HCA_CAP_TYPE_NIC_FLOW_TABLE:
+		fill_nic_flow_table(cmd->dev, cap);
 		return 0;
 	default:
 		return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_PARAM_ERR,

@@ -59,6 +59,12 @@ swdev_limits_default(struct swdev_limits *lim)
 	lim->max_umems = 4096;
 	lim->max_handles_per_file = 1u << 16;
 	lim->num_eqs = 4;
+	lim->log_max_ft_size = 20;
+	lim->max_ft_level = 63;
+	lim->log_max_ft_num = 16;
+	lim->log_max_flow_counter = 4;
+	lim->log_max_destination = 0;
+	lim->log_max_flow = 20;
 }
 
 void
@@ -83,6 +89,12 @@ swdev_limits_max(struct swdev_limits *lim)
 	lim->max_umems = 1u << 20;
 	lim->max_handles_per_file = 1u << 24;
 	lim->num_eqs = 256 - SWDEV_EQN_BASE;
+	lim->log_max_ft_size = 24;
+	lim->max_ft_level = 63;
+	lim->log_max_ft_num = 20;
+	lim->log_max_flow_counter = 8;
+	lim->log_max_destination = 0;	/* one destination: no replication */
+	lim->log_max_flow = 24;
 }
 
 static int
@@ -109,6 +121,12 @@ limits_valid(const struct swdev_limits *lim)
 	    lim->max_handles_per_file > max.max_handles_per_file)
 		return 0;
 	if (lim->num_eqs == 0 || lim->num_eqs > max.num_eqs)
+		return 0;
+	if (lim->log_max_ft_size > max.log_max_ft_size || lim->max_ft_level == 0 ||
+	    lim->max_ft_level > max.max_ft_level || lim->log_max_ft_num > max.log_max_ft_num ||
+	    lim->log_max_flow_counter > max.log_max_flow_counter ||
+	    lim->log_max_destination > max.log_max_destination ||
+	    lim->log_max_flow > max.log_max_flow)
 		return 0;
 	return 1;
 }

@@ -55,6 +55,13 @@ struct swdev_limits {
 	uint32_t max_umems;
 	uint32_t max_handles_per_file;
 	uint32_t num_eqs;		/**< EQNs served by query_eqn */
+	/* NIC receive flow tables (QUERY_HCA_CAP flow_table_nic_cap) */
+	uint8_t log_max_ft_size;	/**< entries per flow table, log2 */
+	uint8_t max_ft_level;		/**< deepest DEVX table level (root is 0) */
+	uint8_t log_max_ft_num;		/**< flow tables per device, log2 */
+	uint8_t log_max_flow_counter;	/**< counters per entry, log2 */
+	uint8_t log_max_destination;	/**< destinations per entry, log2 (only 0) */
+	uint8_t log_max_flow;		/**< flow table entries per device, log2 */
 };
 
 /** Fill @p lim with the defaults documented in doc/swdev_commands.rst. */
