@@ -154,10 +154,31 @@ check_refs(struct swdev_dev *dev)
 			ref(all, n, want, o, o->u.tir.rq);
 			ref(all, n, want, o, o->u.tir.rqt);
 			break;
+		case SWDEV_KIND_FLOW_TABLE:
+			ref(all, n, want, o, o->u.ft.miss);
+			if (o->u.ft.miss != NULL && o->u.ft.miss->u.ft.level <= o->u.ft.level)
+				abort();
+			break;
+		case SWDEV_KIND_FLOW_GROUP:
+			ref(all, n, want, o, o->u.fg.table);
+			break;
+		case SWDEV_KIND_FTE:
+			ref(all, n, want, o, o->u.fte.table);
+			ref(all, n, want, o, o->u.fte.group);
+			if (o->u.fte.group->u.fg.table != o->u.fte.table ||
+			    o->id < o->u.fte.group->u.fg.start || o->id > o->u.fte.group->u.fg.end)
+				abort();
+			for (j = 0; j < o->u.fte.ndest; j++)
+				ref(all, n, want, o, o->u.fte.dests[j].obj);
+			for (j = 0; j < o->u.fte.ncnt; j++)
+				ref(all, n, want, o, o->u.fte.cnts[j].bulk);
+			break;
 		default:
 			break;
 		}
-		if (o->kind != SWDEV_KIND_FLOW_COUNTER && swdev_obj_by_id(dev, o->kind, o->id) != o)
+		if (o->kind != SWDEV_KIND_FLOW_COUNTER && o->kind != SWDEV_KIND_FTE &&
+		    o->kind != SWDEV_KIND_MATCHER && o->kind != SWDEV_KIND_FLOW &&
+		    swdev_obj_by_id(dev, o->kind, o->id) != o)
 			abort();
 	}
 	for (i = 0; i < n; i++)

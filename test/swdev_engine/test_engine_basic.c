@@ -247,11 +247,11 @@ test_kernel_checks(void)
 	CHECK_EQ(t_status(out), 0);
 	/* kernel-accepted but not emulated: firmware BAD_OP, EREMOTEIO */
 	memset(in, 0, sizeof(in));
-	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_CREATE_FLOW_TABLE);
+	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
 	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), EREMOTEIO);
 	CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_OP_ERR);
 	CHECK_EQ(t_syndrome(out), SWDEV_SYND_BAD_OPCODE);
-	CHECK(strstr(last_log, "CREATE_FLOW_TABLE") != NULL);
+	CHECK(strstr(last_log, "ALLOC_PACKET_REFORMAT_CONTEXT") != NULL);
 	CHECK(strstr(last_log, "BAD_OP_ERR") != NULL);
 	CHECK(strstr(last_log, "BAD_OPCODE") != NULL);
 	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_QUERY_ADAPTER);

@@ -80,14 +80,15 @@ test_cq(void)
 	CHECK_EQ(swdev_devx_obj_query(f, cq_h, qin, sizeof(qin), out, sizeof(out)), EINVAL);
 	/* a verbs object (the UAR) is not a DEVX object */
 	CHECK_EQ(swdev_devx_obj_query(f, uar_h, qin, sizeof(qin), out, sizeof(out)), EINVAL);
-	/* SET_FLOW_TABLE_ENTRY: a create with op_mod 0 (not emulated: BAD_OP), a
-	 * modify with op_mod 1 (names no object here: EINVAL) */
+	/* SET_FLOW_TABLE_ENTRY: a create with op_mod 0 (reaches the firmware,
+	 * shorter than set_fte_in: BAD_INP_LEN), a modify with op_mod 1 (names
+	 * no object here: EINVAL) */
 	{
 		uint8_t fte[64] = {0};
 
 		MDEVX_SET(mbox_in, fte, opcode, MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY);
 		CHECK_EQ(swdev_devx_obj_create(f, fte, sizeof(fte), out, 16, NULL), EREMOTEIO);
-		CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_OP_ERR);
+		CHECK_EQ(t_status(out), MDEVX_CMD_STAT_BAD_INP_LEN_ERR);
 		CHECK_EQ(swdev_devx_obj_modify(f, cq_h, fte, sizeof(fte), out, 16), EINVAL);
 		MDEVX_SET(mbox_in, fte, op_mod, 1);
 		CHECK_EQ(swdev_devx_obj_create(f, fte, sizeof(fte), out, 16, NULL), EINVAL);

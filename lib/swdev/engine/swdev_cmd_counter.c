@@ -83,6 +83,28 @@ swdev_counter_owner(const struct swdev_counters *c, uint32_t id)
 	return ch->owner[id & (SWDEV_CNT_CHUNK - 1)];
 }
 
+/*
+ * A bulk's base is aligned to its size (a power of two, at least 4 for a
+ * bulk of 2), so the bulk holding @p id has its base at @p id with some
+ * low bits cleared: at most 32 candidates, lowest bits first.
+ */
+struct swdev_obj *
+swdev_counter_bulk_of(const struct swdev_counters *c, uint32_t id)
+{
+	unsigned int k;
+
+	if (!swdev_counter_is_allocated(c, id))
+		return NULL;
+	for (k = 0; k < 32 && (1ull << k) <= c->space; k++) {
+		uint32_t base = id & ~(uint32_t)((1ull << k) - 1);
+		struct swdev_obj *o = swdev_counter_owner(c, base);
+
+		if (o != NULL && (uint64_t)id < (uint64_t)base + o->u.cnt.num)
+			return o;
+	}
+	return NULL;
+}
+
 /* Is [b, b + n) free? n is a power of two and b is aligned to n. */
 static bool
 range_is_free(const struct swdev_counters *c, uint32_t b, uint32_t n)

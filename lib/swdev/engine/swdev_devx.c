@@ -161,6 +161,16 @@ fw_handler(uint16_t opcode)
 		return swdev_cmd_modify_tir;
 	case MDEVX_CMD_OP_QUERY_TIR:
 		return swdev_cmd_query_tir;
+	case MDEVX_CMD_OP_CREATE_FLOW_TABLE:
+		return swdev_cmd_create_flow_table;
+	case MDEVX_CMD_OP_QUERY_FLOW_TABLE:
+		return swdev_cmd_query_flow_table;
+	case MDEVX_CMD_OP_CREATE_FLOW_GROUP:
+		return swdev_cmd_create_flow_group;
+	case MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY:
+		return swdev_cmd_set_fte;
+	case MDEVX_CMD_OP_QUERY_FLOW_TABLE_ENTRY:
+		return swdev_cmd_query_fte;
 	default:
 		return swdev_cmd_bad_op;
 	}
@@ -304,16 +314,45 @@ swdev_obj_build_destroy(struct swdev_obj *obj)
 		op = MDEVX_CMD_OP_DESTROY_TIR;
 		break;
 	case SWDEV_KIND_FLOW_COUNTER:
-	default:
 		op = MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER;
 		break;
+	case SWDEV_KIND_FLOW_TABLE:
+		op = MDEVX_CMD_OP_DESTROY_FLOW_TABLE;
+		break;
+	case SWDEV_KIND_FLOW_GROUP:
+		op = MDEVX_CMD_OP_DESTROY_FLOW_GROUP;
+		break;
+	case SWDEV_KIND_FTE:
+		op = MDEVX_CMD_OP_DELETE_FLOW_TABLE_ENTRY;
+		break;
+	default:
+		return;	/* root matchers and rules: no firmware command */
 	}
 	MDEVX_SET(mbox_in, d, opcode, op);
 	MDEVX_SET(mbox_in, d, uid, obj->uid);
-	if (obj->kind == SWDEV_KIND_FLOW_COUNTER)
+	switch (obj->kind) {
+	case SWDEV_KIND_FLOW_COUNTER:
 		MDEVX_SET(dealloc_flow_counter_in, d, flow_counter_id, obj->id);
-	else	/* every other destroy carries a 24-bit id at bit 0x48 */
+		break;
+	case SWDEV_KIND_FLOW_TABLE:
+		/* as devx_obj_build_destroy_cmd(): table type and id of the create */
+		MDEVX_SET(destroy_flow_table_in, d, table_type, MDEVX_FLOW_TABLE_TYPE_NIC_RX);
+		MDEVX_SET(destroy_flow_table_in, d, table_id, obj->id);
+		break;
+	case SWDEV_KIND_FLOW_GROUP:
+		MDEVX_SET(destroy_flow_group_in, d, table_type, MDEVX_FLOW_TABLE_TYPE_NIC_RX);
+		MDEVX_SET(destroy_flow_group_in, d, table_id, obj->u.fg.table->id);
+		MDEVX_SET(destroy_flow_group_in, d, group_id, obj->id);
+		break;
+	case SWDEV_KIND_FTE:
+		MDEVX_SET(delete_fte_in, d, table_type, MDEVX_FLOW_TABLE_TYPE_NIC_RX);
+		MDEVX_SET(delete_fte_in, d, table_id, obj->u.fte.table->id);
+		MDEVX_SET(delete_fte_in, d, flow_index, obj->id);
+		break;
+	default:	/* every other destroy carries a 24-bit id at bit 0x48 */
 		MDEVX_SET(destroy_tir_in, d, tirn, obj->id);
+		break;
+	}
 }
 
 /* Kind of the object a destroy opcode names. */
@@ -348,6 +387,15 @@ destroy_kind(uint16_t opcode, enum swdev_kind *kind)
 	case MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER:
 		*kind = SWDEV_KIND_FLOW_COUNTER;
 		return 0;
+	case MDEVX_CMD_OP_DESTROY_FLOW_TABLE:
+		*kind = SWDEV_KIND_FLOW_TABLE;
+		return 0;
+	case MDEVX_CMD_OP_DESTROY_FLOW_GROUP:
+		*kind = SWDEV_KIND_FLOW_GROUP;
+		return 0;
+	case MDEVX_CMD_OP_DELETE_FLOW_TABLE_ENTRY:
+		*kind = SWDEV_KIND_FTE;
+		return 0;
 	default:
 		return -1;
 	}
@@ -373,7 +421,12 @@ fw_destroy(struct swdev_cmd *cmd)
 
 	if (destroy_kind(cmd->opcode, &kind) != 0)
 		return swdev_cmd_bad_op(cmd);
-	if (kind == SWDEV_KIND_FLOW_COUNTER)
+	if (kind == SWDEV_KIND_FLOW_TABLE || kind == SWDEV_KIND_FLOW_GROUP ||
+	    kind == SWDEV_KIND_FTE) {
+		o = swdev_flow_destroy_lookup(cmd);
+		if (o == NULL)
+			return cmd->status;
+	} else if (kind == SWDEV_KIND_FLOW_COUNTER)
 		o = swdev_counter_owner(&cmd->dev->cnt,
 					MDEVX_GET(dealloc_flow_counter_in, cmd->in,
 						  flow_counter_id));
@@ -477,6 +530,16 @@ swdev_devx_obj_create(struct swdev_file *f, const void *in, size_t inlen,
 			info->type = MDEVX_DEVX_TYPE_TIR;
 			info->object_id = obj->id;
 			info->rx_icm_addr = obj->u.tir.icm_addr;
+		} else if (obj->kind == SWDEV_KIND_FLOW_TABLE) {
+			info->type = MDEVX_DEVX_TYPE_FLOW_TABLE;
+			info->object_id = obj->id;
+			info->rx_icm_addr = obj->u.ft.icm_addr;
+		} else if (obj->kind == SWDEV_KIND_FLOW_GROUP) {
+			info->type = MDEVX_DEVX_TYPE_FLOW_GROUP;
+			info->object_id = obj->id;
+		} else if (obj->kind == SWDEV_KIND_FTE) {
+			info->type = MDEVX_DEVX_TYPE_FLOW_TABLE_ENTRY;
+			info->object_id = obj->id;
 		}
 	}
 	return 0;
@@ -516,6 +579,20 @@ obj_matches(const struct swdev_obj *obj, const struct swdev_cmd *cmd)
 		 */
 		first = MDEVX_GET(query_flow_counter_in, cmd->in, flow_counter_id);
 		return first >= obj->id && first < (uint64_t)obj->id + obj->u.cnt.num;
+	case MDEVX_CMD_OP_QUERY_FLOW_TABLE:
+		return obj->kind == SWDEV_KIND_FLOW_TABLE &&
+		       cmd->inlen >= MDEVX_ST_SZ_BYTES(query_flow_table_in) &&
+		       MDEVX_GET(query_flow_table_in, cmd->in, table_id) == obj->id;
+	case MDEVX_CMD_OP_QUERY_FLOW_TABLE_ENTRY:
+	case MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY:
+		/*
+		 * The kernel compares the flow index; the engine also the table
+		 * (query_fte_in and set_fte_in agree on both places).
+		 */
+		return obj->kind == SWDEV_KIND_FTE &&
+		       cmd->inlen >= MDEVX_ST_SZ_BYTES(query_fte_in) &&
+		       MDEVX_GET(query_fte_in, cmd->in, flow_index) == obj->id &&
+		       MDEVX_GET(query_fte_in, cmd->in, table_id) == obj->u.fte.table->id;
 	default:
 		return false;
 	}

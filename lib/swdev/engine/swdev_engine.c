@@ -22,12 +22,22 @@ static const char *const kind_names[SWDEV_KIND_MAX] = {
 	[SWDEV_KIND_RQT] = "rqt",
 	[SWDEV_KIND_TIR] = "tir",
 	[SWDEV_KIND_FLOW_COUNTER] = "flow_counter",
+	[SWDEV_KIND_FLOW_TABLE] = "flow_table",
+	[SWDEV_KIND_FLOW_GROUP] = "flow_group",
+	[SWDEV_KIND_FTE] = "fte",
+	[SWDEV_KIND_MATCHER] = "matcher",
+	[SWDEV_KIND_FLOW] = "flow",
 };
 
-/* Destruction order at file close: users before what they use. */
+/*
+ * Destruction order at file close: users before what they use. A flow
+ * table references a table of a higher level only (its miss table): the
+ * tables go lowest level first (close_tables()).
+ */
 static const enum swdev_kind close_order[SWDEV_KIND_MAX] = {
-	SWDEV_KIND_TIR, SWDEV_KIND_RQT, SWDEV_KIND_RQ, SWDEV_KIND_CQ, SWDEV_KIND_TD,
-	SWDEV_KIND_FLOW_COUNTER, SWDEV_KIND_UMEM, SWDEV_KIND_UAR, SWDEV_KIND_PD,
+	SWDEV_KIND_FLOW, SWDEV_KIND_MATCHER, SWDEV_KIND_FTE, SWDEV_KIND_FLOW_GROUP,
+	SWDEV_KIND_FLOW_TABLE, SWDEV_KIND_TIR, SWDEV_KIND_RQT, SWDEV_KIND_RQ, SWDEV_KIND_CQ,
+	SWDEV_KIND_TD, SWDEV_KIND_FLOW_COUNTER, SWDEV_KIND_UMEM, SWDEV_KIND_UAR, SWDEV_KIND_PD,
 };
 
 const char *
@@ -262,6 +272,8 @@ swdev_engine_add_device(struct swdev_engine *eng, const char *name,
 	swdev_idmap_init(&dev->ids[SWDEV_KIND_RQT], 1u << lim->log_max_rqt);
 	swdev_idmap_init(&dev->ids[SWDEV_KIND_TIR], 1u << lim->log_max_tir);
 	swdev_idmap_init(&dev->ids[SWDEV_KIND_FLOW_COUNTER], 0);	/* unused */
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_FLOW_TABLE], 1u << lim->log_max_ft_num);
+	swdev_idmap_init(&dev->ids[SWDEV_KIND_FLOW_GROUP], SWDEV_MAX_FLOW_GROUPS);
 	eng->devs[eng->ndevs++] = dev;
 	return (int)dev->index;
 }
@@ -334,6 +346,26 @@ swdev_file_open(struct swdev_engine *eng, const char *devname)
 	return f;
 }
 
+/*
+ * The file's flow tables, lowest level first: a table references deeper
+ * tables only (its miss table), so none is referenced when it goes. (The
+ * file list's newest-first order would do today, a miss table being older
+ * than its users; the level order does not depend on that.)
+ */
+static void
+close_tables(struct swdev_file *f)
+{
+	struct swdev_obj *o, *next;
+	unsigned int level;
+
+	for (level = 0; level <= UINT8_MAX && f->objs[SWDEV_KIND_FLOW_TABLE] != NULL; level++)
+		for (o = f->objs[SWDEV_KIND_FLOW_TABLE]; o != NULL; o = next) {
+			next = o->fnext;
+			if (o->u.ft.level == level)
+				swdev_obj_force_destroy(f->dev, o);
+		}
+}
+
 void
 swdev_file_close(struct swdev_file *f)
 {
@@ -346,6 +378,8 @@ swdev_file_close(struct swdev_file *f)
 	for (i = 0; i < SWDEV_KIND_MAX; i++) {
 		enum swdev_kind k = close_order[i];
 
+		if (k == SWDEV_KIND_FLOW_TABLE)
+			close_tables(f);
 		while (f->objs[k] != NULL)
 			swdev_obj_force_destroy(dev, f->objs[k]);
 	}

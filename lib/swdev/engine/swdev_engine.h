@@ -96,7 +96,8 @@ const char *swdev_engine_device_name(const struct swdev_engine *eng, unsigned in
 struct swdev_file *swdev_file_open(struct swdev_engine *eng, const char *devname);
 /**
  * The last holder of the file is gone: destroy all of its objects in
- * dependency order (FTE-like users first: TIR, RQT, RQ, CQ, TD, counters,
+ * dependency order (users first: root rules, matchers, flow table entries,
+ * groups, tables (lowest level first), TIR, RQT, RQ, CQ, TD, counters,
  * umem, UAR, PD), as the kernel does, then free the file.
  */
 void swdev_file_close(struct swdev_file *f);

@@ -47,8 +47,17 @@
 #define SWDEV_MAX_FLOW_COUNTERS (1u << 24)
 /** Synthetic RX ICM address of a TIR: 0x5d << 40 | dev << 32 | tirn << 8. */
 #define SWDEV_TIR_ICM_BASE (0x5dull << 40)
+/** Synthetic ICM address of a flow table: 0x5e << 40 | dev << 32 | id << 8. */
+#define SWDEV_FT_ICM_BASE (0x5eull << 40)
+/** Flow groups per device (ids are base + index, 24 bits). */
+#define SWDEV_MAX_FLOW_GROUPS (1u << 20)
 /** Bytes of a match set (fte_match_set_lyr_2_4): the only set matched. */
 #define SWDEV_MATCH_SET_LEN MDEVX_ST_SZ_BYTES(fte_match_set_lyr_2_4)
+/**
+ * Largest prebuilt destroy command: delete_fte_in (64 bytes), as the
+ * kernel's MLX5_MAX_DESTROY_INBOX_SIZE_DW.
+ */
+#define SWDEV_DESTROY_CMD_LEN MDEVX_ST_SZ_BYTES(delete_fte_in)
 
 /* ---- index map ---- */
 
@@ -112,6 +121,18 @@ void swdev_set_and(uint8_t *dst, const uint8_t *a, const uint8_t *b);
 struct swdev_file;
 struct swdev_dev;
 
+/** One forwarding destination of a flow table entry. */
+struct swdev_fte_dest {
+	uint8_t type;			/* MDEVX_FLOW_DEST_TYPE_TIR / _FLOW_TABLE */
+	struct swdev_obj *obj;		/* the TIR or table, referenced */
+};
+
+/** One counter of a flow table entry. */
+struct swdev_fte_cnt {
+	uint32_t id;			/* flow counter id */
+	struct swdev_obj *bulk;		/* the bulk holding it, referenced */
+};
+
 struct swdev_obj {
 	enum swdev_kind kind;
 	bool devx;		/* created through DEVX (else verbs) */
@@ -121,7 +142,7 @@ struct swdev_obj {
 	uint32_t id;		/* firmware id: pdn, cqn, ..., base counter id */
 	uint32_t refcnt;	/* references held by other objects */
 	struct swdev_obj *fnext, *fprev;	/* per-file, per-kind list */
-	uint8_t destroy_cmd[16];	/* prebuilt as the kernel does */
+	uint8_t destroy_cmd[SWDEV_DESTROY_CMD_LEN];	/* prebuilt as the kernel does */
 	union {
 		struct {
 			uint32_t num;	/* counters in the bulk */
@@ -152,6 +173,36 @@ struct swdev_obj {
 			uint64_t icm_addr;
 			struct swdev_obj *td, *rq, *rqt;
 		} tir;
+		struct {
+			uint8_t ftc[MDEVX_ST_SZ_BYTES(flow_table_context)];
+			uint64_t icm_addr;
+			uint8_t level;
+			uint8_t log_size;
+			uint8_t miss_action;
+			struct swdev_obj *miss;		/* table_miss_id, referenced */
+			struct swdev_obj *groups;	/* by start index (u.fg.next) */
+			struct swdev_htab ftes;		/* entries by flow index */
+		} ft;
+		struct {
+			struct swdev_obj *table;	/* referenced */
+			struct swdev_obj *next;		/* the table's next group */
+			uint32_t start, end;		/* flow index range, inclusive */
+			uint8_t criteria;		/* match_criteria_enable */
+			uint8_t mask[SWDEV_MATCH_SET_LEN];	/* outer_headers mask */
+			struct swdev_htab vals;		/* entries by masked value */
+		} fg;
+		struct {
+			struct swdev_obj *table, *group;	/* referenced */
+			struct swdev_hnode idx_node;	/* in table->u.ft.ftes */
+			struct swdev_hnode val_node;	/* in group->u.fg.vals */
+			uint8_t value[SWDEV_MATCH_SET_LEN];	/* outer value & mask */
+			uint16_t action;
+			uint8_t ext_dest;		/* extended_destination */
+			uint32_t flow_tag;
+			uint32_t ndest, ncnt;
+			struct swdev_fte_dest *dests;
+			struct swdev_fte_cnt *cnts;
+		} fte;
 	} u;
 };
 
@@ -373,6 +424,23 @@ int swdev_cmd_query_rqt(struct swdev_cmd *cmd);
 int swdev_cmd_create_tir(struct swdev_cmd *cmd);
 int swdev_cmd_modify_tir(struct swdev_cmd *cmd);
 int swdev_cmd_query_tir(struct swdev_cmd *cmd);
+int swdev_cmd_create_flow_table(struct swdev_cmd *cmd);
+int swdev_cmd_query_flow_table(struct swdev_cmd *cmd);
+int swdev_cmd_create_flow_group(struct swdev_cmd *cmd);
+int swdev_cmd_set_fte(struct swdev_cmd *cmd);
+int swdev_cmd_query_fte(struct swdev_cmd *cmd);
+/**
+ * The destroy commands of the flow objects (DESTROY_FLOW_TABLE,
+ * DESTROY_FLOW_GROUP, DELETE_FLOW_TABLE_ENTRY): the object the command
+ * names, or NULL with the command's status set (BAD_RES).
+ */
+struct swdev_obj *swdev_flow_destroy_lookup(struct swdev_cmd *cmd);
+/** The first entry of @p table matching the outer set @p outer, group by group. */
+struct swdev_obj *swdev_flow_table_match(const struct swdev_obj *table, const uint8_t *outer);
+/** Release what a flow table, group or entry holds (before it is freed). */
+void swdev_flow_obj_teardown(struct swdev_dev *dev, struct swdev_obj *obj);
+/** Is @p mask (a 64-byte outer set) limited to the fields the parser fills? */
+bool swdev_match_mask_supported(const uint8_t *mask);
 
 /**
  * Run the destroy command prebuilt in @p obj->destroy_cmd (after the
@@ -399,6 +467,8 @@ int swdev_counter_add(struct swdev_counters *c, uint32_t id, uint64_t packets, u
 /** The bulk whose base id is @p id, or NULL. */
 struct swdev_obj *swdev_counter_owner(const struct swdev_counters *c, uint32_t id);
 void swdev_counters_free_range(struct swdev_counters *c, uint32_t base, uint32_t n);
+/** The bulk holding counter @p id (any id inside it), or NULL. */
+struct swdev_obj *swdev_counter_bulk_of(const struct swdev_counters *c, uint32_t id);
 
 /* Destroy an object at file close, ignoring faults (kernel cleanup). */
 void swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj);

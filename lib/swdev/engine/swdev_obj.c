@@ -23,7 +23,21 @@ static const uint32_t id_base[SWDEV_KIND_MAX] = {
 	[SWDEV_KIND_RQT] = 0x700000,
 	[SWDEV_KIND_TIR] = 0x800000,
 	[SWDEV_KIND_FLOW_COUNTER] = 0,
+	[SWDEV_KIND_FLOW_TABLE] = 0x900000,
+	[SWDEV_KIND_FLOW_GROUP] = 0xa00000,
+	/* no id table: counters (the counter store), entries (their flow
+	 * index), root matchers and rules (kernel objects) */
+	[SWDEV_KIND_FTE] = 0,
+	[SWDEV_KIND_MATCHER] = 0,
+	[SWDEV_KIND_FLOW] = 0,
 };
+
+static bool
+kind_has_ids(enum swdev_kind kind)
+{
+	return kind != SWDEV_KIND_FLOW_COUNTER && kind != SWDEV_KIND_FTE &&
+	       kind != SWDEV_KIND_MATCHER && kind != SWDEV_KIND_FLOW;
+}
 
 uint32_t
 swdev_kind_id_base(enum swdev_kind kind)
@@ -99,7 +113,7 @@ swdev_obj_new_with_id(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t synd
 struct swdev_obj *
 swdev_obj_by_id(struct swdev_dev *dev, enum swdev_kind kind, uint32_t id)
 {
-	if (kind == SWDEV_KIND_FLOW_COUNTER || id < id_base[kind])
+	if (!kind_has_ids(kind) || id < id_base[kind])
 		return NULL;
 	return swdev_idmap_get(&dev->ids[kind], id - id_base[kind]);
 }
@@ -124,8 +138,7 @@ swdev_obj_ref_lookup(struct swdev_cmd *cmd, enum swdev_kind kind, uint32_t id,
 void
 swdev_obj_release(struct swdev_dev *dev, struct swdev_obj *obj)
 {
-	if (obj->kind != SWDEV_KIND_FLOW_COUNTER && obj->id >= id_base[obj->kind] &&
-	    swdev_obj_by_id(dev, obj->kind, obj->id) == obj)
+	if (swdev_obj_by_id(dev, obj->kind, obj->id) == obj)
 		swdev_idmap_free(&dev->ids[obj->kind], obj->id - id_base[obj->kind]);
 	if (obj->kind == SWDEV_KIND_RQT)
 		free(obj->u.rqt.rqs);
@@ -196,6 +209,11 @@ swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj)
 		swdev_obj_put(obj->u.tir.td);
 		swdev_obj_put(obj->u.tir.rq);
 		swdev_obj_put(obj->u.tir.rqt);
+		break;
+	case SWDEV_KIND_FLOW_TABLE:
+	case SWDEV_KIND_FLOW_GROUP:
+	case SWDEV_KIND_FTE:
+		swdev_flow_obj_teardown(dev, obj);
 		break;
 	default:
 		break;
