@@ -173,6 +173,11 @@ check_refs(struct swdev_dev *dev)
 			for (j = 0; j < o->u.fte.ncnt; j++)
 				ref(all, n, want, o, o->u.fte.cnts[j].bulk);
 			break;
+		case SWDEV_KIND_FLOW:
+			ref(all, n, want, o, o->u.fl.matcher);
+			ref(all, n, want, o, o->u.fl.dest_obj);
+			ref(all, n, want, o, o->u.fl.bulk);
+			break;
 		default:
 			break;
 		}

@@ -659,7 +659,8 @@ swdev_file_destroy_handle(struct swdev_file *f, uint32_t handle, bool devx)
 	obj = swdev_idmap_get(&f->handles, handle);
 	if (obj == NULL)
 		return ENOENT;
-	if (obj->devx != devx)
+	/* root matchers and rules go through swdev_file_steer_destroy() */
+	if (obj->devx != devx || obj->kind == SWDEV_KIND_MATCHER || obj->kind == SWDEV_KIND_FLOW)
 		return EINVAL;
 	return swdev_obj_destroy_cmd(f, obj);
 }

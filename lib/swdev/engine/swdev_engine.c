@@ -184,6 +184,7 @@ dev_free(struct swdev_dev *dev)
 	for (k = 0; k < SWDEV_KIND_MAX; k++)
 		swdev_idmap_fini(&dev->ids[k]);
 	swdev_counters_fini(&dev->cnt);
+	swdev_steer_fini(dev);
 	free(dev->uid_used);
 	free(dev);
 }

@@ -203,6 +203,24 @@ struct swdev_obj {
 			struct swdev_fte_dest *dests;
 			struct swdev_fte_cnt *cnts;
 		} fte;
+		struct {
+			struct swdev_obj *next, *prev;	/* device list, evaluation order */
+			uint64_t seq;			/* creation order (ties) */
+			uint16_t priority;
+			uint8_t criteria;
+			uint16_t mask_len;		/* bytes given (value length) */
+			uint8_t mask[SWDEV_MATCH_SET_LEN];	/* outer_headers mask */
+			struct swdev_htab vals;		/* rules by masked value */
+		} mt;
+		struct {
+			struct swdev_obj *matcher;	/* referenced */
+			struct swdev_hnode node;	/* in matcher->u.mt.vals */
+			uint8_t value[SWDEV_MATCH_SET_LEN];	/* outer value & mask */
+			uint8_t dest;			/* enum swdev_flow_dest */
+			struct swdev_obj *dest_obj;	/* TIR or table, referenced */
+			struct swdev_obj *bulk;		/* counter bulk, referenced */
+			uint32_t counter_id;		/* bulk base + offset */
+		} fl;
 	} u;
 };
 
@@ -439,6 +457,8 @@ struct swdev_obj *swdev_flow_destroy_lookup(struct swdev_cmd *cmd);
 struct swdev_obj *swdev_flow_table_match(const struct swdev_obj *table, const uint8_t *outer);
 /** Release what a flow table, group or entry holds (before it is freed). */
 void swdev_flow_obj_teardown(struct swdev_dev *dev, struct swdev_obj *obj);
+/** Release what a root matcher or rule holds (before it is freed). */
+void swdev_steer_obj_teardown(struct swdev_dev *dev, struct swdev_obj *obj);
 /** Is @p mask (a 64-byte outer set) limited to the fields the parser fills? */
 bool swdev_match_mask_supported(const uint8_t *mask);
 
@@ -507,7 +527,12 @@ void swdev_steer_classify(struct swdev_dev *dev, const struct swdev_pkt *pkt,
 			  struct swdev_steer_verdict *v);
 
 /** Per-device steering state (swdev_steer.c); NULL until first used. */
-struct swdev_steer;
+struct swdev_steer {
+	struct swdev_obj *matchers;	/* every file's, by priority then seq */
+	struct swdev_obj *last;		/* tail of matchers */
+	uint64_t next_seq;
+	uint32_t nmatchers;
+};
 void swdev_steer_fini(struct swdev_dev *dev);
 
 /** Per-device receive state (swdev_rx.c): port statistics, RQ rings. */

@@ -215,6 +215,10 @@ swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj)
 	case SWDEV_KIND_FTE:
 		swdev_flow_obj_teardown(dev, obj);
 		break;
+	case SWDEV_KIND_MATCHER:
+	case SWDEV_KIND_FLOW:
+		swdev_steer_obj_teardown(dev, obj);
+		break;
 	default:
 		break;
 	}
