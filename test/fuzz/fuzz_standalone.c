@@ -28,10 +28,14 @@ static const uint16_t create_ops[] = {
 	MDEVX_CMD_OP_ALLOC_FLOW_COUNTER, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER,
 	MDEVX_CMD_OP_CREATE_CQ, MDEVX_CMD_OP_CREATE_RQ, MDEVX_CMD_OP_CREATE_RQ,
 	MDEVX_CMD_OP_CREATE_RQT, MDEVX_CMD_OP_CREATE_TIR, MDEVX_CMD_OP_CREATE_FLOW_TABLE,
+	MDEVX_CMD_OP_CREATE_FLOW_TABLE, MDEVX_CMD_OP_CREATE_FLOW_GROUP,
+	MDEVX_CMD_OP_CREATE_FLOW_GROUP, MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY,
+	MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY, MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY,
 };
 static const uint16_t query_ops[] = {
 	MDEVX_CMD_OP_QUERY_FLOW_COUNTER, MDEVX_CMD_OP_QUERY_CQ, MDEVX_CMD_OP_QUERY_RQ,
-	MDEVX_CMD_OP_QUERY_RQT, MDEVX_CMD_OP_QUERY_TIR,
+	MDEVX_CMD_OP_QUERY_RQT, MDEVX_CMD_OP_QUERY_TIR, MDEVX_CMD_OP_QUERY_FLOW_TABLE,
+	MDEVX_CMD_OP_QUERY_FLOW_TABLE_ENTRY,
 };
 static const uint16_t modify_ops[] = {
 	MDEVX_CMD_OP_MODIFY_RQ, MDEVX_CMD_OP_MODIFY_RQT, MDEVX_CMD_OP_MODIFY_TIR,
@@ -94,6 +98,55 @@ shape(uint8_t *m, uint16_t op, uint32_t *outlen)
 		if (op == MDEVX_CMD_OP_MODIFY_TIR)
 			MDEVX_SET64(modify_tir_in, m, modify_bitmask, rnd() % 32);
 		return 272;
+	case MDEVX_CMD_OP_CREATE_FLOW_TABLE:
+		SETF(create_flow_table_in, m, table_type, rnd() % 8 ? 0 : rnd() % 5);
+		SETF(create_flow_table_in, m, flow_table_context.level,
+		     rnd() % 8 ? 1 + rnd() % 4 : rnd() % 80);
+		SETF(create_flow_table_in, m, flow_table_context.log_size,
+		     rnd() % 8 ? 2 + rnd() % 4 : rnd() % 30);
+		SETF(create_flow_table_in, m, flow_table_context.table_miss_action,
+		     rnd() % 3 ? 0 : rnd() % 3);
+		return 64;
+	case MDEVX_CMD_OP_QUERY_FLOW_TABLE:
+		SETF(query_flow_table_in, m, table_type, rnd() % 8 ? 0 : 1);
+		if (rnd() % 4)
+			*outlen = 64;
+		return 64;
+	case MDEVX_CMD_OP_CREATE_FLOW_GROUP:
+		n = rnd() % 8 ? rnd() % 4 : rnd() % 40;
+		SETF(create_flow_group_in, m, start_flow_index, n);
+		SETF(create_flow_group_in, m, end_flow_index, n + rnd() % 4);
+		SETF(create_flow_group_in, m, match_criteria_enable, rnd() % 4 ? 1 : rnd() % 8);
+		if (rnd() % 2)
+			SETF(create_flow_group_in, m, match_criteria.outer_headers.udp_dport,
+			     0xffff);
+		if (rnd() % 2)
+			SETF(create_flow_group_in, m, match_criteria.outer_headers.ip_protocol,
+			     0xff);
+		return 1024;
+	case MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY: {
+		static const uint16_t actions[] = { 0x4, 0xc, 0xc, 0x2, 0xa, 0x6, 0x1 };
+		uint32_t nd = rnd() % 6 ? 1 : rnd() % 3, nc = rnd() % 3;
+		uint32_t ext = rnd() % 4 == 0;
+		uint8_t *e = m + MDEVX_ST_SZ_BYTES(set_fte_in);
+
+		SETF(set_fte_in, m, op_mod, rnd() % 8 ? 0 : 1);
+		SETF(set_fte_in, m, flow_index, rnd() % 8);
+		SETF(set_fte_in, m, flow_context.action, rnd() % 8 ? PICK(actions) : rnd() % 16);
+		SETF(set_fte_in, m, flow_context.extended_destination, ext);
+		SETF(set_fte_in, m, flow_context.destination_list_size, nd);
+		SETF(set_fte_in, m, flow_context.flow_counter_list_size, nc);
+		SETF(set_fte_in, m, flow_context.match_value.outer_headers.udp_dport, rnd() % 4);
+		SETF(set_fte_in, m, flow_context.match_value.outer_headers.ip_protocol,
+		     rnd() % 2 ? 17 : 6);
+		SETF(dest_format, e, destination_type, rnd() % 4 ? 1 + rnd() % 2 : rnd() % 9);
+		return MDEVX_ST_SZ_BYTES(set_fte_in) + (ext ? 16 : 8) * (nd + nc) -
+		       (rnd() % 8 ? 0 : 1);
+	}
+	case MDEVX_CMD_OP_QUERY_FLOW_TABLE_ENTRY:
+		if (rnd() % 4)
+			*outlen = 832 + 16 * (rnd() % 4);
+		return 64;
 	case MDEVX_CMD_OP_QUERY_HCA_CAP:
 		SETF(query_hca_cap_in, m, op_mod, rnd() % 2 ? 1 : rnd() % 0x50);
 		if (rnd() % 3)

@@ -36,6 +36,8 @@ static const uint16_t known_ops[] = {
 	MDEVX_CMD_OP_QUERY_TIR, MDEVX_CMD_OP_DESTROY_TIR, MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER,
 	MDEVX_CMD_OP_CREATE_FLOW_TABLE, MDEVX_CMD_OP_QUERY_ADAPTER,
 	MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY, MDEVX_CMD_OP_CREATE_GENERAL_OBJECT,
+	MDEVX_CMD_OP_QUERY_FLOW_TABLE, MDEVX_CMD_OP_CREATE_FLOW_GROUP,
+	MDEVX_CMD_OP_QUERY_FLOW_TABLE_ENTRY, MDEVX_CMD_OP_DESTROY_FLOW_TABLE,
 };
 #define NUM_KNOWN (sizeof(known_ops) / sizeof(known_ops[0]))
 
@@ -268,6 +270,11 @@ op_for_kind(enum swdev_kind kind, bool modify)
 		return modify ? MDEVX_CMD_OP_MODIFY_TIR : MDEVX_CMD_OP_QUERY_TIR;
 	case SWDEV_KIND_FLOW_COUNTER:
 		return modify ? 0 : MDEVX_CMD_OP_QUERY_FLOW_COUNTER;
+	case SWDEV_KIND_FLOW_TABLE:
+		return modify ? MDEVX_CMD_OP_MODIFY_FLOW_TABLE : MDEVX_CMD_OP_QUERY_FLOW_TABLE;
+	case SWDEV_KIND_FTE:
+		return modify ? MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY :
+				MDEVX_CMD_OP_QUERY_FLOW_TABLE_ENTRY;
 	default:
 		return 0;
 	}
@@ -278,6 +285,7 @@ fixup(struct swdev_file *f, uint8_t *in, size_t len, uint32_t handle, unsigned i
       unsigned int entry)
 {
 	struct swdev_obj *self = swdev_idmap_get(&f->handles, handle);
+	struct swdev_obj *grp;
 	uint16_t op;
 	size_t i;
 
@@ -321,6 +329,52 @@ fixup(struct swdev_file *f, uint8_t *in, size_t len, uint32_t handle, unsigned i
 		FIX(alloc_flow_counter_in, in, len, pd,
 		    sel & 1 ? pick_id(f, SWDEV_KIND_PD, sel) : 0);
 		break;
+	case MDEVX_CMD_OP_CREATE_FLOW_TABLE:
+		FIX(create_flow_table_in, in, len, flow_table_context.table_miss_id,
+		    pick_id(f, SWDEV_KIND_FLOW_TABLE, sel));
+		break;
+	case MDEVX_CMD_OP_CREATE_FLOW_GROUP:
+		FIX(create_flow_group_in, in, len, table_id,
+		    pick_id(f, SWDEV_KIND_FLOW_TABLE, sel));
+		break;
+	case MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY:
+		if (self != NULL && self->kind == SWDEV_KIND_FTE)
+			break;
+		grp = pick(f, SWDEV_KIND_FLOW_GROUP, sel);
+		if (grp == NULL || (sel & 8)) {
+			FIX(set_fte_in, in, len, table_id, pick_id(f, SWDEV_KIND_FLOW_TABLE, sel));
+			FIX(set_fte_in, in, len, flow_context.group_id,
+			    pick_id(f, SWDEV_KIND_FLOW_GROUP, sel));
+		} else {
+			/* a group, its table, an index in its range */
+			FIX(set_fte_in, in, len, table_id, grp->u.fg.table->id);
+			FIX(set_fte_in, in, len, flow_context.group_id, grp->id);
+			FIX(set_fte_in, in, len, flow_index, grp->u.fg.start +
+			    sel % (grp->u.fg.end - grp->u.fg.start + 1));
+		}
+		/* the first list entries: a TIR or a table, then a counter */
+		if (len >= MDEVX_ST_SZ_BYTES(set_fte_in) + 32) {
+			uint8_t *e = in + MDEVX_ST_SZ_BYTES(set_fte_in);
+			size_t stride = MDEVX_GET(set_fte_in, in,
+						  flow_context.extended_destination) ? 16 : 8;
+
+			if (MDEVX_GET(dest_format, e, destination_type) ==
+			    MDEVX_FLOW_DEST_TYPE_FLOW_TABLE)
+				MDEVX_SET(dest_format, e, destination_id,
+					  pick_id(f, SWDEV_KIND_FLOW_TABLE, sel + 1));
+			else
+				MDEVX_SET(dest_format, e, destination_id,
+					  pick_id(f, SWDEV_KIND_TIR, sel));
+			MDEVX_SET(flow_counter_list, e + stride, flow_counter_id,
+				  pick_id(f, SWDEV_KIND_FLOW_COUNTER, sel) + sel % 4);
+		}
+		break;
+	case MDEVX_CMD_OP_QUERY_FLOW_TABLE_ENTRY:
+		if (self != NULL && self->kind == SWDEV_KIND_FTE) {
+			FIX(query_fte_in, in, len, table_id, self->u.fte.table->id);
+			FIX(query_fte_in, in, len, flow_index, self->id);
+		}
+		break;
 	case MDEVX_CMD_OP_QUERY_FLOW_COUNTER:
 		if (self != NULL && self->kind == SWDEV_KIND_FLOW_COUNTER) {
 			FIX(query_flow_counter_in, in, len, flow_counter_id,
@@ -333,9 +387,39 @@ fixup(struct swdev_file *f, uint8_t *in, size_t len, uint32_t handle, unsigned i
 	}
 	/* modify/query name the handle's object in the 24-bit slot at 0x48 */
 	if (self != NULL && self->kind != SWDEV_KIND_FLOW_COUNTER &&
+	    self->kind != SWDEV_KIND_FLOW_TABLE && self->kind != SWDEV_KIND_FTE &&
 	    op != MDEVX_CMD_OP_CREATE_RQ && op != MDEVX_CMD_OP_CREATE_CQ &&
 	    op != MDEVX_CMD_OP_CREATE_TIR && op != MDEVX_CMD_OP_CREATE_RQT)
 		FIX(query_tir_in, in, len, tirn, self->id);
+	if (self != NULL && self->kind == SWDEV_KIND_FLOW_TABLE)
+		FIX(query_flow_table_in, in, len, table_id, self->id);
+}
+
+/* A root rule on a live matcher, towards live objects of the file. */
+static void
+steer_flow(struct swdev_file *f, const uint8_t *p, size_t n, uint32_t handle)
+{
+	uint8_t value[MDEVX_ST_SZ_BYTES(fte_match_param)] = {0};
+	struct swdev_flow_attr attr;
+	struct swdev_obj *m, *d, *c;
+	size_t len;
+	uint32_t h;
+
+	if (n < 12)
+		return;
+	len = n - 12 < sizeof(value) ? n - 12 : sizeof(value);
+	memcpy(value, p + 12, len);
+	memset(&attr, 0, sizeof(attr));
+	m = pick(f, SWDEV_KIND_MATCHER, p[5]);
+	d = pick(f, p[6] & 1 ? SWDEV_KIND_FLOW_TABLE : SWDEV_KIND_TIR, p[7]);
+	c = pick(f, SWDEV_KIND_FLOW_COUNTER, p[8]);
+	attr.dest = p[9] % 4;
+	attr.dest_handle = d != NULL && !(p[10] & 1) ? d->handle : handle;
+	attr.has_counter = p[10] >> 7;
+	attr.counter_handle = c != NULL && !(p[10] & 2) ? c->handle : handle;
+	attr.counter_offset = p[11] % 8;
+	swdev_file_flow_create(f, m != NULL ? m->handle : handle, value,
+			       m != NULL ? m->u.mt.mask_len : len, &attr, &h);
 }
 
 static void
@@ -347,7 +431,7 @@ verbs_op(struct swdev_file *f, const uint8_t *p, size_t n, uint32_t handle)
 
 	for (i = 0; i < 4 && i < n; i++)
 		size = (size << 8) | p[i];
-	switch (n > 4 ? p[4] % 6 : 0) {
+	switch (n > 4 ? p[4] % 9 : 0) {
 	case 0:
 		swdev_file_pd_alloc(f, &h, &id);
 		break;
@@ -363,8 +447,20 @@ verbs_op(struct swdev_file *f, const uint8_t *p, size_t n, uint32_t handle)
 	case 4:
 		swdev_file_verbs_destroy(f, handle);
 		break;
-	default:
+	case 5:
 		swdev_file_umem_reg(f, UINT64_MAX - size, size, 0, &h, &id);
+		break;
+	case 6:
+		/* a root matcher: priority, criteria, then the mask */
+		if (n >= 8)
+			swdev_file_matcher_create(f, p[5], p[6], p + 8, (n - 8) & ~(size_t)3, &h);
+		break;
+	case 7:
+		steer_flow(f, p, n, handle);
+		break;
+	default:
+		swdev_file_steer_destroy(f, handle, n > 5 && (p[5] & 1) ? SWDEV_KIND_FLOW :
+					 SWDEV_KIND_MATCHER);
 		break;
 	}
 }
@@ -438,9 +534,9 @@ fuzz_swdev_one(const uint8_t *data, size_t size)
 		/* aim at a live object of a kind that has query/modify commands */
 		static const enum swdev_kind kinds[] = {
 			SWDEV_KIND_CQ, SWDEV_KIND_RQ, SWDEV_KIND_RQT, SWDEV_KIND_TIR,
-			SWDEV_KIND_FLOW_COUNTER,
+			SWDEV_KIND_FLOW_COUNTER, SWDEV_KIND_FLOW_TABLE, SWDEV_KIND_FTE,
 		};
-		struct swdev_obj *o = pick(f, kinds[hdr[6] % 5], hdr[3]);
+		struct swdev_obj *o = pick(f, kinds[hdr[6] % 7], hdr[3]);
 
 		if (o != NULL)
 			handle = o->handle;
