@@ -183,6 +183,7 @@ dev_free(struct swdev_dev *dev)
 		swdev_file_close(dev->files);
 	for (k = 0; k < SWDEV_KIND_MAX; k++)
 		swdev_idmap_fini(&dev->ids[k]);
+	swdev_rx_fini(dev);
 	swdev_counters_fini(&dev->cnt);
 	swdev_steer_fini(dev);
 	free(dev->uid_used);
@@ -228,6 +229,12 @@ dev_find(const struct swdev_engine *eng, const char *name)
 		if (strncmp(eng->devs[i]->name, name, sizeof(eng->devs[i]->name)) == 0)
 			return eng->devs[i];
 	return NULL;
+}
+
+struct swdev_dev *
+swdev_dev_by_name(const struct swdev_engine *eng, const char *name)
+{
+	return dev_find(eng, name);
 }
 
 int

@@ -535,6 +535,9 @@ struct swdev_steer {
 };
 void swdev_steer_fini(struct swdev_dev *dev);
 
+/** The device named @p name, or NULL (swdev_engine.c). */
+struct swdev_dev *swdev_dev_by_name(const struct swdev_engine *eng, const char *name);
+
 /** Per-device receive state (swdev_rx.c): port statistics, RQ rings. */
 struct swdev_rx;
 void swdev_rx_fini(struct swdev_dev *dev);

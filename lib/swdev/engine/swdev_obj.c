@@ -196,6 +196,7 @@ swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj)
 		swdev_obj_put(obj->u.cq.dbr_umem);
 		break;
 	case SWDEV_KIND_RQ:
+		swdev_rx_rq_gone(dev, obj->id);
 		swdev_obj_put(obj->u.rq.cq);
 		swdev_obj_put(obj->u.rq.pd);
 		swdev_obj_put(obj->u.rq.wq_umem);
