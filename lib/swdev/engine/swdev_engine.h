@@ -203,7 +203,8 @@ uint32_t swdev_file_take_delay(struct swdev_file *f);
  * priority then the flow tables they lead to, count, and deliver. @p info
  * (may be NULL) says where it went. Returns 0, or EINVAL for a frame shorter
  * than 14 bytes, longer than SWDEV_MAX_FRAME_LEN or shorter than a header it
- * announces (counted in bad_frames, nothing else changes); ENODEV.
+ * announces (counted in bad_frames, nothing else changes); ENODEV; ENOMEM
+ * (host memory: see "Receive path" in doc/swdev_commands.rst).
  */
 int swdev_ctl_rx(struct swdev_engine *eng, const char *devname, const void *frame,
 		 size_t len, struct swdev_rx_info *info);
