@@ -213,6 +213,8 @@ generate(uint8_t *buf)
 	}
 	if (buf[0] == 5 || buf[0] == 6) {
 		len = 16;
+		if (buf[0] == 6 && buf[6] % 6 == 4)
+			len = rnd() % 160;	/* a frame into the port */
 		for (i = 0; i < len; i++)
 			m[i] = (uint8_t)rnd();
 		if (buf[0] == 5 && rnd() % 2)

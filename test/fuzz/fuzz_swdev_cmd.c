@@ -2,7 +2,7 @@
 /*
  * Fuzz harness over the software device engine's command decoder: every
  * entry point (DEVX create / query / modify / general / destroy, verbs,
- * control) with arbitrary mailboxes and lengths, on a persistent engine
+ * control, frames into the port) with arbitrary mailboxes and lengths, on a persistent engine
  * with two uverbs files, recreated every FUZZ_RECREATE inputs to bound
  * memory. The "fix up" mode writes ids of live objects into the mailbox so
  * the decoder is reached past its reference checks.
@@ -198,6 +198,7 @@ fuzz_swdev_check(void)
 {
 	struct swdev_dev *dev;
 	uint32_t sum[SWDEV_KIND_MAX] = {0};
+	struct swdev_port_stats ps;
 	struct swdev_file *f;
 	unsigned int k;
 
@@ -224,6 +225,10 @@ fuzz_swdev_check(void)
 		if (sum[k] != dev->counts[k])
 			abort();
 	check_refs(dev);
+	/* every accepted frame has exactly one outcome */
+	if (swdev_ctl_port_stats(eng, FUZZ_DEV, &ps) != 0 ||
+	    ps.rx_packets != ps.delivered + ps.misses + ps.drops + ps.rq_drops)
+		abort();
 }
 
 /* The n-th live object of @p kind in @p f (wrapping), or NULL. */
@@ -465,6 +470,82 @@ verbs_op(struct swdev_file *f, const uint8_t *p, size_t n, uint32_t handle)
 	}
 }
 
+/*
+ * A frame into the port: the bytes as they are (mode 0), or laid over an
+ * Ethernet header with an IPv4 (1), tagged IPv4 (2) or IPv6 (3) header
+ * whose version and length fields agree with the frame, so that the
+ * parser, the classification and the delivery are reached past their
+ * first checks. A delivered frame must have reached a live TIR and an RQ
+ * in RDY.
+ */
+static void
+rx_frame(const uint8_t *p, size_t n)
+{
+	struct swdev_dev *dev = eng->devs[0];
+	struct swdev_rx_info info;
+	uint8_t mode = n > 0 ? p[0] % 4 : 0;
+	uint8_t *fr = malloc(n ? n : 1);
+	const struct swdev_obj *rq;
+	size_t l3 = mode == 2 ? 18 : 14;
+	int rc;
+
+	if (fr == NULL)
+		abort();
+	if (n)
+		memcpy(fr, p, n);
+	if (mode != 0 && n >= l3 + 40) {
+		fr[12] = mode == 2 ? 0x81 : mode == 3 ? 0x86 : 0x08;
+		fr[13] = mode == 2 ? 0x00 : mode == 3 ? 0xdd : 0x00;
+		if (mode == 2) {
+			fr[16] = 0x08;
+			fr[17] = 0x00;
+		}
+		if (mode == 3) {
+			fr[l3] = (uint8_t)(0x60 | (fr[l3] & 0xf));
+			fr[l3 + 4] = (uint8_t)((n - l3 - 40) >> 8);
+			fr[l3 + 5] = (uint8_t)(n - l3 - 40);
+		} else {
+			fr[l3] = (uint8_t)(0x40 | (fr[l3] & 0xf));
+			fr[l3 + 2] = (uint8_t)((n - l3) >> 8);
+			fr[l3 + 3] = (uint8_t)(n - l3);
+		}
+	}
+	rc = swdev_ctl_rx(eng, FUZZ_DEV, fr, n, &info);
+	free(fr);
+	if (rc != 0 && rc != EINVAL)
+		abort();
+	if (rc != 0 || info.verdict != SWDEV_RX_DELIVERED)
+		return;
+	rq = swdev_obj_by_id(dev, SWDEV_KIND_RQ, info.rqn);
+	if (swdev_obj_by_id(dev, SWDEV_KIND_TIR, info.tirn) == NULL || rq == NULL ||
+	    MDEVX_GET(rqc, rq->u.rq.rqc, state) != MDEVX_RQC_STATE_RDY)
+		abort();
+}
+
+/* Statistics and a captured frame of a live RQ (or of any number). */
+static void
+rx_read(const uint8_t *p, size_t n, const uint32_t *v)
+{
+	struct swdev_capture_info ci;
+	struct swdev_rq_stats st;
+	uint32_t rqn = n > 0 && (p[0] & 1) ? v[1] : pick_id(files[v[0] & 1], SWDEV_KIND_RQ,
+							    v[0] >> 1);
+	size_t buflen = v[2] % 300;
+	uint8_t *buf = malloc(buflen ? buflen : 1);
+	int rc;
+
+	if (buf == NULL)
+		abort();
+	rc = swdev_ctl_rq_stats(eng, FUZZ_DEV, rqn, &st);
+	if ((rc != 0 && rc != ENOENT) || (rc == 0 && st.captured > SWDEV_CAPTURE_SLOTS))
+		abort();
+	rc = swdev_ctl_rq_capture(eng, FUZZ_DEV, rqn, v[3] % 70, buf, buflen, &ci);
+	if ((rc != 0 && rc != ENOENT && rc != ERANGE) ||
+	    (rc == 0 && (ci.caplen > SWDEV_CAPTURE_SNAPLEN || ci.caplen > ci.len)))
+		abort();
+	free(buf);
+}
+
 static void
 control_op(uint8_t arg, const uint8_t *p, size_t n)
 {
@@ -474,7 +555,7 @@ control_op(uint8_t arg, const uint8_t *p, size_t n)
 
 	for (i = 0; i < 16 && i < n; i++)
 		v[i / 4] = (v[i / 4] << 8) | p[i];
-	switch (arg % 4) {
+	switch (arg % 6) {
 	case 0:
 		swdev_ctl_inject(eng, FUZZ_DEV, v[0] % 16384, v[1], v[2]);
 		break;
@@ -486,8 +567,14 @@ control_op(uint8_t arg, const uint8_t *p, size_t n)
 	case 2:
 		swdev_ctl_counts(eng, FUZZ_DEV, v[0] % 8, &cnt);
 		break;
-	default:
+	case 3:
 		swdev_file_take_delay(files[v[0] & 1]);
+		break;
+	case 4:
+		rx_frame(p, n);
+		break;
+	default:
+		rx_read(p, n, v);
 		break;
 	}
 }
