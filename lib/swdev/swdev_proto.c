@@ -11,11 +11,21 @@
 #include <unistd.h>
 
 #include "swdev_proto.h"
+#include "swdev_types.h"
 
 _Static_assert(sizeof(struct swdev_req_hdr) == 48, "request header layout");
 _Static_assert(sizeof(struct swdev_rep_hdr) == 56, "reply header layout");
-_Static_assert(sizeof(struct swdev_ctl_req) == 88, "control request layout");
-_Static_assert(sizeof(struct swdev_ctl_rep) == 88, "control reply layout");
+_Static_assert(sizeof(struct swdev_ctl_req) == 104, "control request layout");
+_Static_assert(sizeof(struct swdev_ctl_rep) == 96, "control reply layout");
+_Static_assert(sizeof(struct swdev_proto_matcher) == 8, "matcher payload head");
+_Static_assert(sizeof(struct swdev_flow_attr) == 16, "flow payload head");
+_Static_assert(sizeof(struct swdev_ctl_batch_rep) == 56, "batch reply layout");
+_Static_assert(SWDEV_KIND_MAX <= SWDEV_PROTO_CTL_KINDS, "COUNTS carries every kind");
+_Static_assert(SWDEV_PROTO_CTL_MAX_PAYLOAD >= 4 + SWDEV_MAX_FRAME_LEN,
+	       "a batch holds at least one frame of the largest size");
+_Static_assert(sizeof(struct swdev_rx_info) == 16 && sizeof(struct swdev_port_stats) == 56 &&
+	       sizeof(struct swdev_rq_stats) == 24 && sizeof(struct swdev_capture_info) == 24,
+	       "control reply payloads");
 
 static const char *const op_names[SWDEV_OP_MAX] = {
 	[SWDEV_OP_NONE] = "NONE",
@@ -31,6 +41,9 @@ static const char *const op_names[SWDEV_OP_MAX] = {
 	[SWDEV_OP_UMEM_REG] = "UMEM_REG",
 	[SWDEV_OP_QUERY_EQN] = "QUERY_EQN",
 	[SWDEV_OP_VERBS_DESTROY] = "VERBS_DESTROY",
+	[SWDEV_OP_MATCHER_CREATE] = "MATCHER_CREATE",
+	[SWDEV_OP_FLOW_CREATE] = "FLOW_CREATE",
+	[SWDEV_OP_STEER_DESTROY] = "STEER_DESTROY",
 };
 
 const char *

@@ -16,7 +16,9 @@
  *    A frame is a fixed header followed by its payload; the header carries
  *    the payload length, which the receiver checks before reading it.
  *  - control connection (SOCK_SEQPACKET, connected to <socket path>.ctl):
- *    fixed-size request / reply datagrams for tests.
+ *    request / reply datagrams for tests: a fixed header, then paylen bytes
+ *    (a frame or a batch of frames in a request; statistics or a captured
+ *    frame in a reply), at most SWDEV_PROTO_CTL_MAX_PAYLOAD.
  */
 #ifndef SWDEV_PROTO_H
 #define SWDEV_PROTO_H
@@ -32,7 +34,8 @@ extern "C" {
 #define SWDEV_PROTO_MAGIC	0x56445753u	/* "SWDV" read as little-endian bytes */
 #define SWDEV_PROTO_REP_MAGIC	0x52445753u	/* "SWDR" */
 #define SWDEV_PROTO_CTL_MAGIC	0x43445753u	/* "SWDC" */
-#define SWDEV_PROTO_VERSION	1u
+/* 2: control header and reply carry a payload length (receive path). */
+#define SWDEV_PROTO_VERSION	2u
 
 /**
  * Largest payload of one frame (input or output mailbox). A
@@ -61,6 +64,9 @@ enum swdev_proto_op {
 	SWDEV_OP_UMEM_REG = 10,		/**< arg0 addr, arg1 size, arg2 access */
 	SWDEV_OP_QUERY_EQN = 11,	/**< arg2 vector; reply: val = eqn */
 	SWDEV_OP_VERBS_DESTROY = 12,	/**< handle (PD, UAR, umem) */
+	SWDEV_OP_MATCHER_CREATE = 13,	/**< payload: swdev_proto_matcher + mask; reply: handle */
+	SWDEV_OP_FLOW_CREATE = 14,	/**< handle = matcher; payload: swdev_flow_attr + value */
+	SWDEV_OP_STEER_DESTROY = 15,	/**< handle, arg2 = SWDEV_KIND_MATCHER or _FLOW */
 	SWDEV_OP_MAX,
 };
 
@@ -105,7 +111,29 @@ struct swdev_open_rep {
 	char devname[SWDEV_PROTO_NAME_LEN];
 };
 
+/**
+ * Head of the MATCHER_CREATE payload; the mask follows (the rest of the
+ * payload, inlen - 8 bytes: the engine checks its length).
+ */
+struct swdev_proto_matcher {
+	uint16_t priority;
+	uint8_t match_criteria_enable;
+	uint8_t reserved[5];		/**< must be 0 */
+};
+
+/*
+ * FLOW_CREATE payload: a struct swdev_flow_attr (swdev_types.h, 16 bytes;
+ * handles of the caller's file), then the match value (inlen - 16 bytes).
+ */
+
 /* ---- control channel ---- */
+
+/**
+ * Largest payload of a control datagram. A batch of frames fills at most
+ * this much (at least one frame of SWDEV_MAX_FRAME_LEN fits), well below
+ * the default socket send buffer that bounds a SOCK_SEQPACKET datagram.
+ */
+#define SWDEV_PROTO_CTL_MAX_PAYLOAD	65536u
 
 enum swdev_ctl_op {
 	SWDEV_CTL_COUNTS = 1,
@@ -113,6 +141,11 @@ enum swdev_ctl_op {
 	SWDEV_CTL_INJECT = 3,
 	SWDEV_CTL_FAULT = 4,
 	SWDEV_CTL_PING = 5,
+	SWDEV_CTL_RX = 6,		/**< payload: one frame; reply: swdev_rx_info */
+	SWDEV_CTL_RX_BATCH = 7,		/**< count records {u32 len, len bytes}; reply: batch_rep */
+	SWDEV_CTL_PORT_STATS = 8,	/**< reply: swdev_port_stats */
+	SWDEV_CTL_RQ_STATS = 9,		/**< rqn; reply: swdev_rq_stats */
+	SWDEV_CTL_RQ_CAPTURE = 10,	/**< rqn, idx; reply: swdev_capture_info + caplen bytes */
 	SWDEV_CTL_MAX,
 };
 
@@ -132,7 +165,14 @@ struct swdev_ctl_req {
 	uint8_t pad[5];
 	uint64_t packets;	/**< INJECT */
 	uint64_t bytes;		/**< INJECT */
+	uint32_t rqn;		/**< RQ_STATS, RQ_CAPTURE */
+	uint32_t idx;		/**< RQ_CAPTURE: 0 = oldest frame kept */
+	uint32_t paylen;	/**< bytes following this header in the datagram */
+	uint32_t reserved;	/**< must be 0 */
 };
+
+/** Slots of by_kind in the COUNTS reply (every enum swdev_kind fits). */
+#define SWDEV_PROTO_CTL_KINDS 16u
 
 struct swdev_ctl_rep {
 	uint32_t magic;		/**< SWDEV_PROTO_CTL_MAGIC */
@@ -142,7 +182,19 @@ struct swdev_ctl_rep {
 	uint32_t err;		/**< 0 or positive errno */
 	uint32_t nfiles;	/**< NUM_FILES */
 	uint32_t total;		/**< COUNTS */
-	uint32_t by_kind[16];	/**< COUNTS, enum swdev_kind order */
+	uint32_t by_kind[SWDEV_PROTO_CTL_KINDS];	/**< COUNTS, enum swdev_kind order */
+	uint32_t paylen;	/**< bytes following this header in the datagram */
+	uint32_t reserved;
+};
+
+/** Reply payload of RX_BATCH: what the port made of the batch. */
+struct swdev_ctl_batch_rep {
+	uint32_t frames;	/**< frames handed to the port (the whole batch) */
+	uint32_t refused;	/**< of them, refused by the port (counted in bad_frames) */
+	uint32_t first_refused;	/**< index in the batch of the first refused frame */
+	uint32_t first_err;	/**< its errno (0 when none was refused) */
+	uint64_t bytes;		/**< bytes of the frames handed to the port */
+	uint64_t verdicts[4];	/**< accepted frames by enum swdev_rx_verdict */
 };
 
 /* ---- helpers shared by both ends ---- */

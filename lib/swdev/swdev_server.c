@@ -9,7 +9,9 @@
  *   - private channels (SOCK_STREAM): framed requests and replies of one
  *     client context; one request at a time (the next one is not read until
  *     the reply is out), so a client cannot queue unbounded work;
- *   - control connections (SOCK_SEQPACKET): fixed-size datagrams;
+ *   - control connections (SOCK_SEQPACKET): one datagram per request, a
+ *     fixed header and a payload of at most SWDEV_PROTO_CTL_MAX_PAYLOAD
+ *     bytes (frames), received into one buffer of the daemon;
  *   - an eventfd to stop the loop.
  * Delayed replies (delay faults) wait in a queue ordered by due time; the
  * epoll timeout is the time to the first one, or to the deadline of the
@@ -46,6 +48,10 @@
 #define SWDEV_TX_BUDGET (64u << 20)	/* bytes of unread replies, all channels */
 #define SWDEV_RX_BUDGET SWDEV_SERVER_RX_BUDGET	/* bytes of requests being received */
 #define SWDEV_RX_FILE_BUDGET SWDEV_SERVER_RX_FILE_BUDGET
+/* A control datagram: header and payload (a frame, a batch of frames). */
+#define CTL_BUF_LEN (sizeof(struct swdev_ctl_req) + SWDEV_PROTO_CTL_MAX_PAYLOAD)
+/* The largest control reply payload: a captured frame and its details. */
+#define CTL_REP_MAX_PAYLOAD (sizeof(struct swdev_capture_info) + SWDEV_CAPTURE_SNAPLEN)
 
 /* ---------------------------------------------------------------- logging */
 
@@ -190,6 +196,7 @@ struct swdev_server {
 	struct ent *pend_tail;
 	unsigned int npending;
 	unsigned int nctls;		/* control connections of allowed peers */
+	uint8_t *ctl_buf;		/* CTL_BUF_LEN: the control datagram being served */
 	int stop;			/* atomic: swdev_server_stop() from any thread */
 };
 
@@ -494,6 +501,48 @@ be32_at(const uint8_t *p)
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
+/*
+ * MATCHER_CREATE: the payload starts with a struct swdev_proto_matcher
+ * (checked here: length, reserved bytes), the mask is the rest (checked by
+ * the engine: length, bits). 0 or errno.
+ */
+static int
+steer_matcher_create(struct swdev_file *f, const struct swdev_req_hdr *req, const uint8_t *in,
+		     uint32_t *handle)
+{
+	struct swdev_proto_matcher m;
+	unsigned int i;
+
+	if (req->inlen < sizeof(m))
+		return EINVAL;
+	memcpy(&m, in, sizeof(m));
+	for (i = 0; i < sizeof(m.reserved); i++)
+		if (m.reserved[i] != 0)
+			return EINVAL;
+	return swdev_file_matcher_create(f, m.priority, m.match_criteria_enable, in + sizeof(m),
+					 req->inlen - sizeof(m), handle);
+}
+
+/*
+ * FLOW_CREATE: req->handle names the matcher; the payload starts with a
+ * struct swdev_flow_attr whose handles resolve in the caller's file, the
+ * match value is the rest (the engine checks both). 0 or errno.
+ */
+static int
+steer_flow_create(struct swdev_file *f, const struct swdev_req_hdr *req, const uint8_t *in,
+		  uint32_t *handle)
+{
+	struct swdev_flow_attr attr;
+
+	if (req->inlen < sizeof(attr))
+		return EINVAL;
+	memcpy(&attr, in, sizeof(attr));
+	if (attr.reserved[0] != 0 || attr.reserved[1] != 0)
+		return EINVAL;
+	return swdev_file_flow_create(f, req->handle, in + sizeof(attr), req->inlen - sizeof(attr),
+				      &attr, handle);
+}
+
 /* Run the request in ch->hdr / ch->in on the engine and queue its reply. */
 static bool
 chan_execute(struct swdev_server *srv, struct chan *ch)
@@ -574,6 +623,19 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	case SWDEV_OP_VERBS_DESTROY:
 		err = swdev_file_verbs_destroy(f, req->handle);
 		break;
+	case SWDEV_OP_MATCHER_CREATE:
+		err = steer_matcher_create(f, req, ch->in, &handle);
+		break;
+	case SWDEV_OP_FLOW_CREATE:
+		err = steer_flow_create(f, req, ch->in, &handle);
+		break;
+	case SWDEV_OP_STEER_DESTROY:
+		/* Only the two steering kinds: the engine never sees another. */
+		if (req->arg2 != SWDEV_KIND_MATCHER && req->arg2 != SWDEV_KIND_FLOW)
+			err = EINVAL;
+		else
+			err = swdev_file_steer_destroy(f, req->handle, (enum swdev_kind)req->arg2);
+		break;
 	default:
 		/* OPEN / ATTACH belong on the main connection. */
 		err = EINVAL;
@@ -586,6 +648,8 @@ done:
 	    req->op == SWDEV_OP_UMEM_REG) {
 		rep->handle = handle;
 		rep->val = val;
+	} else if (req->op == SWDEV_OP_MATCHER_CREATE || req->op == SWDEV_OP_FLOW_CREATE) {
+		rep->handle = err == 0 ? handle : 0;
 	} else if (req->op == SWDEV_OP_QUERY_EQN) {
 		rep->val = val;
 	}
@@ -1156,19 +1220,41 @@ conn_of_file(struct swdev_server *srv, const char *devname, uint32_t file_id)
 	return NULL;
 }
 
-static const char *const ctl_op_names[] = {
+static const char *const ctl_op_names[SWDEV_CTL_MAX] = {
 	[SWDEV_CTL_COUNTS] = "COUNTS",
 	[SWDEV_CTL_NUM_FILES] = "NUM_FILES",
 	[SWDEV_CTL_INJECT] = "INJECT",
 	[SWDEV_CTL_FAULT] = "FAULT",
 	[SWDEV_CTL_PING] = "PING",
+	[SWDEV_CTL_RX] = "RX",
+	[SWDEV_CTL_RX_BATCH] = "RX_BATCH",
+	[SWDEV_CTL_PORT_STATS] = "PORT_STATS",
+	[SWDEV_CTL_RQ_STATS] = "RQ_STATS",
+	[SWDEV_CTL_RQ_CAPTURE] = "RQ_CAPTURE",
 };
+
+static const char *
+ctl_op_name(uint32_t op)
+{
+	if (op >= SWDEV_CTL_MAX || ctl_op_names[op] == NULL)
+		return "?";
+	return ctl_op_names[op];
+}
+
+/* Requests that change the device (traffic, faults): test mode only. */
+static bool
+ctl_op_injects(uint32_t op)
+{
+	return op == SWDEV_CTL_INJECT || op == SWDEV_CTL_FAULT || op == SWDEV_CTL_RX ||
+	       op == SWDEV_CTL_RX_BATCH;
+}
 
 /*
  * May peer @p k run @p req? Outside test mode: PING; the counts of a file
- * opened by the peer's own uid; the whole device's counts and the number
- * of files for the daemon's uid only; never traffic or fault injection.
- * In test mode everything (every peer is still an allowed uid).
+ * opened by the peer's own uid; the whole device's counts, the number of
+ * files, port and RQ statistics and captured frames for the daemon's uid
+ * only; never traffic (counters or frames) or fault injection. In test
+ * mode everything (every peer is still an allowed uid).
  */
 static bool
 ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_ctl_req *req,
@@ -1178,6 +1264,8 @@ ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_
 
 	if (srv->opts.test_mode || req->op == SWDEV_CTL_PING)
 		return true;
+	if (ctl_op_injects(req->op))
+		return false;
 	switch (req->op) {
 	case SWDEV_CTL_COUNTS:
 		if (req->file_id == 0)
@@ -1185,37 +1273,194 @@ ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_
 		c = conn_of_file(srv, devname, req->file_id);
 		return c == NULL || c->e.peer_uid == k->e.peer_uid;	/* none: ENOENT */
 	case SWDEV_CTL_NUM_FILES:
+	case SWDEV_CTL_PORT_STATS:
+	case SWDEV_CTL_RQ_STATS:
+	case SWDEV_CTL_RQ_CAPTURE:
 		return k->e.peer_uid == srv->euid;
-	case SWDEV_CTL_INJECT:
-	case SWDEV_CTL_FAULT:
-		return false;
 	default:
 		return true;	/* EINVAL below */
 	}
 }
 
+/*
+ * RX_BATCH: @p count records {u32 len, len bytes} fill exactly the @p len
+ * bytes at @p p. The whole batch is checked before the port sees any frame
+ * of it (EINVAL: nothing received). Then every frame goes to the port in
+ * order; a frame the port refuses (EINVAL: runt, truncated headers) is
+ * counted in @p br and the batch goes on. 0, or the errno that stopped
+ * the batch (ENODEV).
+ */
+static int
+ctl_rx_batch(struct swdev_server *srv, const char *devname, const uint8_t *p, uint32_t len,
+	     uint32_t count, struct swdev_ctl_batch_rep *br)
+{
+	struct swdev_port_stats ps;
+	struct swdev_rx_info info;
+	uint32_t off = 0, flen, i;
+	int err;
+
+	for (i = 0; i < count; i++) {
+		if (len - off < sizeof(flen))
+			return EINVAL;
+		memcpy(&flen, p + off, sizeof(flen));
+		off += sizeof(flen);
+		if (flen > SWDEV_MAX_FRAME_LEN || flen > len - off)
+			return EINVAL;
+		off += flen;
+	}
+	if (off != len)
+		return EINVAL;
+	if (count == 0)	/* nothing to receive; the device must exist all the same */
+		return swdev_ctl_port_stats(srv->eng, devname, &ps);
+	for (off = 0, i = 0; i < count; i++) {
+		memcpy(&flen, p + off, sizeof(flen));
+		off += sizeof(flen);
+		memset(&info, 0, sizeof(info));
+		err = swdev_ctl_rx(srv->eng, devname, p + off, flen, &info);
+		off += flen;
+		if (err != 0 && err != EINVAL)
+			return err;
+		br->frames++;
+		br->bytes += flen;
+		if (err != 0) {
+			if (br->refused++ == 0) {
+				br->first_refused = i;
+				br->first_err = (uint32_t)err;
+			}
+		} else if (info.verdict < sizeof(br->verdicts) / sizeof(br->verdicts[0])) {
+			br->verdicts[info.verdict]++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run one control request whose header and payload were checked for size;
+ * the reply payload goes to @p out (CTL_REP_MAX_PAYLOAD bytes), its length
+ * to *outlen. The errno of the request.
+ */
+static int
+ctl_run(struct swdev_server *srv, const struct swdev_ctl_req *req, const char *devname,
+	const uint8_t *in, struct swdev_ctl_rep *rep, uint8_t *out, uint32_t *outlen)
+{
+	struct swdev_ctl_batch_rep br;
+	struct swdev_capture_info ci;
+	struct swdev_counts counts;
+	struct swdev_port_stats ps;
+	struct swdev_rq_stats rs;
+	struct swdev_rx_info rxi;
+	unsigned int i;
+	int err;
+
+	*outlen = 0;
+	/* Only the receive requests carry a payload. */
+	if (req->paylen != 0 && req->op != SWDEV_CTL_RX && req->op != SWDEV_CTL_RX_BATCH)
+		return EINVAL;
+	switch (req->op) {
+	case SWDEV_CTL_COUNTS:
+		memset(&counts, 0, sizeof(counts));
+		err = swdev_ctl_counts(srv->eng, devname, req->file_id, &counts);
+		rep->total = counts.total;
+		for (i = 0; i < SWDEV_KIND_MAX && i < SWDEV_PROTO_CTL_KINDS; i++)
+			rep->by_kind[i] = counts.by_kind[i];
+		return err;
+	case SWDEV_CTL_NUM_FILES:
+		return swdev_ctl_num_files(srv->eng, devname, &rep->nfiles);
+	case SWDEV_CTL_INJECT:
+		return swdev_ctl_inject(srv->eng, devname, req->counter_id, req->packets,
+					req->bytes);
+	case SWDEV_CTL_FAULT:
+		return swdev_ctl_fault(srv->eng, devname, req->opcode, req->count, req->status,
+				       req->syndrome, req->delay_us);
+	case SWDEV_CTL_PING:
+		return 0;
+	case SWDEV_CTL_RX:
+		/* The bound of the port, before the engine sees the frame. */
+		if (req->paylen > SWDEV_MAX_FRAME_LEN)
+			return EINVAL;
+		memset(&rxi, 0, sizeof(rxi));
+		err = swdev_ctl_rx(srv->eng, devname, in, req->paylen, &rxi);
+		if (err == 0) {
+			memcpy(out, &rxi, sizeof(rxi));
+			*outlen = sizeof(rxi);
+		}
+		return err;
+	case SWDEV_CTL_RX_BATCH:
+		memset(&br, 0, sizeof(br));
+		err = ctl_rx_batch(srv, devname, in, req->paylen, req->count, &br);
+		if (br.frames > 0 || err == 0) {
+			memcpy(out, &br, sizeof(br));
+			*outlen = sizeof(br);
+		}
+		return err;
+	case SWDEV_CTL_PORT_STATS:
+		memset(&ps, 0, sizeof(ps));
+		err = swdev_ctl_port_stats(srv->eng, devname, &ps);
+		if (err == 0) {
+			memcpy(out, &ps, sizeof(ps));
+			*outlen = sizeof(ps);
+		}
+		return err;
+	case SWDEV_CTL_RQ_STATS:
+		memset(&rs, 0, sizeof(rs));
+		err = swdev_ctl_rq_stats(srv->eng, devname, req->rqn, &rs);
+		if (err == 0) {
+			memcpy(out, &rs, sizeof(rs));
+			*outlen = sizeof(rs);
+		}
+		return err;
+	case SWDEV_CTL_RQ_CAPTURE:
+		memset(&ci, 0, sizeof(ci));
+		err = swdev_ctl_rq_capture(srv->eng, devname, req->rqn, req->idx, out + sizeof(ci),
+					   SWDEV_CAPTURE_SNAPLEN, &ci);
+		if (err == 0) {
+			if (ci.caplen > SWDEV_CAPTURE_SNAPLEN)
+				ci.caplen = SWDEV_CAPTURE_SNAPLEN;
+			memcpy(out, &ci, sizeof(ci));
+			*outlen = (uint32_t)sizeof(ci) + ci.caplen;
+		}
+		return err;
+	default:
+		return EINVAL;
+	}
+}
+
+/* A control reply: the header, then paylen bytes, sent as one datagram. */
+struct ctl_reply {
+	struct swdev_ctl_rep rep;
+	uint8_t out[CTL_REP_MAX_PAYLOAD];
+};
+
+_Static_assert(offsetof(struct ctl_reply, out) == sizeof(struct swdev_ctl_rep),
+	       "the reply payload follows its header");
+
 static void
 ctl_event(struct swdev_server *srv, struct ctl *k, uint32_t events)
 {
+	struct ctl_reply r;
+	struct swdev_ctl_rep *rep = &r.rep;
 	struct swdev_ctl_req req;
-	struct swdev_ctl_rep rep;
-	struct swdev_counts counts;
 	char devname[SWDEV_PROTO_NAME_LEN];
+	uint32_t outlen = 0;
 	int fd, trunc, err;
-	unsigned int i;
 	ssize_t n;
 
 	if (!(events & EPOLLIN)) {
 		ctl_close(srv, k);
 		return;
 	}
-	n = swdev_proto_recv_fd(k->e.fd, &req, sizeof(req), &fd, &trunc, MSG_DONTWAIT);
+	n = swdev_proto_recv_fd(k->e.fd, srv->ctl_buf, CTL_BUF_LEN, &fd, &trunc, MSG_DONTWAIT);
 	if (fd >= 0)
 		close(fd);
 	if (n == -EAGAIN || n == -EWOULDBLOCK)
 		return;
-	if (n <= 0 || trunc || (size_t)n != sizeof(req) || req.magic != SWDEV_PROTO_CTL_MAGIC ||
-	    req.version != SWDEV_PROTO_VERSION) {
+	memset(&req, 0, sizeof(req));
+	if (n >= (ssize_t)sizeof(req))
+		memcpy(&req, srv->ctl_buf, sizeof(req));
+	/* The payload length is checked against the datagram before any use. */
+	if (n <= 0 || trunc || (size_t)n < sizeof(req) || req.magic != SWDEV_PROTO_CTL_MAGIC ||
+	    req.version != SWDEV_PROTO_VERSION || req.reserved != 0 ||
+	    req.paylen > SWDEV_PROTO_CTL_MAX_PAYLOAD || (size_t)n != sizeof(req) + req.paylen) {
 		if (n != 0)
 			swdev_log(SWDEV_LOG_WARN, "control: malformed request, disconnecting");
 		ctl_close(srv, k);
@@ -1223,57 +1468,36 @@ ctl_event(struct swdev_server *srv, struct ctl *k, uint32_t events)
 	}
 	memcpy(devname, req.devname, sizeof(devname));
 	devname[sizeof(devname) - 1] = '\0';
-	memset(&rep, 0, sizeof(rep));
-	rep.magic = SWDEV_PROTO_CTL_MAGIC;
-	rep.version = SWDEV_PROTO_VERSION;
-	rep.op = req.op;
-	rep.seq = req.seq;
+	memset(rep, 0, sizeof(*rep));
+	rep->magic = SWDEV_PROTO_CTL_MAGIC;
+	rep->version = SWDEV_PROTO_VERSION;
+	rep->op = req.op;
+	rep->seq = req.seq;
 	if (k->e.denied) {
-		rep.err = EACCES;
-		(void)swdev_proto_send_fd(k->e.fd, &rep, sizeof(rep), -1, MSG_DONTWAIT);
+		rep->err = EACCES;
+		(void)swdev_proto_send_fd(k->e.fd, rep, sizeof(*rep), -1, MSG_DONTWAIT);
 		ctl_close(srv, k);
 		return;
 	}
 	if (!ctl_permitted(srv, k, &req, devname)) {
 		swdev_log(SWDEV_LOG_WARN, "control: %s on %s (file %u) from pid %d uid %u refused "
-			  "(EPERM): %s", ctl_op_names[req.op], devname, req.file_id,
+			  "(EPERM): %s", ctl_op_name(req.op), devname, req.file_id,
 			  (int)k->e.peer_pid, (unsigned int)k->e.peer_uid,
-			  req.op == SWDEV_CTL_INJECT || req.op == SWDEV_CTL_FAULT ?
-			  "the daemon was not started with --test-mode" :
-			  "not the caller's file, and the daemon is not in test mode");
-		rep.err = EPERM;
-		if (swdev_proto_send_fd(k->e.fd, &rep, sizeof(rep), -1, MSG_DONTWAIT) != 0)
+			  ctl_op_injects(req.op) ? "the daemon was not started with --test-mode" :
+			  req.op == SWDEV_CTL_COUNTS ?
+			  "not the caller's file, and the daemon is not in test mode" :
+			  "only the daemon's uid may read it outside test mode");
+		rep->err = EPERM;
+		if (swdev_proto_send_fd(k->e.fd, rep, sizeof(*rep), -1, MSG_DONTWAIT) != 0)
 			ctl_close(srv, k);
 		return;
 	}
-	switch (req.op) {
-	case SWDEV_CTL_COUNTS:
-		memset(&counts, 0, sizeof(counts));
-		err = swdev_ctl_counts(srv->eng, devname, req.file_id, &counts);
-		rep.total = counts.total;
-		for (i = 0; i < SWDEV_KIND_MAX && i < 16; i++)
-			rep.by_kind[i] = counts.by_kind[i];
-		break;
-	case SWDEV_CTL_NUM_FILES:
-		err = swdev_ctl_num_files(srv->eng, devname, &rep.nfiles);
-		break;
-	case SWDEV_CTL_INJECT:
-		err = swdev_ctl_inject(srv->eng, devname, req.counter_id, req.packets, req.bytes);
-		break;
-	case SWDEV_CTL_FAULT:
-		err = swdev_ctl_fault(srv->eng, devname, req.opcode, req.count, req.status,
-				      req.syndrome, req.delay_us);
-		break;
-	case SWDEV_CTL_PING:
-		err = 0;
-		break;
-	default:
-		err = EINVAL;
-		break;
-	}
-	rep.err = (uint32_t)(err < 0 ? -err : err);
-	swdev_log(SWDEV_LOG_DEBUG, "control: op %u on %s: errno %u", req.op, devname, rep.err);
-	if (swdev_proto_send_fd(k->e.fd, &rep, sizeof(rep), -1, MSG_DONTWAIT) != 0)
+	err = ctl_run(srv, &req, devname, srv->ctl_buf + sizeof(req), rep, r.out, &outlen);
+	rep->err = (uint32_t)(err < 0 ? -err : err);
+	rep->paylen = outlen;
+	swdev_log(SWDEV_LOG_DEBUG, "control: %s on %s: errno %u", ctl_op_name(req.op), devname,
+		  rep->err);
+	if (swdev_proto_send_fd(k->e.fd, &r, sizeof(*rep) + outlen, -1, MSG_DONTWAIT) != 0)
 		ctl_close(srv, k);
 }
 
@@ -1482,6 +1706,11 @@ swdev_server_create(struct swdev_engine *eng, const char *sock_path,
 	srv->wake.fd = -1;
 	srv->lock_fd = -1;
 	srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	srv->ctl_buf = malloc(CTL_BUF_LEN);
+	if (srv->ctl_buf == NULL) {
+		err = ENOMEM;
+		goto fail;
+	}
 	if (strlen(sock_path) >= sizeof(srv->path) ||
 	    swdev_proto_ctl_path(sock_path, srv->ctl_path, sizeof(srv->ctl_path)) != 0) {
 		err = ENAMETOOLONG;
@@ -1557,6 +1786,7 @@ fail:
 		close(srv->lock_fd);
 	if (srv->spare_fd >= 0)
 		close(srv->spare_fd);
+	free(srv->ctl_buf);
 	free(srv);
 	errno = err;
 	return NULL;
@@ -1673,5 +1903,6 @@ swdev_server_destroy(struct swdev_server *srv)
 		close(srv->spare_fd);
 	grave_flush(srv);
 	swdev_log(SWDEV_LOG_INFO, "stopped, %s removed", srv->path);
+	free(srv->ctl_buf);
 	free(srv);
 }
