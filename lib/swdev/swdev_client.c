@@ -31,6 +31,8 @@ enum {
 	OBJ_PD = 1,
 	OBJ_UAR = 2,
 	OBJ_UMEM = 3,
+	OBJ_MATCHER = 4,	/* root matcher */
+	OBJ_FLOW = 5,		/* root rule */
 };
 
 /* How long OPEN / ATTACH wait for the daemon's answer. */
@@ -523,8 +525,23 @@ swdev_obj_destroy(struct swdev_obj *obj)
 	if (obj == NULL)
 		return EINVAL;
 	memset(&c, 0, sizeof(c));
-	c.op = obj->kind == OBJ_DEVX ? SWDEV_OP_DEVX_DESTROY : SWDEV_OP_VERBS_DESTROY;
 	c.handle = obj->handle;
+	switch (obj->kind) {
+	case OBJ_DEVX:
+		c.op = SWDEV_OP_DEVX_DESTROY;
+		break;
+	case OBJ_MATCHER:
+		c.op = SWDEV_OP_STEER_DESTROY;
+		c.arg2 = SWDEV_KIND_MATCHER;
+		break;
+	case OBJ_FLOW:
+		c.op = SWDEV_OP_STEER_DESTROY;
+		c.arg2 = SWDEV_KIND_FLOW;
+		break;
+	default:
+		c.op = SWDEV_OP_VERBS_DESTROY;
+		break;
+	}
 	err = do_call(obj->ctx, &c, NULL, 0, NULL, 0);
 	if (err == 0)
 		free(obj);
@@ -660,4 +677,121 @@ swdev_query_eqn(struct swdev_ctx *ctx, uint32_t vector, uint32_t *eqn)
 	if (err == 0)
 		*eqn = c.rep.val;
 	return err;
+}
+
+/*
+ * A new steering object from a create reply, or NULL with errno (the
+ * device's object is destroyed again when the local one cannot be made).
+ */
+static struct swdev_obj *
+steer_obj(struct swdev_ctx *ctx, struct call *c, uint8_t kind, int err)
+{
+	struct swdev_obj *obj;
+
+	if (err != 0) {
+		errno = err;
+		return NULL;
+	}
+	obj = obj_new(ctx, kind, c->rep.handle);
+	if (obj == NULL) {
+		struct call d = { .op = SWDEV_OP_STEER_DESTROY, .handle = c->rep.handle };
+
+		d.arg2 = kind == OBJ_MATCHER ? SWDEV_KIND_MATCHER : SWDEV_KIND_FLOW;
+		do_call(ctx, &d, NULL, 0, NULL, 0);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return obj;
+}
+
+struct swdev_obj *
+swdev_matcher_create(struct swdev_ctx *ctx, uint16_t priority, uint8_t match_criteria_enable,
+		     const void *mask, size_t mask_len)
+{
+	struct call c = { .op = SWDEV_OP_MATCHER_CREATE };
+	struct swdev_proto_matcher m;
+	uint8_t *in;
+	int err;
+
+	/* The engine takes at most 512 bytes of mask; the frame is bounded anyway. */
+	if (ctx == NULL || (mask_len > 0 && mask == NULL) ||
+	    mask_len > SWDEV_PROTO_MAX_PAYLOAD - sizeof(m)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	in = malloc(sizeof(m) + mask_len);
+	if (in == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&m, 0, sizeof(m));
+	m.priority = priority;
+	m.match_criteria_enable = match_criteria_enable;
+	memcpy(in, &m, sizeof(m));
+	if (mask_len > 0)
+		memcpy(in + sizeof(m), mask, mask_len);
+	err = do_call(ctx, &c, in, sizeof(m) + mask_len, NULL, 0);
+	free(in);
+	return steer_obj(ctx, &c, OBJ_MATCHER, err);
+}
+
+struct swdev_obj *
+swdev_flow_create(struct swdev_obj *matcher, const void *value, size_t value_len,
+		  const struct swdev_flow_actions *act)
+{
+	struct call c = { .op = SWDEV_OP_FLOW_CREATE };
+	struct swdev_flow_attr attr;
+	uint8_t *in;
+	int err;
+
+	/*
+	 * Local checks only (what rdma-core's types make impossible): the
+	 * handles go to the daemon as they are and resolve in the matcher's
+	 * uverbs file, as the kernel resolves them in the file of the ioctl.
+	 */
+	if (matcher == NULL || matcher->kind != OBJ_MATCHER || act == NULL ||
+	    (value_len > 0 && value == NULL) ||
+	    value_len > SWDEV_PROTO_MAX_PAYLOAD - sizeof(attr) ||
+	    (act->dest == SWDEV_FLOW_DEST_DEVX) != (act->dest_obj != NULL) ||
+	    (act->dest_obj != NULL && act->dest_obj->kind != OBJ_DEVX) ||
+	    (act->counter != NULL && act->counter->kind != OBJ_DEVX)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.dest = act->dest;
+	if (act->dest_obj != NULL)
+		attr.dest_handle = act->dest_obj->handle;
+	if (act->counter != NULL) {
+		attr.has_counter = 1;
+		attr.counter_handle = act->counter->handle;
+		attr.counter_offset = act->counter_offset;
+	}
+	in = malloc(sizeof(attr) + value_len);
+	if (in == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(in, &attr, sizeof(attr));
+	if (value_len > 0)
+		memcpy(in + sizeof(attr), value, value_len);
+	c.handle = matcher->handle;
+	err = do_call(matcher->ctx, &c, in, sizeof(attr) + value_len, NULL, 0);
+	free(in);
+	return steer_obj(matcher->ctx, &c, OBJ_FLOW, err);
+}
+
+uint32_t
+swdev_obj_handle(const struct swdev_obj *obj)
+{
+	return obj != NULL ? obj->handle : 0;
+}
+
+int
+swdev_flow_destroy_handle(struct swdev_ctx *ctx, uint32_t handle)
+{
+	struct call c = { .op = SWDEV_OP_STEER_DESTROY, .handle = handle };
+
+	c.arg2 = SWDEV_KIND_FLOW;
+	return do_call(ctx, &c, NULL, 0, NULL, 0);
 }
