@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl_cmd.h"
 #include "mdevx_build_config.h"
 #include "swdev_engine.h"
 #include "swdev_server.h"
@@ -85,6 +86,7 @@ enum {
 	OPT_ALLOW_UID,
 	OPT_HANDSHAKE_TIMEOUT,
 	OPT_MAX_PENDING,
+	OPT_CTL,
 	OPT_LIMIT0,
 };
 
@@ -112,6 +114,7 @@ usage(FILE *f, const char *prog)
 
 	fprintf(f,
 		"Usage: %s [options]\n"
+		"       %s --ctl SOCKET COMMAND ARGS...   (see below)\n"
 		"Software mlx5 device: serves emulated ConnectX devices (uverbs files,\n"
 		"DEVX PRM commands) on a Unix socket. See doc/swdev.rst.\n\n"
 		"  --socket PATH       main socket (default $SWDEV_SOCKET or %s);\n"
@@ -136,7 +139,7 @@ usage(FILE *f, const char *prog)
 		"  --version           print the version\n"
 		"  --help              this text\n\n"
 		"Limits (every device; see doc/swdev_commands.rst):\n",
-		prog, MDEVX_SWDEV_DEFAULT_SOCKET, SWDEV_SERVER_MAX_ALLOW_UIDS,
+		prog, prog, MDEVX_SWDEV_DEFAULT_SOCKET, SWDEV_SERVER_MAX_ALLOW_UIDS,
 		SWDEV_SERVER_HANDSHAKE_MS, SWDEV_SERVER_MAX_PENDING);
 	swdev_limits_default(&def);
 	for (i = 0; i < NUM_LIMITS; i++)
@@ -144,6 +147,7 @@ usage(FILE *f, const char *prog)
 			limit_opts[i].help, limit_value(&def, &limit_opts[i]));
 	fprintf(f, "\nSIGTERM / SIGINT: close every uverbs file (all objects destroyed),\n"
 		   "remove the sockets and exit 0.\n");
+	ctl_cmd_usage(f);
 }
 
 /* The engine's lines about refused or failed commands. */
@@ -270,7 +274,7 @@ main(int argc, char **argv)
 	struct option longopts[24 + NUM_LIMITS + 1];
 	const char *devices[MAX_DEVICES];
 	unsigned int ndev = 0, i;
-	const char *sock_path = NULL, *pidfile = NULL;
+	const char *sock_path = NULL, *pidfile = NULL, *ctl_sock = NULL;
 	struct swdev_server_opts sopts;
 	struct swdev_limits lim;
 	struct swdev_engine *eng;
@@ -298,12 +302,14 @@ main(int argc, char **argv)
 					 OPT_HANDSHAKE_TIMEOUT };
 	longopts[n++] = (struct option){ "max-pending", required_argument, NULL,
 					 OPT_MAX_PENDING };
+	longopts[n++] = (struct option){ "ctl", required_argument, NULL, OPT_CTL };
 	for (i = 0; i < NUM_LIMITS; i++)
 		longopts[n++] = (struct option){ limit_opts[i].name, required_argument, NULL,
 						 OPT_LIMIT0 + (int)i };
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	/* "+": options end at the first command word of --ctl. */
+	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_SOCKET:
 			sock_path = optarg;
@@ -382,6 +388,9 @@ main(int argc, char **argv)
 			}
 			sopts.max_pending = (unsigned int)v;
 			break;
+		case OPT_CTL:
+			ctl_sock = optarg;
+			break;
 		default:
 			if (opt >= OPT_LIMIT0 && opt < OPT_LIMIT0 + (int)NUM_LIMITS) {
 				if (set_limit(&lim, &limit_opts[opt - OPT_LIMIT0], optarg) != 0)
@@ -392,6 +401,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (ctl_sock != NULL)
+		return ctl_cmd_run(ctl_sock, argc - optind, argv + optind);
 	if (optind < argc) {
 		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
 		usage(stderr, argv[0]);
