@@ -78,6 +78,13 @@ static_assert(offsetof(struct export_hdr, attr_size) % 8 == 0 &&
 	      offsetof(struct export_hdr, checksum) == sizeof(struct export_hdr) - 4,
 	      "checksummed header words");
 
+/*
+ * Verbs objects (PD, UAR, umem) have no DEVX export. DEVX flow tables,
+ * groups and entries are not exportable either: an importer could only use
+ * them by number in PRM mailboxes, which needs no import, and the library's
+ * reference counting of groups and entries (mdevx_obj_destroy() EBUSY)
+ * covers the creator's objects only.
+ */
 static bool
 kind_exportable(uint32_t kind)
 {

@@ -68,6 +68,22 @@ struct mdevx_obj {
 	bool held;
 	uint32_t users;			/**< calls using bobj now (mdevx_obj_get()) */
 	uint32_t revokers;		/**< mdevx_obj_revoke() calls waiting */
+	/*
+	 * Local objects: library objects that depend on this one (flow
+	 * groups on a table, entries on a group, root rules on their
+	 * destination and counter). mdevx_obj_destroy() is EBUSY while
+	 * non-zero, and marks the object dying (no new reference) while it
+	 * destroys it. Both under the registry lock.
+	 */
+	uint32_t refs;
+	bool dying;
+	/* DEVX flow tables, groups and entries (mdevx_steer.c). */
+	struct mdevx_obj *parent;	/**< group: its table; entry: its group */
+	uint32_t ft_table_id;		/**< group, entry: table id */
+	uint32_t ft_first;		/**< group: start index */
+	uint32_t ft_last;		/**< group: end index */
+	uint8_t ft_level;		/**< table: level */
+	uint8_t ft_log_size;		/**< table: log2 of its size */
 	/* Resources owned by a local CQ or RQ. */
 	void *buf;			/**< CQE or WQE buffer, page aligned */
 	void *dbr;			/**< doorbell record page */
@@ -82,6 +98,8 @@ enum mdevx_reg_type {
 	MDEVX_REG_NONE = 0,
 	MDEVX_REG_CTX = 1,
 	MDEVX_REG_OBJ = 2,
+	MDEVX_REG_MATCHER = 3,		/**< struct mdevx_matcher (mdevx_steer.c) */
+	MDEVX_REG_RULE = 4,		/**< struct mdevx_rule (mdevx_steer.c) */
 };
 
 /** Lock / unlock the registry (held around check-then-use sequences). */
@@ -170,6 +188,31 @@ int mdevx_obj_copy(const struct mdevx_obj *obj, struct mdevx_obj *copy);
 int mdevx_obj_unregister_import(struct mdevx_obj *obj, void **bobj, bool holder);
 /** Mark import @p obj held (see mdevx_obj_hold()): 0, ENOENT, EPERM (local). */
 int mdevx_obj_mark_held(struct mdevx_obj *obj);
+
+/*
+ * Objects that a steering object (flow group, entry, root rule) uses, with
+ * the discipline of mdevx_obj_get(): no lock is held across the device
+ * command.
+ *
+ * mdevx_obj_ref_take(): is @p obj live, of one of the kinds in @p kinds
+ * (bits 1u << kind), on context @p ctx? 0 or a positive errno: EINVAL
+ * (NULL, or another context), ENOENT (not live, or a local object being
+ * destroyed), ESTALE (a revoked import), EPROTOTYPE (other kind). On 0 a
+ * local object gains a reference (refs, until mdevx_obj_ref_drop(): its
+ * destroy is EBUSY) and an import a use (users, as mdevx_obj_get(): a
+ * revocation waits for it, until mdevx_obj_ref_drop()).
+ */
+int mdevx_obj_ref_take(struct mdevx_obj *obj, uint32_t kinds, const struct mdevx_ctx *ctx);
+/** End what mdevx_obj_ref_take() began (refs or users, by locality). */
+void mdevx_obj_ref_drop(struct mdevx_obj *obj);
+/**
+ * Begin mdevx_obj_destroy(): like mdevx_obj_copy() (0, EINVAL, ENOENT,
+ * ESTALE with the copy made), then EBUSY for a local object with
+ * references; on 0 a local object is marked dying.
+ */
+int mdevx_obj_destroy_begin(struct mdevx_obj *obj, struct mdevx_obj *copy);
+/** The destroy failed: the object takes references again. */
+void mdevx_obj_destroy_abort(struct mdevx_obj *obj);
 
 /** Allocate a zeroed wrapper for @p ctx (not yet registered). */
 struct mdevx_obj *mdevx_obj_new(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj,

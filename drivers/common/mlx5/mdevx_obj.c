@@ -20,6 +20,9 @@ static const char *const kind_names[MDEVX_OBJ_KIND_MAX] = {
 	[MDEVX_OBJ_RQT] = "rqt",
 	[MDEVX_OBJ_UAR] = "uar",
 	[MDEVX_OBJ_UMEM] = "umem",
+	[MDEVX_OBJ_FLOW_TABLE] = "flow_table",
+	[MDEVX_OBJ_FLOW_GROUP] = "flow_group",
+	[MDEVX_OBJ_FTE] = "fte",
 };
 
 MDEVX_API const char *
@@ -171,6 +174,12 @@ destroy_opcode(enum mdevx_obj_kind kind)
 		return MDEVX_CMD_OP_DESTROY_RQ;
 	case MDEVX_OBJ_RQT:
 		return MDEVX_CMD_OP_DESTROY_RQT;
+	case MDEVX_OBJ_FLOW_TABLE:
+		return MDEVX_CMD_OP_DESTROY_FLOW_TABLE;
+	case MDEVX_OBJ_FLOW_GROUP:
+		return MDEVX_CMD_OP_DESTROY_FLOW_GROUP;
+	case MDEVX_OBJ_FTE:
+		return MDEVX_CMD_OP_DELETE_FLOW_TABLE_ENTRY;
 	default:
 		return 0;
 	}
@@ -183,22 +192,35 @@ mdevx_obj_destroy(struct mdevx_obj *obj)
 	char what[64];
 	int rc;
 
-	/* Only an import can be revoked (ESTALE): EPERM for it too. */
-	rc = mdevx_obj_copy(obj, &o);
-	if (rc != 0 && rc != ESTALE)
+	/*
+	 * Only an import can be revoked (ESTALE): EPERM for it too. A local
+	 * object that flow groups, entries or root rules use is EBUSY; one
+	 * that is not is marked dying, so that none starts using it.
+	 */
+	rc = mdevx_obj_destroy_begin(obj, &o);
+	if (rc != 0 && rc != ESTALE && rc != EBUSY)
 		return mdevx_ret(rc);
 	if (rc == ESTALE || o.imported) {
 		MDEVX_LOG(ERR, "%s %#x is an import: release it with mdevx_obj_unimport()",
 			  mdevx_obj_kind_name(o.kind), o.id);
 		return mdevx_ret(EPERM);
 	}
+	if (rc == EBUSY) {
+		MDEVX_LOG(ERR, "%s %#x: errno=%d (%s): still used by %u flow groups, entries or "
+			  "rules of this process (or being destroyed by another thread)",
+			  mdevx_obj_kind_name(o.kind), o.id, EBUSY, strerror(EBUSY), o.refs);
+		return mdevx_ret(EBUSY);
+	}
 	rc = backend_release(obj);
 	if (rc != 0) {
+		mdevx_obj_destroy_abort(obj);
 		snprintf(what, sizeof(what), "destroying %s %#x", mdevx_obj_kind_name(obj->kind),
 			 obj->id);
 		mdevx_cmd_fail(destroy_opcode(obj->kind), what, rc);
 		return mdevx_ret(rc);
 	}
+	if (obj->parent != NULL)
+		mdevx_obj_ref_drop(obj->parent);
 	mdevx_obj_unregister(obj);
 	mdevx_obj_free_owned(obj);
 	free(obj);

@@ -330,6 +330,72 @@ mdevx_obj_mark_held(struct mdevx_obj *obj)
 	return rc;
 }
 
+int
+mdevx_obj_ref_take(struct mdevx_obj *obj, uint32_t kinds, const struct mdevx_ctx *ctx)
+{
+	int rc;
+
+	if (obj == NULL)
+		return EINVAL;
+	mdevx_reg_lock();
+	rc = obj_check_locked(obj, MDEVX_OBJ_ANY);
+	if (rc == 0 && !(kinds & (1u << obj->kind)))
+		rc = EPROTOTYPE;
+	else if (rc == 0 && obj->ctx != ctx)
+		rc = EINVAL;
+	else if (rc == 0 && !obj->imported && obj->dying)
+		rc = ENOENT;
+	if (rc == 0) {
+		if (obj->imported)
+			obj->users++;
+		else
+			obj->refs++;
+	}
+	mdevx_reg_unlock();
+	return rc;
+}
+
+void
+mdevx_obj_ref_drop(struct mdevx_obj *obj)
+{
+	if (obj->imported) {
+		mdevx_obj_put(obj);
+		return;
+	}
+	mdevx_reg_lock();
+	obj->refs--;
+	mdevx_reg_unlock();
+}
+
+int
+mdevx_obj_destroy_begin(struct mdevx_obj *obj, struct mdevx_obj *copy)
+{
+	int rc;
+
+	if (obj == NULL)
+		return EINVAL;
+	mdevx_reg_lock();
+	rc = obj_check_locked(obj, MDEVX_OBJ_ANY);
+	if (rc == 0 || rc == ESTALE)
+		*copy = *obj;
+	if (rc == 0 && !obj->imported) {
+		if (obj->refs != 0 || obj->dying)
+			rc = EBUSY;
+		else
+			obj->dying = true;
+	}
+	mdevx_reg_unlock();
+	return rc;
+}
+
+void
+mdevx_obj_destroy_abort(struct mdevx_obj *obj)
+{
+	mdevx_reg_lock();
+	obj->dying = false;
+	mdevx_reg_unlock();
+}
+
 struct mdevx_obj *
 mdevx_obj_new(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj, uint32_t id,
 	      bool imported)
