@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct mdevx_matcher_attr;
+
 /** Backend identifiers, written into export buffers. */
 enum mdevx_backend_id {
 	MDEVX_BACKEND_RDMA = 1,
@@ -54,6 +56,30 @@ struct mdevx_backend_ops {
 	int (*pd_alloc)(void *bctx, void **bobj, uint32_t *pdn);
 	int (*pd_free)(void *bobj);
 	int (*query_eqn)(void *bctx, uint32_t vector, uint32_t *eqn);
+
+	/*
+	 * Root steering (mlx5dv_create_flow_matcher / mlx5dv_create_flow on
+	 * NIC receive). @p attr was validated by the library.
+	 */
+	int (*matcher_create)(void *bctx, const struct mdevx_matcher_attr *attr,
+			      void **bmatcher);
+	int (*matcher_destroy)(void *bmatcher);
+	/**
+	 * A rule on @p bmatcher: @p value of @p len bytes; @p dest an enum
+	 * mdevx_rule_dest, @p dest_bobj the DEVX TIR or flow table for
+	 * MDEVX_RULE_DEST_OBJ (else NULL); @p cnt_bobj a DEVX counter bulk or
+	 * NULL, counting on counter @p cnt_offset of it (checked < bulk size).
+	 */
+	int (*flow_create)(void *bmatcher, const void *value, size_t len, int dest,
+			   void *dest_bobj, void *cnt_bobj, uint32_t cnt_offset, void **bflow);
+	/** Destroy a rule; on success @p bflow is freed. */
+	int (*flow_destroy)(void *bflow);
+	/** Kernel handle of the rule in its uverbs file. */
+	uint32_t (*flow_handle)(const void *bflow);
+	/** Destroy the rule @p handle of the uverbs file of @p bctx: 0, ENOENT, EINVAL. */
+	int (*flow_destroy_handle)(void *bctx, uint32_t handle);
+	/** Free @p bflow, a rule already gone from the device, without a command. */
+	void (*flow_forget)(void *bflow);
 };
 
 /** rdma-core backend (always built). */

@@ -203,6 +203,73 @@ sw_query_eqn(void *bctx, uint32_t vector, uint32_t *eqn)
 	return swdev_query_eqn(bctx, vector, eqn);
 }
 
+/* ---- root steering: the client's calls mirror rdma-core's ---- */
+
+static int
+sw_matcher_create(void *bctx, const struct mdevx_matcher_attr *attr, void **bmatcher)
+{
+	struct swdev_obj *o;
+
+	errno = 0;
+	o = swdev_matcher_create(bctx, attr->priority, attr->match_criteria_enable, attr->mask,
+				 attr->mask_len);
+	if (o == NULL)
+		return errno_or(EIO);
+	*bmatcher = o;
+	return 0;
+}
+
+static int
+sw_flow_create(void *bmatcher, const void *value, size_t len, int dest, void *dest_bobj,
+	       void *cnt_bobj, uint32_t cnt_offset, void **bflow)
+{
+	struct swdev_flow_actions act = {
+		.dest_obj = dest_bobj,
+		.counter = cnt_bobj,
+		.counter_offset = cnt_offset,
+	};
+	struct swdev_obj *o;
+
+	switch (dest) {
+	case MDEVX_RULE_DEST_NONE:
+		act.dest = SWDEV_FLOW_DEST_NONE;
+		break;
+	case MDEVX_RULE_DEST_OBJ:
+		act.dest = SWDEV_FLOW_DEST_DEVX;
+		break;
+	case MDEVX_RULE_DEST_DROP:
+		act.dest = SWDEV_FLOW_DEST_DROP;
+		break;
+	default:
+		return EINVAL;
+	}
+	errno = 0;
+	o = swdev_flow_create(bmatcher, value, len, &act);
+	if (o == NULL)
+		return errno_or(EIO);
+	*bflow = o;
+	return 0;
+}
+
+static uint32_t
+sw_flow_handle(const void *bflow)
+{
+	return swdev_obj_handle(bflow);
+}
+
+static int
+sw_flow_destroy_handle(void *bctx, uint32_t handle)
+{
+	return swdev_flow_destroy_handle(bctx, handle);
+}
+
+/* A rule removed by handle: the client's object is local memory only. */
+static void
+sw_flow_forget(void *bflow)
+{
+	swdev_obj_unimport(bflow);
+}
+
 const struct mdevx_backend_ops mdevx_backend_swdev_ops = {
 	.name = "swdev",
 	.id = MDEVX_BACKEND_SWDEV,
@@ -226,4 +293,11 @@ const struct mdevx_backend_ops mdevx_backend_swdev_ops = {
 	.pd_alloc = sw_pd_alloc,
 	.pd_free = sw_obj_destroy,
 	.query_eqn = sw_query_eqn,
+	.matcher_create = sw_matcher_create,
+	.matcher_destroy = sw_obj_destroy,
+	.flow_create = sw_flow_create,
+	.flow_destroy = sw_obj_destroy,
+	.flow_handle = sw_flow_handle,
+	.flow_destroy_handle = sw_flow_destroy_handle,
+	.flow_forget = sw_flow_forget,
 };
