@@ -136,15 +136,16 @@ MDEVX_API struct mdevx_ctx *mdevx_import_device(const char *devstr, int cmd_fd);
 MDEVX_API int mdevx_cmd_fd(const struct mdevx_ctx *ctx);
 
 /**
- * Close a context. Fails with -EBUSY while objects (local or imported) of
- * the context are alive. Returns 0, -EINVAL, -ENOENT, -EBUSY or a backend
+ * Close a context. Fails with -EBUSY while objects (local or imported),
+ * matchers or rules of the context are alive. Returns 0, -EINVAL, -ENOENT, -EBUSY or a backend
  * error (the context is released anyway in that case).
  */
 MDEVX_API int mdevx_close(struct mdevx_ctx *ctx);
 
 /**
- * Live wrapper objects (local objects and imports) of a context: what
- * makes mdevx_close() fail with EBUSY. Compact references do not count.
+ * Live wrapper objects (local objects and imports), root matchers and root
+ * rules of a context: what makes mdevx_close() fail with EBUSY. Compact
+ * references do not count.
  * @return the count (>= 0), or -EINVAL / -ENOENT.
  */
 MDEVX_API int mdevx_ctx_nb_objs(const struct mdevx_ctx *ctx);
@@ -218,8 +219,11 @@ MDEVX_API struct mdevx_ctx *mdevx_obj_ctx(const struct mdevx_obj *obj);
  * (imports of it become stale), then the wrapper is freed. Objects owned by
  * the object (the buffers, umems and UAR of a CQ or RQ) are released too.
  * @return 0; -EINVAL; -ENOENT; -EPERM (an import: use mdevx_obj_unimport());
- *   a device error (the object stays alive, e.g. -EBUSY while a TIR still
- *   uses an RQ).
+ *   -EBUSY without a device command while flow groups (of a table), flow
+ *   table entries (of a group) or root rules (of a TIR, flow table or
+ *   counter bulk given as a local object) of this process use it; a device
+ *   error (the object stays alive, e.g. -EBUSY while a TIR still uses an
+ *   RQ, or while a rule of another context steers to it).
  */
 MDEVX_API int mdevx_obj_destroy(struct mdevx_obj *obj);
 
@@ -383,6 +387,20 @@ MDEVX_API int mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr
 /* Flow steering: root rules and DEVX flow tables                     */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Root rules are what mlx5dv_create_flow_matcher() and mlx5dv_create_flow()
+ * make on rdma-core: rules in the kernel's NIC receive tables, evaluated by
+ * matcher priority, sending a match to a TIR or to a DEVX flow table of the
+ * application, counting it, or dropping it. DEVX flow tables (level >= 1)
+ * hold the application's own groups and entries, built as PRM mailboxes.
+ * See doc/driver.rst for the rdma-core mapping and its limits.
+ *
+ * Match buffers (masks and values) are PRM fte_match_param bytes; this
+ * library matches on the outer L2-L4 headers only (the first 64 bytes,
+ * fte_match_set_lyr_2_4): a set bit past them, or a criteria bit other than
+ * MDEVX_MATCH_OUTER, is EINVAL before any device command.
+ */
+
 /** Size of a match parameter block (PRM fte_match_param). */
 #define MDEVX_MATCH_PARAM_LEN 512
 /** match_criteria_enable: outer L2-L4 headers (the only set supported). */
@@ -390,10 +408,10 @@ MDEVX_API int mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr
 
 /** Root matcher: what mlx5dv_create_flow_matcher() takes (NIC receive). */
 struct mdevx_matcher_attr {
-	uint16_t priority;		/**< lower is evaluated first */
-	uint8_t match_criteria_enable;	/**< MDEVX_MATCH_OUTER */
+	uint16_t priority;		/**< lower is evaluated first (rdma-core: 0..15) */
+	uint8_t match_criteria_enable;	/**< MDEVX_MATCH_OUTER (0: mask all zero) */
 	const void *mask;		/**< fte_match_param bytes, bits to compare */
-	size_t mask_len;		/**< multiple of 4, at most MDEVX_MATCH_PARAM_LEN */
+	size_t mask_len;		/**< 4..MDEVX_MATCH_PARAM_LEN, a multiple of 4 */
 };
 
 /** A root matcher. Opaque. */
@@ -402,14 +420,20 @@ struct mdevx_matcher;
 struct mdevx_rule;
 
 /**
- * Create a root matcher (mlx5dv_create_flow_matcher() on rdma-core).
- * @return the matcher, or NULL with errno: EINVAL, ENOENT (closed
- *   context), EOPNOTSUPP (mask on a field the device cannot match),
- *   backend errors.
+ * Create a root matcher (mlx5dv_create_flow_matcher() on rdma-core). It
+ * counts on @p ctx (mdevx_ctx_nb_objs()) until destroyed.
+ * @return the matcher, or NULL with errno: EINVAL (NULL, a mask length not
+ *   in 4..512 or not a multiple of 4, a criteria bit other than outer, a
+ *   mask bit outside the outer headers, mask bits with criteria 0);
+ *   ENOENT (closed context); EOPNOTSUPP (mask on an outer field the device
+ *   cannot match); backend errors.
  */
 MDEVX_API struct mdevx_matcher *mdevx_matcher_create(struct mdevx_ctx *ctx,
 						     const struct mdevx_matcher_attr *attr);
-/** Destroy a matcher: 0; -EINVAL; -EBUSY (it still has rules). */
+/**
+ * Destroy a matcher: 0; -EINVAL (NULL); -ENOENT (not live); -EBUSY (it
+ * still has rules, checked by the library); backend errors.
+ */
 MDEVX_API int mdevx_matcher_destroy(struct mdevx_matcher *matcher);
 
 /** Where a root rule sends a matching packet. */
@@ -421,13 +445,13 @@ enum mdevx_rule_dest {
 
 /**
  * A root rule: what mlx5dv_create_flow() takes. The destination and the
- * counter are given either as objects of the matcher's context or as
- * references imported on it (mdevx_obj_import_ref()); at most one of each
- * pair is set.
+ * counter are given either as objects (local or imported) of the matcher's
+ * context or as references imported on it (mdevx_obj_import_ref()); at
+ * most one of each pair is set.
  */
 struct mdevx_rule_attr {
 	const void *value;		/**< match value, the matcher's mask_len bytes */
-	size_t value_len;
+	size_t value_len;		/**< == the matcher's mask_len */
 	enum mdevx_rule_dest dest;
 	struct mdevx_obj *dest_obj;		/**< DEST_OBJ: TIR or flow table */
 	const struct mdevx_obj_ref *dest_ref;	/**< DEST_OBJ: imported TIR */
@@ -438,51 +462,76 @@ struct mdevx_rule_attr {
 
 /**
  * Create a root rule (mlx5dv_create_flow() with
- * MLX5DV_FLOW_ACTION_DEST_DEVX / MLX5DV_FLOW_ACTION_COUNTERS_DEVX /
- * MLX5DV_FLOW_ACTION_DROP on rdma-core).
- * @return the rule, or NULL with errno: EINVAL (bad attributes, counter
- *   offset past the bulk, object of another context), EEXIST (same value
- *   on this matcher), ESTALE (revoked import), backend errors.
+ * MLX5DV_FLOW_ACTION_DEST_DEVX / MLX5DV_FLOW_ACTION_COUNTERS_DEVX(_WITH_OFFSET)
+ * / MLX5DV_FLOW_ACTION_DROP on rdma-core). DEST_NONE needs a counter.
+ *
+ * The rule holds a reference on the matcher and on the local objects it
+ * uses (their destroy is EBUSY until the rule is gone); an import or a
+ * reference is needed for the creation only and may be released once it
+ * returns. A creation racing a revocation of an import it uses
+ * (mdevx_obj_revoke()) either fails with ESTALE or completes before the
+ * import's backend object is released. The rule counts on the matcher's
+ * context (mdevx_ctx_nb_objs()).
+ * @return the rule, or NULL with errno: EINVAL (NULL, bad attributes: value
+ *   length, destination kind with or without an object, DEST_NONE without a
+ *   counter, an offset without a counter, a counter offset not below the
+ *   bulk size (checked by the library), an object of another context, a
+ *   released reference); ENOENT (matcher or object not live, or a local
+ *   object being destroyed); EPROTOTYPE (destination not a TIR or flow
+ *   table, counter not a counter bulk); ESTALE (revoked import); EEXIST
+ *   (same value on this matcher); ENOTSUP (rdma-core before 60: a counter
+ *   offset other than 0); backend errors.
  */
 MDEVX_API struct mdevx_rule *mdevx_rule_create(struct mdevx_matcher *matcher,
 					       const struct mdevx_rule_attr *attr);
-/** Destroy a rule: 0; -EINVAL; backend errors. */
+/**
+ * Destroy a rule: 0; -EINVAL; -ENOENT; backend errors. A rule another
+ * context removed with mdevx_rule_destroy_handle() is released without a
+ * device command (0); so is one the backend no longer finds (removed by
+ * another process sharing the file).
+ */
 MDEVX_API int mdevx_rule_destroy(struct mdevx_rule *rule);
 /**
  * The rule's kernel handle in its uverbs file. Processes sharing the file
  * (mdevx_import_device()) can remove each other's rules with
  * mdevx_rule_destroy_handle().
+ * @return the handle, or UINT32_MAX with errno EINVAL / ENOENT.
  */
 MDEVX_API uint32_t mdevx_rule_handle(const struct mdevx_rule *rule);
 /**
  * Destroy the root rule @p handle of the uverbs file of @p ctx, created by
- * any process that shares the file (a process that died with rules).
- * @return 0; -EINVAL (the handle names an object that is not a rule);
- *   -ENOENT (no such handle); backend errors.
+ * any process that shares the file: meant for the rules of a process that
+ * died. A rule of this process (of any of its contexts on that file) is
+ * marked removed, and its mdevx_rule_destroy() only releases the wrapper.
+ * A live process that still holds the rule must not be cleaned up this way:
+ * the kernel hands the freed handle to the next object of the file, which
+ * that process's mdevx_rule_destroy() would then remove.
+ * @return 0; -EINVAL (NULL context; the handle names an object that is not
+ *   a rule); -ENOENT (closed context, or no such handle); backend errors.
  */
 MDEVX_API int mdevx_rule_destroy_handle(struct mdevx_ctx *ctx, uint32_t handle);
 
 /** DEVX flow table attributes (CREATE_FLOW_TABLE, NIC receive). */
 struct mdevx_flow_table_attr {
-	uint8_t level;			/**< >= 1; destinations must be deeper */
-	uint8_t log_size;		/**< 2^log_size entries */
-	uint8_t miss_fwd;		/**< 1: a miss goes to miss_table_id */
-	uint32_t miss_table_id;		/**< table of a higher level */
+	uint8_t level;			/**< 1..; destinations must be deeper */
+	uint8_t log_size;		/**< 2^log_size entries, at most 24 */
+	uint8_t miss_fwd;		/**< 0, or 1: a miss goes to miss_table_id */
+	uint32_t miss_table_id;		/**< table of a higher level; 0 if !miss_fwd */
 };
 
 /** DEVX flow group attributes (CREATE_FLOW_GROUP). */
 struct mdevx_flow_group_attr {
 	uint32_t start_index;		/**< first entry index, inclusive */
-	uint32_t end_index;		/**< last entry index, inclusive */
-	uint8_t match_criteria_enable;	/**< MDEVX_MATCH_OUTER */
-	const void *mask;		/**< fte_match_param bytes */
+	uint32_t end_index;		/**< last entry index, inclusive, < table size */
+	uint8_t match_criteria_enable;	/**< MDEVX_MATCH_OUTER, or 0 (no mask) */
+	const void *mask;		/**< fte_match_param bytes (may be NULL if mask_len 0) */
 	size_t mask_len;		/**< at most MDEVX_MATCH_PARAM_LEN */
 };
 
 /** One destination of a flow table entry, by device number. */
 struct mdevx_fte_dest {
 	uint8_t type;			/**< MDEVX_FTE_DEST_TIR / _FLOW_TABLE */
-	uint32_t id;			/**< tirn or table id */
+	uint32_t id;			/**< tirn or table id (24 bits) */
 };
 #define MDEVX_FTE_DEST_FLOW_TABLE 0x1
 #define MDEVX_FTE_DEST_TIR 0x2
@@ -497,31 +546,55 @@ struct mdevx_fte_dest {
 /** DEVX flow table entry attributes (SET_FLOW_TABLE_ENTRY). */
 struct mdevx_fte_attr {
 	uint32_t flow_index;		/**< inside the group's range */
-	uint32_t action;		/**< MDEVX_FTE_ACTION_* bits */
+	uint32_t action;		/**< DROP or FWD_DEST, and/or COUNT */
 	const void *value;		/**< match value, fte_match_param bytes */
-	size_t value_len;
-	uint32_t ndests;
+	size_t value_len;		/**< at most MDEVX_MATCH_PARAM_LEN */
+	uint32_t ndests;		/**< 1..16 with FWD_DEST, else 0 */
 	struct mdevx_fte_dest dests[MDEVX_FTE_MAX_DESTS];
-	uint32_t ncounters;
+	uint32_t ncounters;		/**< 1..16 with COUNT, else 0 */
 	uint32_t counter_ids[MDEVX_FTE_MAX_DESTS];	/**< flow counter ids */
 };
 
+/*
+ * Flow tables, groups and entries are local DEVX objects (mdevx_obj_info()
+ * works, kind names "flow_table", "flow_group", "fte"), released with
+ * mdevx_obj_destroy(): entries first, then groups, then the table (the
+ * library answers EBUSY otherwise). They are not exportable (ENOTSUP). A
+ * device refusal (e.g. a destination or miss table that is not deeper, an
+ * unknown TIR, an entry index taken) comes back as the errno mapped from
+ * the PRM status (EINVAL for BAD_PARAM), logged with status and syndrome.
+ */
+
 /**
  * Create a DEVX flow table (CREATE_FLOW_TABLE, NIC receive). id = table id.
- * @return the table, or NULL with errno (EINVAL, device errors).
+ * @return the table, or NULL with errno: EINVAL (level 0, log_size above
+ *   24, miss_fwd not 0/1, a miss table without miss_fwd or above 24 bits),
+ *   ENOENT, device errors.
  */
 MDEVX_API struct mdevx_obj *mdevx_flow_table_create(struct mdevx_ctx *ctx,
 						    const struct mdevx_flow_table_attr *attr);
-/** Read a table back (QUERY_FLOW_TABLE): 0 or -errno. */
+/**
+ * Read a table back (QUERY_FLOW_TABLE): level, log_size, miss_fwd and
+ * miss_table_id. 0; -EINVAL; -ENOENT; -EPROTOTYPE; device errors.
+ */
 MDEVX_API int mdevx_flow_table_query(struct mdevx_obj *table,
 				     struct mdevx_flow_table_attr *attr);
-/** Create a flow group in @p table (CREATE_FLOW_GROUP). id = group id. */
+/**
+ * Create a flow group in @p table (CREATE_FLOW_GROUP). id = group id.
+ * @return the group, or NULL with errno: EINVAL (range not ordered or past
+ *   the table, criteria other than outer, mask too long or outside the
+ *   outer headers); ENOENT; EPROTOTYPE (not a flow table); device errors.
+ */
 MDEVX_API struct mdevx_obj *mdevx_flow_group_create(struct mdevx_obj *table,
 						    const struct mdevx_flow_group_attr *attr);
 /**
  * Set a flow table entry (SET_FLOW_TABLE_ENTRY, op_mod 0) in @p group of
  * @p table; destroyed (DELETE_FLOW_TABLE_ENTRY) with mdevx_obj_destroy().
  * id = flow index.
+ * @return the entry, or NULL with errno: EINVAL (the group is not one of
+ *   @p table, index outside the group, actions, destination or counter
+ *   lists not as in struct mdevx_fte_attr, a table forwarding to itself, a
+ *   value outside the outer headers); ENOENT; EPROTOTYPE; device errors.
  */
 MDEVX_API struct mdevx_obj *mdevx_fte_create(struct mdevx_obj *table, struct mdevx_obj *group,
 					     const struct mdevx_fte_attr *attr);
@@ -543,8 +616,9 @@ MDEVX_API int mdevx_export_size(const struct mdevx_ctx *ctx, size_t *size);
  * into @p buf: kind, id, bulk size, tirn, RX ICM address, generation, the
  * backend's attributes and a checksum. Purely local: no device command.
  * @return 0; -EINVAL; -ENOENT; -ENOSPC (@p len below mdevx_export_size());
- *   -ENOTSUP (PD, UAR, umem are not exportable; rdma-core compatibility
- *   path refused the library's object layout).
+ *   -ENOTSUP (PD, UAR, umem, flow tables, groups and entries are not
+ *   exportable; rdma-core compatibility path refused the library's object
+ *   layout).
  */
 MDEVX_API int mdevx_obj_export(struct mdevx_obj *obj, void *buf, size_t len);
 
