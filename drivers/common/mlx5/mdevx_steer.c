@@ -465,9 +465,12 @@ mdevx_rule_handle(const struct mdevx_rule *rule)
 }
 
 /*
- * Is @p r a rule of the uverbs file of @p ctx? Its context, or one whose
- * command fd refers to the same open file (kcmp()); when that cannot be
- * told, no.
+ * Is @p r a rule of the uverbs file of @p ctx? Its context, or one of the
+ * same backend whose command fd refers to the same open file (kcmp()).
+ * When that cannot be told, yes: a rule of another file wrongly marked is
+ * only left on the device until its file closes, whereas a rule of this
+ * file left unmarked would have its destroy remove the next object that
+ * takes the handle.
  */
 static bool
 rule_in_file_locked(const struct mdevx_rule *r, const struct mdevx_ctx *ctx, int fd)
@@ -477,10 +480,12 @@ rule_in_file_locked(const struct mdevx_rule *r, const struct mdevx_ctx *ctx, int
 
 	if (rctx == ctx)
 		return true;
-	if (rctx->ops != ctx->ops || fd < 0)
+	if (rctx->ops != ctx->ops)
 		return false;
 	rfd = rctx->ops->cmd_fd(rctx->bctx);
-	return rfd >= 0 && mdevx_fd_same_file(rfd, fd) == 1;
+	if (rfd < 0 || fd < 0)
+		return true;
+	return mdevx_fd_same_file(rfd, fd) != 0;
 }
 
 MDEVX_API int
