@@ -568,8 +568,9 @@ struct mdevx_fte_attr {
 /**
  * Create a DEVX flow table (CREATE_FLOW_TABLE, NIC receive). id = table id.
  * @return the table, or NULL with errno: EINVAL (level 0, log_size above
- *   24, miss_fwd not 0/1, a miss table without miss_fwd or above 24 bits),
- *   ENOENT, device errors.
+ *   24, level or log_size above the device's max_ft_level / log_max_ft_size
+ *   when it reports its NIC flow table capabilities, miss_fwd not 0/1, a
+ *   miss table without miss_fwd or above 24 bits), ENOENT, device errors.
  */
 MDEVX_API struct mdevx_obj *mdevx_flow_table_create(struct mdevx_ctx *ctx,
 						    const struct mdevx_flow_table_attr *attr);

@@ -64,6 +64,15 @@ mdevx_caps_query(struct mdevx_ctx *ctx)
 		MDEVX_LOG(INFO, "%s: no general capabilities 2 (%s): log-size counter bulks "
 			  "off", ctx->devstr, strerror(rc));
 	}
+	/* NIC flow table capabilities: optional too, they bound DEVX tables. */
+	rc = query_page(ctx, MDEVX_HCA_CAP_OP_MOD_NIC_FLOW_TABLE_CUR, out, outlen, true);
+	if (rc == 0) {
+		ctx->has_ft_caps = true;
+		ctx->log_max_ft_size = (uint8_t)MDEVX_GET(query_hca_cap_out, out, capability.
+			flow_table_nic_cap.flow_table_properties_nic_receive.log_max_ft_size);
+		ctx->max_ft_level = (uint8_t)MDEVX_GET(query_hca_cap_out, out, capability.
+			flow_table_nic_cap.flow_table_properties_nic_receive.max_ft_level);
+	}
 	free(out);
 	MDEVX_LOG(DEBUG, "%s: counters max %u bulk_alloc %#x log_max_bulk_query %u "
 		  "log_max_alloc %u rqt_size 2^%u", ctx->devstr, c->max_flow_counters,

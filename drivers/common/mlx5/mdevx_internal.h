@@ -42,6 +42,10 @@ struct mdevx_ctx {
 	bool imported;			/**< made by mdevx_import_device() */
 	uint32_t nobjs;			/**< live wrappers; registry lock */
 	size_t attr_size;		/**< backend export attributes, 0 = ask the backend */
+	/* NIC receive flow table capabilities (optional page; 0 if unread). */
+	bool has_ft_caps;
+	uint8_t log_max_ft_size;
+	uint8_t max_ft_level;
 	char devstr[MDEVX_DEVSTR_MAX];
 };
 

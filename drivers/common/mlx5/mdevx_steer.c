@@ -524,7 +524,8 @@ mdevx_rule_destroy_handle(struct mdevx_ctx *ctx, uint32_t handle)
 /* ------------------------------------------------------------------ */
 
 static int
-table_attr_check(const struct mdevx_flow_table_attr *a, const char **why)
+table_attr_check(const struct mdevx_ctx *ctx, const struct mdevx_flow_table_attr *a,
+		 const char **why)
 {
 	if (a->level == 0) {
 		*why = "level 0 is the root table, the kernel's: use a root rule";
@@ -532,6 +533,15 @@ table_attr_check(const struct mdevx_flow_table_attr *a, const char **why)
 	}
 	if (a->log_size > FT_LOG_SIZE_MAX) {
 		*why = "log_size above 24";
+		return EINVAL;
+	}
+	/* The device's bounds, when it reports its NIC flow table capabilities. */
+	if (ctx->has_ft_caps && a->log_size > ctx->log_max_ft_size) {
+		*why = "log_size above the device's log_max_ft_size";
+		return EINVAL;
+	}
+	if (ctx->has_ft_caps && ctx->max_ft_level != 0 && a->level > ctx->max_ft_level) {
+		*why = "level above the device's max_ft_level";
 		return EINVAL;
 	}
 	if (a->miss_fwd > 1 || (a->miss_fwd == 0 && a->miss_table_id != 0) ||
@@ -554,7 +564,7 @@ mdevx_flow_table_create(struct mdevx_ctx *ctx, const struct mdevx_flow_table_att
 
 	if (!mdevx_ctx_valid(ctx))
 		return NULL;
-	if (attr == NULL || table_attr_check(attr, &why) != 0)
+	if (attr == NULL || table_attr_check(ctx, attr, &why) != 0)
 		return fail_null(__func__, EINVAL, why);
 	MDEVX_SET(create_flow_table_in, in, opcode, MDEVX_CMD_OP_CREATE_FLOW_TABLE);
 	MDEVX_SET(create_flow_table_in, in, table_type, MDEVX_FLOW_TABLE_TYPE_NIC_RX);
