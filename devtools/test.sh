@@ -54,7 +54,7 @@ grep -E '^perf:' "$top/build/meson-logs/testlog.txt" || true
 # Benchmarks print their side-by-side ratios; they assert nothing.
 echo "== meson test --benchmark (build)"
 if meson test -C "$top/build" --benchmark --num-processes 1 >/dev/null 2>&1; then
-	grep -E '^(\(|swdev-bench:)' "$top/build/meson-logs/testlog.txt" | head -40
+	grep -E '^(\(|swdev-bench:|steer-bench:)' "$top/build/meson-logs/testlog.txt" | head -40
 else
 	echo "!! the benchmark failed: $top/build/meson-logs/testlog.txt"
 	failed=$((failed + 1))

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -49,6 +50,10 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 #define IMP_MAX_CHUNKS 1024		/* 4M imports per device and process */
 #define NOTIFY_SLACK_S 2		/* a withdraw waits its bound and this more */
 #define EXIT_MARGIN_MS 1000		/* exit handler: beyond the withdraw waits */
+#define RULES_MAX (1u << 20)		/* root rules of one process on one device */
+#define PEER_RULES_MAX (1u << 20)	/* primary: rules of secondaries, per device */
+#define REAP_PERIOD_MS 100		/* primary: look for dead secondaries with rules */
+#define RULE_MSG_TRIES 1000		/* rule messages from application threads: 1 s */
 
 enum mp_op {
 	MP_OP_ATTACH = 1,		/* secondary -> primary (request): give me the device */
@@ -56,6 +61,8 @@ enum mp_op {
 	MP_OP_WITHDRAW_ALL = 3,		/* primary -> secondaries: unimport all */
 	MP_OP_ACK = 4,			/* secondary -> primary: withdrawal done */
 	MP_OP_DETACH = 5,		/* secondary -> primary: closed the device */
+	MP_OP_RULE_ADD = 6,		/* secondary -> primary: made a root rule */
+	MP_OP_RULE_DEL = 7,		/* secondary -> primary: removed a root rule */
 };
 
 /* A secondary attached to a device of the primary: its IPC socket. */
@@ -77,6 +84,9 @@ struct mp_param {
 	uint64_t generation;
 	uint64_t cookie;		/* the device's instance (0 in an attach request) */
 	uint64_t seq;			/* withdrawals: the request's sequence number */
+	uint64_t generation2;		/* RULE_ADD: the counter's record generation */
+	uint32_t rec_idx2;		/* RULE_ADD: the counter's record (UINT32_MAX: none) */
+	uint32_t handle;		/* RULE_ADD/DEL: the rule's handle in the uverbs file */
 	char mz_name[RTE_MEMZONE_NAMESIZE];
 	char devstr[DEVSTR_MAX];
 };
@@ -117,6 +127,37 @@ struct imp_slot {
 
 _Static_assert(sizeof(struct imp_slot) == 64, "import slot size");
 
+/*
+ * A root rule this process made with mdevx_share_rule_create(): what it
+ * references, so that a withdrawal removes it first. rec[i] is the record
+ * of an imported destination (0) or counter (1), UINT32_MAX for none or a
+ * local object (obj[i]).
+ */
+enum rule_state {
+	RULE_FREE = 0,
+	RULE_LIVE = 1,
+	RULE_GONE = 2,		/* removed by a withdrawal: the handle waits for its destroy */
+};
+
+struct share_rule {
+	struct mdevx_rule *rule;
+	struct mdevx_obj *obj[2];
+	uint64_t rec_gen[2];
+	uint32_t rec[2];
+	uint32_t handle;	/* in the uverbs file */
+	uint32_t gen;		/* part of mdevx_share_rule_t */
+	uint32_t next_free;	/* index + 1 */
+	uint32_t state;
+};
+
+/* Primary: a root rule a secondary announced (MP_OP_RULE_ADD). */
+struct peer_rule {
+	pid_t pid;
+	uint32_t handle;
+	uint32_t rec[2];
+	uint64_t rec_gen[2];
+};
+
 struct mdevx_share_dev {
 	TAILQ_ENTRY(mdevx_share_dev) next;
 	char devstr[DEVSTR_MAX];
@@ -151,6 +192,19 @@ struct mdevx_share_dev {
 	uint32_t nb_slots;		/* allocated slots */
 	uint32_t free_head;		/* index + 1 */
 	uint32_t nb_live;
+	/*
+	 * Root rules (rules_lock, taken after dev->lock and share_devs_lock,
+	 * never held while waiting for another process): this process's,
+	 * and in the primary the secondaries' it was told about.
+	 */
+	pthread_mutex_t rules_lock;
+	struct share_rule *rules;
+	uint32_t rules_cap;
+	uint32_t rules_free;		/* index + 1 */
+	uint32_t nb_rules;		/* RULE_LIVE */
+	struct peer_rule *prules;
+	uint32_t nb_prules;
+	uint32_t prules_cap;
 };
 
 TAILQ_HEAD(mdevx_share_devs_head, mdevx_share_dev);
@@ -597,6 +651,327 @@ peer_detach(const struct mp_param *req, pid_t pid)
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
+/* ---------------------------------------------------------------- */
+/* Root rules on shared objects                                      */
+/* ---------------------------------------------------------------- */
+
+/*
+ * A process's root rules live in the uverbs file it shares with the
+ * primary (mdevx_import_device()): they would outlive the process, and
+ * they keep the objects they use from being destroyed. So:
+ * - every process keeps the rules it made through the library and removes
+ *   those that use a withdrawn record before acknowledging the withdrawal;
+ * - a secondary tells the primary each rule it makes and removes
+ *   (MP_OP_RULE_ADD / MP_OP_RULE_DEL, on the acknowledgement socket, so the
+ *   kernel names the sender), and the primary removes by handle the rules
+ *   of a secondary that died, and those a withdrawal still finds (a
+ *   secondary that did not acknowledge in time).
+ */
+
+static void ack_send(const struct mp_param *p, int tries);
+
+static inline mdevx_share_rule_t
+rule_id(uint32_t idx, const struct share_rule *r)
+{
+	mdevx_share_rule_t h = { .id = ((uint64_t)r->gen << 32) | (idx + 1) };
+
+	return h;
+}
+
+/* The entry a handle names (live or gone), or NULL. rules_lock held. */
+static struct share_rule *
+rule_of(const struct mdevx_share_dev *dev, mdevx_share_rule_t h, uint32_t *idx_out)
+{
+	uint32_t idx = (uint32_t)h.id, gen = (uint32_t)(h.id >> 32);
+	struct share_rule *r;
+
+	if (idx == 0 || idx > dev->rules_cap)
+		return NULL;
+	r = &dev->rules[idx - 1];
+	if (r->state == RULE_FREE || r->gen != gen)
+		return NULL;
+	*idx_out = idx - 1;
+	return r;
+}
+
+/* A free entry (rules_lock held), or NULL with errno ENOMEM / ENOSPC. */
+static struct share_rule *
+rule_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out)
+{
+	struct share_rule *r;
+	uint32_t idx;
+
+	if (dev->rules_free == 0) {
+		uint32_t cap = dev->rules_cap == 0 ? 64 : dev->rules_cap * 2;
+		struct share_rule *n;
+
+		if (dev->rules_cap >= RULES_MAX) {
+			errno = ENOSPC;
+			return NULL;
+		}
+		if (cap > RULES_MAX)
+			cap = RULES_MAX;
+		n = realloc(dev->rules, (size_t)cap * sizeof(*n));
+		if (n == NULL) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		memset(n + dev->rules_cap, 0, (size_t)(cap - dev->rules_cap) * sizeof(*n));
+		for (uint32_t i = cap; i > dev->rules_cap; i--) {
+			n[i - 1].next_free = dev->rules_free;
+			dev->rules_free = i;
+		}
+		dev->rules = n;
+		dev->rules_cap = cap;
+	}
+	idx = dev->rules_free - 1;
+	r = &dev->rules[idx];
+	dev->rules_free = r->next_free;
+	r->next_free = 0;
+	*idx_out = idx;
+	return r;
+}
+
+/* Give an entry back (rules_lock held); its next handle differs. */
+static void
+rule_free(struct mdevx_share_dev *dev, struct share_rule *r, uint32_t idx)
+{
+	uint32_t gen = r->gen + 1;
+
+	memset(r, 0, sizeof(*r));
+	r->gen = gen;
+	r->next_free = dev->rules_free;
+	dev->rules_free = idx + 1;
+}
+
+/* Secondary: tell the primary about rule @p r (see ack_send() for @p tries). */
+static void
+rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_rule *r, int tries)
+{
+	struct mp_param p;
+
+	if (dev->primary || dev->orphan)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.op = op;
+	p.cookie = dev->cookie;
+	p.handle = r->handle;
+	p.rec_idx = r->rec[0];
+	p.generation = r->rec_gen[0];
+	p.rec_idx2 = r->rec[1];
+	p.generation2 = r->rec_gen[1];
+	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	ack_send(&p, tries);
+}
+
+/*
+ * Remove this process's rules that use record @p rec_idx of generation
+ * @p gen (every rule when rec_idx is UINT32_MAX) or the local object
+ * @p obj (may be NULL). dev->lock held for writing, so that no rule is
+ * being made on an import meanwhile. The entries stay (RULE_GONE) until
+ * mdevx_share_rule_destroy(). Returns how many were removed.
+ */
+static uint32_t
+rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
+	   const struct mdevx_obj *obj, int tries)
+{
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&dev->rules_lock);
+	for (uint32_t i = 0; i < dev->rules_cap && dev->nb_rules > 0; i++) {
+		struct share_rule *r = &dev->rules[i];
+		bool hit = rec_idx == UINT32_MAX;
+		int rc;
+
+		if (r->state != RULE_LIVE)
+			continue;
+		for (int k = 0; k < 2 && !hit; k++)
+			hit = (r->rec[k] == rec_idx && r->rec_gen[k] == gen) ||
+			      (obj != NULL && r->obj[k] == obj);
+		if (!hit)
+			continue;
+		rc = mdevx_rule_destroy(r->rule);
+		if (rc != 0)
+			SHARE_LOG(ERR, "%s: removing rule %u: %s (the primary removes it)",
+				  dev->devstr, r->handle, strerror(-rc));
+		else
+			rule_msg(dev, MP_OP_RULE_DEL, r, tries);
+		r->rule = NULL;
+		r->state = RULE_GONE;
+		dev->nb_rules--;
+		n++;
+	}
+	pthread_mutex_unlock(&dev->rules_lock);
+	return n;
+}
+
+/*
+ * Primary: remove by handle the secondaries' rules that use record
+ * @p rec_idx of generation @p gen (every one when rec_idx is UINT32_MAX),
+ * or, with @p pid != 0, those of process @p pid. rules_lock held.
+ */
+static uint32_t
+prules_remove_locked(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen, pid_t pid)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < dev->nb_prules;) {
+		struct peer_rule *e = &dev->prules[i];
+		bool hit;
+		int rc;
+
+		if (pid != 0)
+			hit = e->pid == pid;
+		else
+			hit = rec_idx == UINT32_MAX ||
+			      (e->rec[0] == rec_idx && e->rec_gen[0] == gen) ||
+			      (e->rec[1] == rec_idx && e->rec_gen[1] == gen);
+		if (!hit) {
+			i++;
+			continue;
+		}
+		rc = mdevx_rule_destroy_handle(dev->ctx, e->handle);
+		if (rc != 0 && rc != -ENOENT)
+			SHARE_LOG(ERR, "%s: removing rule %u of process %d: %s", dev->devstr,
+				  e->handle, (int)e->pid, strerror(-rc));
+		else
+			SHARE_LOG(DEBUG, "%s: removed rule %u of process %d", dev->devstr,
+				  e->handle, (int)e->pid);
+		*e = dev->prules[--dev->nb_prules];
+		n++;
+	}
+	return n;
+}
+
+static uint32_t
+prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&dev->rules_lock);
+	n = prules_remove_locked(dev, rec_idx, gen, 0);
+	pthread_mutex_unlock(&dev->rules_lock);
+	return n;
+}
+
+/* Primary, rules_lock held: is @p handle one of our own live rules? */
+static bool
+own_rule_handle(const struct mdevx_share_dev *dev, uint32_t handle)
+{
+	for (uint32_t i = 0; i < dev->rules_cap; i++)
+		if (dev->rules[i].state == RULE_LIVE && dev->rules[i].handle == handle)
+			return true;
+	return false;
+}
+
+/* share_devs_lock held: is @p pid a secondary attached to @p dev? */
+static bool
+peer_attached_locked(const struct mdevx_share_dev *dev, pid_t pid)
+{
+	for (uint32_t i = 0; i < dev->nb_peers; i++)
+		if (dev->peers[i].pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * Primary, acknowledgement reader: secondary @p pid made or removed a rule.
+ * Only an attached secondary of the device's instance counts; the entry is
+ * only ever used to remove that handle when the secondary is gone or a
+ * withdrawal finds it, and a handle already known is replaced (it was
+ * freed and made again).
+ */
+static void
+peer_rule_msg(const struct mp_param *p, pid_t pid)
+{
+	struct mdevx_share_dev *dev;
+
+	pthread_mutex_lock(&share_devs_lock);
+	dev = find_dev_locked(p->devstr);
+	if (dev == NULL || !dev->primary || dev->cookie != p->cookie ||
+	    !peer_attached_locked(dev, pid)) {
+		pthread_mutex_unlock(&share_devs_lock);
+		SHARE_LOG(DEBUG, "rule message %u from process %d: not an attached secondary "
+			  "of %s: ignored", p->op, (int)pid, p->devstr);
+		return;
+	}
+	pthread_mutex_lock(&dev->rules_lock);
+	for (uint32_t i = 0; i < dev->nb_prules; i++) {
+		if (dev->prules[i].handle != p->handle)
+			continue;
+		if (p->op == MP_OP_RULE_DEL && dev->prules[i].pid != pid)
+			break;		/* not theirs to forget */
+		dev->prules[i] = dev->prules[--dev->nb_prules];
+		break;
+	}
+	if (p->op == MP_OP_RULE_ADD) {
+		struct peer_rule *e;
+
+		if (own_rule_handle(dev, p->handle)) {
+			SHARE_LOG(WARNING, "%s: process %d announced rule %u, one of ours: ignored",
+				  dev->devstr, (int)pid, p->handle);
+		} else if (dev->nb_prules == dev->prules_cap &&
+			   (dev->prules_cap >= PEER_RULES_MAX ||
+			    (e = realloc(dev->prules, (dev->prules_cap ? dev->prules_cap * 2 : 64) *
+					 sizeof(*e))) == NULL)) {
+			SHARE_LOG(ERR, "%s: no room for rule %u of process %d: it is not removed "
+				  "if the process dies", dev->devstr, p->handle, (int)pid);
+		} else {
+			if (dev->nb_prules == dev->prules_cap) {
+				dev->prules = e;
+				dev->prules_cap = dev->prules_cap ? dev->prules_cap * 2 : 64;
+			}
+			e = &dev->prules[dev->nb_prules++];
+			e->pid = pid;
+			e->handle = p->handle;
+			e->rec[0] = p->rec_idx;
+			e->rec_gen[0] = p->generation;
+			e->rec[1] = p->rec_idx2;
+			e->rec_gen[1] = p->generation2;
+		}
+	}
+	pthread_mutex_unlock(&dev->rules_lock);
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
+/*
+ * Primary, acknowledgement reader, every REAP_PERIOD_MS: remove the rules
+ * of secondaries that died (their rules are in our uverbs file: only we
+ * can). A pid reused by a new process before the check keeps them.
+ */
+static void
+reap_dead_peers(void)
+{
+	struct mdevx_share_dev *dev;
+
+	pthread_mutex_lock(&share_devs_lock);
+	TAILQ_FOREACH(dev, &share_devs, next) {
+		pid_t dead[MAX_PEERS];
+		uint32_t nb_dead = 0;
+
+		if (!dev->primary)
+			continue;
+		pthread_mutex_lock(&dev->rules_lock);
+		for (uint32_t i = 0; i < dev->nb_prules && nb_dead < MAX_PEERS; i++) {
+			pid_t pid = dev->prules[i].pid;
+			bool known = false;
+
+			for (uint32_t k = 0; k < nb_dead && !known; k++)
+				known = dead[k] == pid;
+			if (!known && kill(pid, 0) != 0 && errno == ESRCH)
+				dead[nb_dead++] = pid;
+		}
+		for (uint32_t k = 0; k < nb_dead; k++) {
+			uint32_t n = prules_remove_locked(dev, 0, 0, dead[k]);
+
+			SHARE_LOG(NOTICE, "%s: process %d died with %u rules: removed", dev->devstr,
+				  (int)dead[k], n);
+		}
+		pthread_mutex_unlock(&dev->rules_lock);
+	}
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
 /*
  * Acknowledgements and detach messages do not go through EAL: they go
  * from each secondary to a datagram socket of the primary's library,
@@ -640,9 +1015,14 @@ static void *
 ack_reader(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
+	uint64_t last_reap = 0;
 
 	for (;;) {
 		char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct timespec now;
+		uint64_t now_ms;
+		int pr;
 		struct mp_param p;
 		struct iovec iov = { .iov_base = &p, .iov_len = sizeof(p) };
 		struct msghdr mh = {
@@ -651,8 +1031,20 @@ ack_reader(void *arg)
 		};
 		struct ucred cred = { .pid = 0 };
 		struct cmsghdr *c;
-		ssize_t n = recvmsg(fd, &mh, 0);
+		ssize_t n;
 
+		pr = poll(&pfd, 1, REAP_PERIOD_MS);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+		if (now_ms - last_reap >= REAP_PERIOD_MS) {
+			last_reap = now_ms;
+			reap_dead_peers();
+		}
+		if (pr <= 0)
+			continue;
+		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		if (n < 0 && errno == EAGAIN)
+			continue;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -708,12 +1100,13 @@ ack_rx_start(void)
 }
 
 /*
- * Secondary: send @p p to the primary's socket without blocking (a few
- * tries while its queue is full). From EAL's IPC thread and from
- * application threads alike.
+ * Secondary: send @p p to the primary's socket without blocking (up to
+ * @p tries, 1 ms apart, while its queue is full): ACK_SEND_TRIES from
+ * EAL's IPC thread, more from application threads, whose rule messages
+ * must not be lost.
  */
 static void
-ack_send(const struct mp_param *p)
+ack_send(const struct mp_param *p, int tries)
 {
 	struct sockaddr_un sa;
 	int err = 0;
@@ -725,7 +1118,7 @@ ack_send(const struct mp_param *p)
 		ack_tx_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		ack_tx_pid = getpid();
 	}
-	for (int i = 0; i < ACK_SEND_TRIES; i++) {
+	for (int i = 0; i < tries; i++) {
 		if (ack_tx_fd >= 0 && sendto(ack_tx_fd, p, sizeof(*p), MSG_DONTWAIT,
 					     (struct sockaddr *)&sa, sizeof(sa)) == sizeof(*p)) {
 			err = 0;
@@ -766,9 +1159,12 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 	/* nothing imported yet by one being attached: orphaned if closed */
 	dev = find_instance_locked(req->devstr, req->cookie);
 	if (dev != NULL) {
+		uint32_t rec = req->op == MP_OP_WITHDRAW ? req->rec_idx : UINT32_MAX;
+
 		mdevx_share_lock_write(&dev->lock);
-		ack.unimported = unimport_record(dev, req->op == MP_OP_WITHDRAW ? req->rec_idx :
-						 UINT32_MAX, req->generation);
+		/* Rules first: the owner destroys the object once we acknowledge. */
+		rules_drop(dev, rec, req->generation, NULL, ACK_SEND_TRIES);
+		ack.unimported = unimport_record(dev, rec, req->generation);
 		if (req->op == MP_OP_WITHDRAW_ALL)
 			dev->orphan = true;
 		mdevx_share_unlock_write(&dev->lock);
@@ -785,7 +1181,7 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 	ack.cookie = req->cookie;
 	ack.seq = req->seq;
 	memcpy(ack.devstr, req->devstr, sizeof(ack.devstr));
-	ack_send(&ack);
+	ack_send(&ack, ACK_SEND_TRIES);
 	return 0;
 }
 
@@ -1018,6 +1414,8 @@ peer_msg(const struct mp_param *p, pid_t pid)
 		notify_ack(p, pid);
 	else if (p->op == MP_OP_DETACH)
 		peer_detach(p, pid);
+	else if (p->op == MP_OP_RULE_ADD || p->op == MP_OP_RULE_DEL)
+		peer_rule_msg(p, pid);
 }
 
 /* pending_lock held: the expected peers that died meanwhile count as done. */
@@ -1151,6 +1549,7 @@ dev_new(const char *devstr)
 	snprintf(dev->devstr, sizeof(dev->devstr), "%s", devstr);
 	dev->refcnt = 1;
 	pthread_mutex_init(&dev->wlock, NULL);
+	pthread_mutex_init(&dev->rules_lock, NULL);
 	/* Arrival order: a notification never starves behind imports or queries. */
 	mdevx_share_lock_init(&dev->lock);
 	return dev;
@@ -1165,6 +1564,9 @@ dev_free(struct mdevx_share_dev *dev)
 	free(dev->owned_set);
 	mdevx_share_reg_free(dev->reg);
 	pthread_mutex_destroy(&dev->wlock);
+	pthread_mutex_destroy(&dev->rules_lock);
+	free(dev->rules);
+	free(dev->prules);
 	free(dev);
 }
 
@@ -1503,6 +1905,7 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 			mdevx_share_reg_withdraw(dev->reg, s, gen, NULL);
 	/* complete: every secondary told acknowledged this very request */
 	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
+	prules_remove(dev, UINT32_MAX, 0);
 	for (uint32_t s = 0; s < cap; s++) {
 		if (dev->owned[s] != NULL) {
 			int r = mdevx_obj_destroy(dev->owned[s]);
@@ -1562,7 +1965,7 @@ send_detach(const struct mdevx_share_dev *dev)
 	p.op = MP_OP_DETACH;
 	p.cookie = dev->cookie;
 	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
-	ack_send(&p);
+	ack_send(&p, ACK_SEND_TRIES);
 }
 
 /* Wrappers of ours on the device's context: published objects, import_obj() ones. */
@@ -1575,7 +1978,7 @@ own_wrappers(const struct mdevx_share_dev *dev)
 		n += slot_at(dev, i)->obj != NULL;
 	for (uint32_t i = 0; dev->primary && i < mdevx_share_reg_capacity(dev->reg); i++)
 		n += dev->owned[i] != NULL;
-	return n;
+	return n + __atomic_load_n(&dev->nb_rules, __ATOMIC_RELAXED);
 }
 
 int
@@ -1626,6 +2029,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	pthread_mutex_unlock(&share_devs_lock);
 
 	mdevx_share_lock_write(&dev->lock);
+	rules_drop(dev, UINT32_MAX, 0, NULL, RULE_MSG_TRIES);
 	unimport_record(dev, UINT32_MAX, 0);
 	for (uint32_t i = 0; i < dev->nb_slots; i++) {
 		struct imp_slot *s = slot_at(dev, i);
@@ -1719,6 +2123,7 @@ exit_withdraw(struct mdevx_share_dev *dev)
 		return;
 	}
 	mdevx_share_lock_write(&dev->lock);
+	rules_drop(dev, UINT32_MAX, 0, NULL, 0);
 	unimport_record(dev, UINT32_MAX, 0);
 	mdevx_share_unlock_write(&dev->lock);
 	pthread_mutex_lock(&dev->wlock);
@@ -2041,10 +2446,13 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 	}
 	/* From here on every use of an import fails with ESTALE. */
 	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, old_gen, &nb_sent, NULL);
-	/* The primary's own imports of the record go too. */
+	/* The primary's own rules and imports of the record go too. */
 	mdevx_share_lock_write(&dev->lock);
+	rules_drop(dev, idx, old_gen, dev->owned[idx], 0);
 	unimport_record(dev, idx, old_gen);
 	mdevx_share_unlock_write(&dev->lock);
+	/* And the rules of secondaries that did not remove theirs in time. */
+	prules_remove(dev, idx, old_gen);
 	ret = mdevx_obj_destroy(dev->owned[idx]);
 	if (ret == 0) {
 		owned_del(dev, dev->owned[idx]);
@@ -2375,4 +2783,175 @@ int
 mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev)
 {
 	return dev->primary;
+}
+
+/* ---------------------------------------------------------------- */
+/* Root rules: API                                                   */
+/* ---------------------------------------------------------------- */
+
+/*
+ * The import an attribute names for destination (0) or counter (1), with
+ * the lock held: NULL and *err when it cannot be used.
+ */
+static struct imp_slot *
+rule_slot(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_kind kind,
+	  int *err)
+{
+	struct imp_slot *s = slot_of(dev, imp, NULL);
+
+	if (s == NULL) {
+		*err = ENOENT;
+	} else if (s->state == IMP_STALE) {
+		*err = ESTALE;
+	} else if (s->kind != kind) {
+		*err = EPROTOTYPE;
+	} else {
+		*err = mdevx_share_reg_check(dev->reg, s->rec_idx, s->rec_gen);
+		if (*err == ENODEV)
+			*err = ESTALE;
+	}
+	return *err == 0 ? s : NULL;
+}
+
+mdevx_share_rule_t
+mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *matcher,
+			const struct mdevx_share_rule_attr *attr)
+{
+	mdevx_share_rule_t h = { .id = 0 };
+	struct imp_slot *slot[2] = { NULL, NULL };
+	struct mdevx_rule_attr ra;
+	struct share_rule *r;
+	struct mdevx_rule *rule;
+	uint32_t idx;
+	int err;
+
+	err = check_dev(dev);
+	if (err == 0 && (matcher == NULL || attr == NULL ||
+			 (attr->dest_imp.id != 0 && attr->dest_obj != NULL) ||
+			 (attr->counter_imp.id != 0 && attr->counter_obj != NULL)))
+		err = EINVAL;
+	if (err != 0) {
+		SHARE_LOG(ERR, "rule create: %s", strerror(err));
+		errno = err;
+		return h;
+	}
+	/* Shared lock: a withdrawal (exclusive) waits for the rule, then removes it. */
+	mdevx_share_lock_read(&dev->lock);
+	if (dev->orphan)
+		err = ESTALE;
+	if (err == 0 && attr->dest_imp.id != 0)
+		slot[0] = rule_slot(dev, attr->dest_imp, MDEVX_SHARE_TIR, &err);
+	if (err == 0 && attr->counter_imp.id != 0)
+		slot[1] = rule_slot(dev, attr->counter_imp, MDEVX_SHARE_COUNTER, &err);
+	if (err != 0) {
+		mdevx_share_unlock_read(&dev->lock);
+		SHARE_LOG(ERR, "%s: rule create: import: %s", dev->devstr, strerror(err));
+		errno = err;
+		return h;
+	}
+	memset(&ra, 0, sizeof(ra));
+	ra.value = attr->value;
+	ra.value_len = attr->value_len;
+	ra.dest = attr->dest;
+	ra.dest_obj = attr->dest_obj;
+	ra.dest_ref = slot[0] != NULL ? &slot[0]->ref : NULL;
+	ra.counter = attr->counter_obj;
+	ra.counter_ref = slot[1] != NULL ? &slot[1]->ref : NULL;
+	ra.counter_offset = attr->counter_offset;
+	pthread_mutex_lock(&dev->rules_lock);
+	r = rule_alloc(dev, &idx);
+	if (r == NULL) {
+		err = errno;
+	} else {
+		rule = mdevx_rule_create(matcher, &ra);
+		if (rule == NULL) {
+			err = errno;
+			rule_free(dev, r, idx);
+		} else {
+			r->rule = rule;
+			r->handle = mdevx_rule_handle(rule);
+			r->obj[0] = attr->dest_obj;
+			r->obj[1] = attr->counter_obj;
+			for (int k = 0; k < 2; k++) {
+				r->rec[k] = slot[k] != NULL ? slot[k]->rec_idx : UINT32_MAX;
+				r->rec_gen[k] = slot[k] != NULL ? slot[k]->rec_gen : 0;
+			}
+			r->state = RULE_LIVE;
+			__atomic_store_n(&dev->nb_rules, dev->nb_rules + 1, __ATOMIC_RELAXED);
+			h = rule_id(idx, r);
+			/* Under the lock: a removal's message never overtakes this one. */
+			rule_msg(dev, MP_OP_RULE_ADD, r, RULE_MSG_TRIES);
+		}
+	}
+	pthread_mutex_unlock(&dev->rules_lock);
+	mdevx_share_unlock_read(&dev->lock);
+	if (h.id == 0) {
+		SHARE_LOG(ERR, "%s: rule create: %s", dev->devstr, strerror(err));
+		errno = err;
+	}
+	return h;
+}
+
+int
+mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
+{
+	struct share_rule *r;
+	uint32_t idx;
+	int ret = check_dev(dev);
+
+	if (ret != 0)
+		return fail(ret);
+	pthread_mutex_lock(&dev->rules_lock);
+	r = rule_of(dev, rule, &idx);
+	if (r == NULL) {
+		pthread_mutex_unlock(&dev->rules_lock);
+		return fail(ENOENT);
+	}
+	if (r->state == RULE_LIVE) {
+		ret = mdevx_rule_destroy(r->rule);
+		if (ret != 0) {
+			pthread_mutex_unlock(&dev->rules_lock);
+			SHARE_LOG(ERR, "%s: rule %u: destroy: %s", dev->devstr, r->handle,
+				  strerror(-ret));
+			return fail(-ret);
+		}
+		rule_msg(dev, MP_OP_RULE_DEL, r, RULE_MSG_TRIES);
+		__atomic_store_n(&dev->nb_rules, dev->nb_rules - 1, __ATOMIC_RELAXED);
+	}
+	rule_free(dev, r, idx);
+	pthread_mutex_unlock(&dev->rules_lock);
+	return 0;
+}
+
+int
+mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
+{
+	struct share_rule *r;
+	uint32_t idx;
+	int ret = check_dev(dev);
+
+	if (ret != 0)
+		return fail(ret);
+	pthread_mutex_lock(&dev->rules_lock);
+	r = rule_of(dev, rule, &idx);
+	ret = r == NULL ? ENOENT : r->state == RULE_LIVE ? 0 : ESTALE;
+	pthread_mutex_unlock(&dev->rules_lock);
+	return ret == 0 ? 0 : fail(ret);
+}
+
+int
+mdevx_share_dev_rules(const struct mdevx_share_dev *dev, uint32_t *own, uint32_t *peers)
+{
+	struct mdevx_share_dev *d = (struct mdevx_share_dev *)(uintptr_t)dev;
+	int ret = check_dev(dev);
+
+	if (ret != 0)
+		return fail(ret);
+	pthread_mutex_lock(&d->rules_lock);
+	if (own != NULL)
+		*own = d->nb_rules;
+	if (peers != NULL)
+		*peers = d->nb_prules;
+	pthread_mutex_unlock(&d->rules_lock);
+	return 0;
 }

@@ -232,6 +232,60 @@ MDEVX_API int mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp
 MDEVX_API int64_t mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start,
 				   struct mdevx_share_record *rec);
 
+/* ------------------------------------------------------------------ */
+/* Root rules on shared objects                                       */
+/* ------------------------------------------------------------------ */
+
+/** Rule handle: a value, not a pointer (stale or repeated use is detected). */
+typedef struct {
+	uint64_t id;
+} mdevx_share_rule_t;
+
+/**
+ * A root rule whose destination and counter may be imports of this
+ * process (see mdevx_rule_attr). For each of the two, set at most one of
+ * the import handle and the local object (an object of the device's
+ * context, mdevx_share_dev_ctx()).
+ */
+struct mdevx_share_rule_attr {
+	const void *value;		/**< match value, the matcher's mask length */
+	size_t value_len;
+	enum mdevx_rule_dest dest;
+	mdevx_share_imp_t dest_imp;	/**< DEST_OBJ: an imported TIR */
+	struct mdevx_obj *dest_obj;	/**< DEST_OBJ: a local TIR or flow table */
+	mdevx_share_imp_t counter_imp;	/**< an imported counter bulk, or 0 */
+	struct mdevx_obj *counter_obj;	/**< a local counter bulk, or NULL */
+	uint32_t counter_offset;	/**< counter inside the bulk */
+};
+
+/**
+ * Install a root rule on @p matcher (made with mdevx_matcher_create() on
+ * mdevx_share_dev_ctx(@p dev)) that steers to and counts on objects other
+ * processes published. The rule is the library's: a withdrawal of a
+ * record it uses removes it in this process before this process
+ * acknowledges (so the owner's destroy never meets it), and if this
+ * process dies, the primary removes it (within about 100 ms).
+ * @return the rule, or a handle of id 0 with errno: EINVAL, ENOENT (device
+ *   closed, unknown import), ESTALE (import withdrawn), EPROTOTYPE (an
+ *   import of the wrong kind), the errors of mdevx_rule_create().
+ */
+MDEVX_API mdevx_share_rule_t mdevx_share_rule_create(struct mdevx_share_dev *dev,
+						     struct mdevx_matcher *matcher,
+						     const struct mdevx_share_rule_attr *attr);
+/**
+ * Remove a rule, or forget one a withdrawal removed already.
+ * @return 0; -ENOENT (unknown handle, destroyed twice); device errors.
+ */
+MDEVX_API int mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule);
+/** 0 while the rule is installed; -ESTALE once a withdrawal removed it; -ENOENT. */
+MDEVX_API int mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule);
+/**
+ * Counts: @p own, rules of this process installed now; @p peers (primary),
+ * rules of live secondaries it was told about. 0 or -errno.
+ */
+MDEVX_API int mdevx_share_dev_rules(const struct mdevx_share_dev *dev, uint32_t *own,
+				    uint32_t *peers);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packets through shared objects, end to end, on the software device:
+ *
+ * mlx5_devx_steer_mp_autotest
+ *	the primary publishes a counter bulk, a direct TIR and an RSS TIR
+ *	over 4 RQs; two secondaries import them and install root rules
+ *	(secondary A: UDP port 5000 to the RSS TIR, counter 3; secondary B:
+ *	UDP port 6000 to the direct TIR, counter 7); a pcap file made with
+ *	scapy is replayed into the device's port. The counters every process
+ *	reads equal what this file computes from the pcap (read with libpcap,
+ *	decoded with DPDK's header structures), each RQ behind the RSS TIR
+ *	received what rte_softrss() predicts, the misses are the rest. After
+ *	the RSS TIR is withdrawn, A's rule is gone (the withdrawal removed it
+ *	before A acknowledged) and its packets miss; after B is killed with
+ *	SIGKILL, the primary removes B's rule and its packets miss too.
+ *
+ * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev) and
+ * $MDEVX_TEST_PCAPGEN, the scapy script test/steer/gen_steer_pcap.py.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
+
+#include <rte_byteorder.h>
+#include <rte_eal.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_memzone.h>
+#include <rte_thash.h>
+#include <rte_udp.h>
+
+#include <mdevx.h>
+#include <mdevx_prm.h>
+#include <mdevx_share.h>
+#include <swdev_client.h>
+
+#include "process.h"
+#include "test.h"
+#include "test_share_util.h"
+
+#define DEV "mlx5_0"
+#define DEVSTR "swdev:" DEV
+#define SYNC_MZ "mdevx_t_steer_sync"
+#define NB_RSS_RQ 4
+#define BULK 16
+#define WAIT_MS 20000
+#define REAP_WAIT_MS 3000
+
+/* The two secondaries' rules. */
+enum { RULE_A = 0, RULE_B = 1, NB_RULES = 2 };
+static const uint16_t rule_port[NB_RULES] = { 5000, 6000 };
+static const uint32_t rule_offset[NB_RULES] = { 3, 7 };
+static const char *const rule_tir[NB_RULES] = { "tir_rss", "tir_direct" };
+
+/* Shared between the test primary and its secondaries. */
+struct steer_sync {
+	volatile uint32_t ready;	/* secondaries with their rule installed */
+	volatile uint32_t phase;	/* 1: replayed; 2: tir_rss withdrawn; 3: B killed */
+	volatile uint32_t checked;	/* checks done by the secondaries, all phases */
+	volatile uint32_t failures;
+	uint64_t want_packets[NB_RULES];	/* counter values now */
+	uint64_t want_bytes[NB_RULES];
+};
+
+/* What the pcap must do, computed here from the file. */
+struct pcap_expect {
+	uint64_t frames, bytes;
+	uint64_t packets[NB_RULES], rule_bytes[NB_RULES];
+	uint64_t misses;
+	uint64_t rq_packets[NB_RSS_RQ], rq_bytes[NB_RSS_RQ];
+};
+
+static struct swdev_ctl *ctl;
+static const struct rte_memzone *sync_mz;
+static struct test_children children;
+static struct mdevx_share_dev *pdev;
+static char pcap_path[64];
+
+/* The primary's objects. */
+static struct {
+	struct mdevx_obj *td, *pd, *cq, *rq[NB_RSS_RQ + 1], *rqt, *cnt;
+	struct mdevx_tir_attr rss;
+} objs;
+
+static struct steer_sync *
+sync_area(void)
+{
+	return test_memzone_addr(SYNC_MZ);
+}
+
+/* ------------------------------------------------------------------ */
+/* The pcap, decoded independently of the device                       */
+/* ------------------------------------------------------------------ */
+
+static void
+rss_key(uint8_t *key)
+{
+	for (int i = 0; i < MDEVX_TOEPLITZ_KEY_LEN; i++)
+		key[i] = (uint8_t)(0x6d + i * 13);
+}
+
+/*
+ * Which rule takes frame @p p of @p len bytes (-1: none), and for rule A
+ * the RQ rte_softrss() picks. The rules match IP protocol UDP and the UDP
+ * destination port, IPv4 or IPv6, behind at most one 802.1Q tag; the RSS
+ * TIR hashes the IPv4 addresses and UDP ports.
+ */
+static int
+classify(const uint8_t *p, uint32_t len, const uint8_t *key, uint32_t *rq)
+{
+	const struct rte_ether_hdr *eth = (const void *)p;
+	uint32_t off = sizeof(*eth), l4;
+	struct rte_udp_hdr udp;
+	uint16_t type;
+	uint8_t proto;
+
+	if (len < off)
+		return -1;
+	type = rte_be_to_cpu_16(eth->ether_type);
+	if (type == RTE_ETHER_TYPE_VLAN) {
+		struct rte_vlan_hdr vh;
+
+		if (len < off + sizeof(vh))
+			return -1;
+		memcpy(&vh, p + off, sizeof(vh));
+		type = rte_be_to_cpu_16(vh.eth_proto);
+		off += sizeof(vh);
+	}
+	if (type == RTE_ETHER_TYPE_IPV4) {
+		struct rte_ipv4_hdr ip;
+
+		if (len < off + sizeof(ip))
+			return -1;
+		memcpy(&ip, p + off, sizeof(ip));
+		proto = ip.next_proto_id;
+		l4 = off + (uint32_t)(ip.version_ihl & 0xf) * 4;
+		if (proto != IPPROTO_UDP || len < l4 + sizeof(udp))
+			return -1;
+		memcpy(&udp, p + l4, sizeof(udp));
+		if (rte_be_to_cpu_16(udp.dst_port) == rule_port[RULE_A]) {
+			uint32_t tuple[3] = {
+				rte_be_to_cpu_32(ip.src_addr), rte_be_to_cpu_32(ip.dst_addr),
+				(uint32_t)rte_be_to_cpu_16(udp.src_port) << 16 |
+				rte_be_to_cpu_16(udp.dst_port),
+			};
+
+			*rq = rte_softrss(tuple, RTE_DIM(tuple), key) & (NB_RSS_RQ - 1);
+			return RULE_A;
+		}
+	} else if (type == RTE_ETHER_TYPE_IPV6) {
+		struct rte_ipv6_hdr ip;
+
+		if (len < off + sizeof(ip))
+			return -1;
+		memcpy(&ip, p + off, sizeof(ip));
+		proto = ip.proto;
+		l4 = off + sizeof(ip);
+		if (proto != IPPROTO_UDP || len < l4 + sizeof(udp))
+			return -1;
+		memcpy(&udp, p + l4, sizeof(udp));
+		/* IPv6 is never sent to port A in the test traffic: its RSS is IPv4. */
+		if (rte_be_to_cpu_16(udp.dst_port) == rule_port[RULE_A])
+			return -2;
+	} else {
+		return -1;
+	}
+	return rte_be_to_cpu_16(udp.dst_port) == rule_port[RULE_B] ? RULE_B : -1;
+}
+
+static int
+pcap_expect(const char *path, struct pcap_expect *e)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	uint8_t key[MDEVX_TOEPLITZ_KEY_LEN];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *pc;
+	int rc;
+
+	rss_key(key);
+	memset(e, 0, sizeof(*e));
+	pc = pcap_open_offline(path, errbuf);
+	TEST_ASSERT_NOT_NULL(pc, "%s: %s", path, errbuf);
+	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+		uint32_t rq = 0;
+		int r;
+
+		if (h->caplen != h->len)
+			break;
+		r = classify(data, h->caplen, key, &rq);
+		if (r == -2)
+			break;
+		e->frames++;
+		e->bytes += h->len;
+		if (r < 0) {
+			e->misses++;
+			continue;
+		}
+		e->packets[r]++;
+		e->rule_bytes[r] += h->len;
+		if (r == RULE_A) {
+			e->rq_packets[rq]++;
+			e->rq_bytes[rq] += h->len;
+		}
+	}
+	pcap_close(pc);
+	TEST_ASSERT_EQUAL(rc, PCAP_ERROR_BREAK, "%s: not read to its end", path);
+	/* The mix must exercise every path, every RQ. */
+	TEST_ASSERT(e->packets[RULE_A] > 0 && e->packets[RULE_B] > 0 && e->misses > 0,
+		    "traffic mix");
+	for (int i = 0; i < NB_RSS_RQ; i++)
+		TEST_ASSERT(e->rq_packets[i] > 0, "no packet for RQ %d", i);
+	return TEST_SUCCESS;
+}
+
+static int
+pcap_generate(void)
+{
+	const char *gen = getenv("MDEVX_TEST_PCAPGEN");
+	char cmd[512];
+	int rc;
+
+	TEST_ASSERT(gen != NULL && access(gen, R_OK) == 0,
+		    "MDEVX_TEST_PCAPGEN does not name the pcap generator");
+	snprintf(pcap_path, sizeof(pcap_path), "/tmp/mdevx_steer_%d.pcap", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' --seed 7 --out '%s' >/dev/null", gen,
+		 pcap_path);
+	rc = system(cmd);
+	TEST_ASSERT(rc == 0, "%s: exit %d (python3-scapy installed?)", cmd, rc);
+	return TEST_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Secondary: one rule on imported objects                              */
+/* ------------------------------------------------------------------ */
+
+#define ROLE_CHECK(cond, ...) TEST_ROLE_CHECK(&s->failures, cond, __VA_ARGS__)
+
+static void
+rule_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
+{
+	memset(mask, 0, MDEVX_MATCH_PARAM_LEN);
+	memset(value, 0, MDEVX_MATCH_PARAM_LEN);
+	MDEVX_SET(fte_match_param, mask, outer_headers.ip_protocol, 0xff);
+	MDEVX_SET(fte_match_param, mask, outer_headers.udp_dport, 0xffff);
+	MDEVX_SET(fte_match_param, value, outer_headers.ip_protocol, IPPROTO_UDP);
+	MDEVX_SET(fte_match_param, value, outer_headers.udp_dport, port);
+}
+
+/* Counter @p off of the imported bulk against the primary's expectation. */
+static bool
+counter_is(struct mdevx_share_dev *dev, mdevx_share_imp_t cnt, uint32_t off, uint64_t packets,
+	   uint64_t bytes)
+{
+	struct mdevx_counter_stats st;
+	int rc = mdevx_share_counter_query(dev, cnt, off, 1, 0, &st);
+
+	if (rc != 0 || st.packets != packets || st.bytes != bytes) {
+		printf("[%d] counter %u: rc %d, %" PRIu64 " packets %" PRIu64 " bytes, want %"
+		       PRIu64 "/%" PRIu64 "\n", (int)getpid(), off, rc, st.packets, st.bytes,
+		       packets, bytes);
+		return false;
+	}
+	return true;
+}
+
+static int
+role_steer(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher_attr ma;
+	struct mdevx_matcher *m = NULL;
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t cnt = { 0 }, tir = { 0 };
+	mdevx_share_rule_t rule = { 0 };
+	int ret = 1, me;
+
+	if (s == NULL || argc < 1)
+		return 1;
+	me = strcmp(argv[0], "A") == 0 ? RULE_A : RULE_B;
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr", MDEVX_SHARE_COUNTER, &cnt) == 0,
+		   "import ctr: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, rule_tir[me], MDEVX_SHARE_TIR, &tir) == 0,
+		   "import %s: %s", rule_tir[me], strerror(errno));
+	rule_mask_value(mask, value, rule_port[me]);
+	memset(&ma, 0, sizeof(ma));
+	ma.priority = (uint16_t)(me + 1);
+	ma.match_criteria_enable = MDEVX_MATCH_OUTER;
+	ma.mask = mask;
+	ma.mask_len = sizeof(mask);
+	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	ROLE_CHECK(m != NULL, "matcher: %s", strerror(errno));
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	ra.counter_imp = cnt;
+	ra.counter_offset = BULK;	/* past the bulk: refused, nothing made */
+	ROLE_CHECK(mdevx_share_rule_create(dev, m, &ra).id == 0 && errno == EINVAL,
+		   "offset past the bulk: %s", strerror(errno));
+	ra.counter_offset = rule_offset[me];
+	rule = mdevx_share_rule_create(dev, m, &ra);
+	ROLE_CHECK(rule.id != 0, "rule: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_rule_state(dev, rule) == 0, "rule not live");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+
+	/* Phase 1: the pcap went through our rule. */
+	ROLE_CHECK(test_wait_at_least(&s->phase, 1, WAIT_MS, &s->failures), "no phase 1");
+	ROLE_CHECK(counter_is(dev, cnt, rule_offset[me], s->want_packets[me], s->want_bytes[me]),
+		   "phase 1 counter");
+	__atomic_add_fetch(&s->checked, 1, __ATOMIC_RELEASE);
+
+	/* Phase 2: tir_rss withdrawn (A's rule removed), the pcap again. */
+	ROLE_CHECK(test_wait_at_least(&s->phase, 2, WAIT_MS, &s->failures), "no phase 2");
+	ROLE_CHECK(mdevx_share_rule_state(dev, rule) == (me == RULE_A ? -ESTALE : 0),
+		   "rule state after the withdrawal of tir_rss");
+	ROLE_CHECK(counter_is(dev, cnt, rule_offset[me], s->want_packets[me], s->want_bytes[me]),
+		   "phase 2 counter");
+	__atomic_add_fetch(&s->checked, 1, __ATOMIC_RELEASE);
+	if (me == RULE_B) {
+		/* Killed by the primary with its rule in place. */
+		for (;;)
+			pause();
+	}
+
+	/* Phase 3: B was killed, its rule removed, the pcap again. */
+	ROLE_CHECK(test_wait_at_least(&s->phase, 3, WAIT_MS, &s->failures), "no phase 3");
+	for (int r = 0; r < NB_RULES; r++)
+		ROLE_CHECK(counter_is(dev, cnt, rule_offset[r], s->want_packets[r],
+				      s->want_bytes[r]), "phase 3 counter of rule %d", r);
+	__atomic_add_fetch(&s->checked, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(mdevx_share_rule_destroy(dev, rule) == 0, "forget the removed rule");
+	rule.id = 0;
+	ret = 0;
+out:
+	if (rule.id != 0)
+		mdevx_share_rule_destroy(dev, rule);
+	if (m != NULL && mdevx_matcher_destroy(m) != 0 && ret == 0)
+		ret = 1;
+	if (dev != NULL) {
+		if (cnt.id != 0)
+			mdevx_share_unimport(dev, cnt);
+		if (tir.id != 0)
+			mdevx_share_unimport(dev, tir);
+		if (mdevx_share_dev_close(dev) != 0 && ret == 0)
+			ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(steer_rules, role_steer);
+
+#undef ROLE_CHECK
+
+/* ------------------------------------------------------------------ */
+/* Primary                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+objs_destroy(void)
+{
+	struct mdevx_obj **list[] = {
+		&objs.rqt, &objs.rq[4], &objs.rq[3], &objs.rq[2], &objs.rq[1], &objs.rq[0],
+		&objs.cq, &objs.td, &objs.pd,
+	};
+
+	for (size_t i = 0; i < RTE_DIM(list); i++) {
+		if (*list[i] != NULL && mdevx_obj_destroy(*list[i]) != 0)
+			printf("destroy %zu: %s\n", i, strerror(errno));
+		*list[i] = NULL;
+	}
+}
+
+static int
+objs_create(void)
+{
+	struct mdevx_ctx *ctx = mdevx_share_dev_ctx(pdev);
+	struct mdevx_cq_attr cqa = { .log_cq_size = 6, .eq_vector = 0 };
+	struct mdevx_tir_attr direct;
+	struct mdevx_rq_attr rqa;
+	struct mdevx_obj *tir;
+
+	memset(&objs, 0, sizeof(objs));
+	objs.td = mdevx_td_alloc(ctx);
+	objs.pd = mdevx_pd_alloc(ctx);
+	objs.cq = mdevx_cq_create(ctx, &cqa);
+	TEST_ASSERT(objs.td != NULL && objs.pd != NULL && objs.cq != NULL, "td/pd/cq: %s",
+		    strerror(errno));
+	memset(&rqa, 0, sizeof(rqa));
+	rqa.cq = objs.cq;
+	rqa.pd = objs.pd;
+	rqa.log_wq_size = 6;
+	rqa.log_wq_stride = 6;
+	for (int i = 0; i <= NB_RSS_RQ; i++) {
+		rqa.user_index = (uint32_t)i + 1;
+		objs.rq[i] = mdevx_rq_create(ctx, &rqa);
+		TEST_ASSERT_NOT_NULL(objs.rq[i], "rq %d: %s", i, strerror(errno));
+	}
+	objs.rqt = mdevx_rqt_create(ctx, objs.rq, NB_RSS_RQ);
+	TEST_ASSERT_NOT_NULL(objs.rqt, "rqt: %s", strerror(errno));
+	objs.cnt = mdevx_counter_alloc(ctx, BULK);
+	TEST_ASSERT_NOT_NULL(objs.cnt, "counter: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "ctr", objs.cnt), "publish ctr");
+	memset(&direct, 0, sizeof(direct));
+	direct.disp_type = MDEVX_TIR_DISP_DIRECT;
+	direct.inline_rqn = test_obj_id(objs.rq[NB_RSS_RQ]);
+	direct.transport_domain = test_obj_id(objs.td);
+	tir = mdevx_tir_create(ctx, &direct);
+	TEST_ASSERT_NOT_NULL(tir, "direct TIR: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "tir_direct", tir), "publish tir_direct");
+	memset(&objs.rss, 0, sizeof(objs.rss));
+	objs.rss.disp_type = MDEVX_TIR_DISP_INDIRECT;
+	objs.rss.indirect_table = test_obj_id(objs.rqt);
+	objs.rss.transport_domain = test_obj_id(objs.td);
+	objs.rss.rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
+	objs.rss.outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
+	objs.rss.outer_l4_prot_type = MDEVX_L4_PROT_UDP;
+	objs.rss.outer_selected_fields = MDEVX_HASH_FIELD_SRC_IP | MDEVX_HASH_FIELD_DST_IP |
+					 MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT;
+	rss_key(objs.rss.toeplitz_key);
+	tir = mdevx_tir_create(ctx, &objs.rss);
+	TEST_ASSERT_NOT_NULL(tir, "RSS TIR: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "tir_rss", tir), "publish tir_rss");
+	return TEST_SUCCESS;
+}
+
+static int
+steer_suite_setup(void)
+{
+	return test_swdev_suite_setup(&ctl, &sync_mz, SYNC_MZ, sizeof(struct steer_sync));
+}
+
+static void
+steer_suite_teardown(void)
+{
+	test_swdev_suite_teardown(&ctl, &sync_mz, &children);
+}
+
+static int
+case_setup(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 64, .withdraw_timeout_ms = 3000 };
+
+	if (test_swdev_case_setup(ctl, DEV, sync_mz, sizeof(struct steer_sync)) != TEST_SUCCESS)
+		return TEST_FAILED;
+	pdev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev, "share open: %s", strerror(errno));
+	return objs_create();
+}
+
+static void
+case_teardown(void)
+{
+	test_children_kill(&children);
+	if (pdev != NULL) {
+		struct mdevx_share_record rec;
+
+		while (mdevx_share_next(pdev, 0, &rec) >= 0)
+			if (mdevx_share_withdraw(pdev, rec.name, NULL) != 0)
+				break;
+		objs_destroy();
+		if (mdevx_share_dev_close(pdev) != 0)
+			printf("share close: %s\n", strerror(errno));
+	}
+	pdev = NULL;
+	if (pcap_path[0] != '\0')
+		unlink(pcap_path);
+	pcap_path[0] = '\0';
+}
+
+/* Device-wide root rules, as the device counts them. */
+static int
+device_flows(uint32_t *n)
+{
+	struct swdev_counts c;
+	int rc = swdev_ctl_get_counts(ctl, DEV, 0, &c);
+
+	*n = rc == 0 ? c.by_kind[SWDEV_KIND_FLOW] : UINT32_MAX;
+	return rc;
+}
+
+/* Wait until the primary knows @p want rules of secondaries (messages are one-way). */
+static bool
+wait_peer_rules(uint32_t want, unsigned int ms)
+{
+	uint64_t end = test_now_ms() + ms;
+	uint32_t peers = UINT32_MAX;
+
+	do {
+		if (mdevx_share_dev_rules(pdev, NULL, &peers) == 0 && peers == want)
+			return true;
+		usleep(10000);
+	} while (test_now_ms() < end);
+	printf("rules of secondaries known to the primary: %u, want %u\n", peers, want);
+	return false;
+}
+
+/*
+ * Replay the pcap; with @p live[r] whether rule r is installed, check the
+ * replay's verdicts, the port's and the RQs' statistics against @p e, and
+ * add to the expected counter values.
+ */
+static int
+replay(const struct pcap_expect *e, const bool live[NB_RULES])
+{
+	struct steer_sync *s = sync_mz->addr;
+	struct swdev_port_stats p0, p1;
+	struct swdev_rq_stats r0[NB_RSS_RQ + 1], r1;
+	struct swdev_pcap_summary sum;
+	uint64_t delivered = 0, misses = e->misses;
+
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_port_stats(ctl, DEV, &p0), "port stats");
+	for (int i = 0; i <= NB_RSS_RQ; i++)
+		TEST_ASSERT_SUCCESS(swdev_ctl_get_rq_stats(ctl, DEV, test_obj_id(objs.rq[i]),
+							   &r0[i]), "rq stats");
+	TEST_ASSERT_SUCCESS(swdev_ctl_send_pcap(ctl, DEV, pcap_path, &sum), "replay");
+	for (int r = 0; r < NB_RULES; r++) {
+		if (live[r]) {
+			delivered += e->packets[r];
+			s->want_packets[r] += e->packets[r];
+			s->want_bytes[r] += e->rule_bytes[r];
+		} else {
+			misses += e->packets[r];
+		}
+	}
+	TEST_ASSERT_EQUAL(sum.frames, e->frames, "frames sent");
+	TEST_ASSERT_EQUAL(sum.bytes, e->bytes, "bytes sent");
+	TEST_ASSERT_EQUAL(sum.verdicts[SWDEV_RX_DELIVERED], delivered, "delivered");
+	TEST_ASSERT_EQUAL(sum.verdicts[SWDEV_RX_MISS], misses, "misses");
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_port_stats(ctl, DEV, &p1), "port stats");
+	TEST_ASSERT_EQUAL(p1.rx_packets - p0.rx_packets, e->frames, "port rx packets");
+	TEST_ASSERT_EQUAL(p1.rx_bytes - p0.rx_bytes, e->bytes, "port rx bytes");
+	TEST_ASSERT_EQUAL(p1.misses - p0.misses, misses, "port misses");
+	TEST_ASSERT_EQUAL(p1.delivered - p0.delivered, delivered, "port delivered");
+	TEST_ASSERT_EQUAL(p1.drops - p0.drops + p1.rq_drops - p0.rq_drops, 0, "drops");
+	for (int i = 0; i <= NB_RSS_RQ; i++) {
+		uint64_t wp, wb;
+
+		if (i < NB_RSS_RQ) {
+			wp = live[RULE_A] ? e->rq_packets[i] : 0;
+			wb = live[RULE_A] ? e->rq_bytes[i] : 0;
+		} else {
+			wp = live[RULE_B] ? e->packets[RULE_B] : 0;
+			wb = live[RULE_B] ? e->rule_bytes[RULE_B] : 0;
+		}
+		TEST_ASSERT_SUCCESS(swdev_ctl_get_rq_stats(ctl, DEV, test_obj_id(objs.rq[i]),
+							   &r1), "rq stats");
+		TEST_ASSERT(r1.packets - r0[i].packets == wp && r1.bytes - r0[i].bytes == wb,
+			    "RQ %d: %" PRIu64 " packets %" PRIu64 " bytes, predicted %" PRIu64
+			    "/%" PRIu64, i, r1.packets - r0[i].packets, r1.bytes - r0[i].bytes,
+			    wp, wb);
+	}
+	/* The primary reads the same counters. */
+	for (int r = 0; r < NB_RULES; r++) {
+		struct mdevx_counter_stats st;
+
+		TEST_ASSERT_SUCCESS(mdevx_counter_query(objs.cnt, rule_offset[r], 1, 0, &st),
+				    "counter query");
+		TEST_ASSERT(st.packets == s->want_packets[r] && st.bytes == s->want_bytes[r],
+			    "counter %u: %" PRIu64 "/%" PRIu64 ", want %" PRIu64 "/%" PRIu64,
+			    rule_offset[r], st.packets, st.bytes, s->want_packets[r],
+			    s->want_bytes[r]);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+test_steer_rules(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	bool live[NB_RULES] = { true, true };
+	struct pcap_expect e;
+	unsigned int acked = 0;
+	pid_t pid_a, pid_b;
+	uint32_t n;
+	int st;
+
+	TEST_ASSERT_SUCCESS(pcap_generate(), "pcap");
+	TEST_ASSERT_SUCCESS(pcap_expect(pcap_path, &e), "pcap decode");
+	printf("pcap: %" PRIu64 " frames: rule A %" PRIu64 ", rule B %" PRIu64 ", misses %"
+	       PRIu64 "; RSS RQs %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", e.frames,
+	       e.packets[RULE_A], e.packets[RULE_B], e.misses, e.rq_packets[0], e.rq_packets[1],
+	       e.rq_packets[2], e.rq_packets[3]);
+	pid_a = test_children_spawn(&children, "steer_rules", 1, (const char *const[]){ "A" });
+	pid_b = test_children_spawn(&children, "steer_rules", 1, (const char *const[]){ "B" });
+	TEST_ASSERT(pid_a > 0 && pid_b > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, 2, WAIT_MS, &s->failures), "rules not ready");
+	TEST_ASSERT(wait_peer_rules(2, REAP_WAIT_MS), "the primary was not told both rules");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 2, "root rules on the device: %u", n);
+
+	/* Phase 1: both rules. */
+	TEST_ASSERT_SUCCESS(replay(&e, live), "phase 1");
+	__atomic_store_n(&s->phase, 1, __ATOMIC_RELEASE);
+	TEST_ASSERT(test_wait_at_least(&s->checked, 2, WAIT_MS, &s->failures), "phase 1 checks");
+
+	/* Phase 2: withdraw the RSS TIR: A removes its rule before acknowledging. */
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "tir_rss", &acked), "withdraw: %s",
+			    strerror(errno));
+	TEST_ASSERT_EQUAL(acked, 2, "acknowledgements");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 1, "root rules after the withdrawal: %u", n);
+	TEST_ASSERT(wait_peer_rules(1, REAP_WAIT_MS), "A's rule still known to the primary");
+	live[RULE_A] = false;
+	TEST_ASSERT_SUCCESS(replay(&e, live), "phase 2");
+	__atomic_store_n(&s->phase, 2, __ATOMIC_RELEASE);
+	TEST_ASSERT(test_wait_at_least(&s->checked, 4, WAIT_MS, &s->failures), "phase 2 checks");
+
+	/* Phase 3: B dies with its rule: the primary removes it. */
+	TEST_ASSERT_SUCCESS(kill(pid_b, SIGKILL), "kill");
+	st = test_mp_wait(pid_b, WAIT_MS);
+	TEST_ASSERT(st == 128 + SIGKILL, "B exit status %d", st);
+	TEST_ASSERT(wait_peer_rules(0, REAP_WAIT_MS), "B's rule not removed");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "root rules after B died: %u", n);
+	live[RULE_B] = false;
+	TEST_ASSERT_SUCCESS(replay(&e, live), "phase 3");
+	__atomic_store_n(&s->phase, 3, __ATOMIC_RELEASE);
+	TEST_ASSERT(test_wait_at_least(&s->checked, 5, WAIT_MS, &s->failures), "phase 3 checks");
+	st = test_mp_wait(pid_a, WAIT_MS);
+	TEST_ASSERT_EQUAL(st, 0, "A exited with %d", st);
+	TEST_ASSERT_EQUAL(s->failures, 0, "a secondary failed");
+	return TEST_SUCCESS;
+}
+
+static int
+test_nothing_left(void)
+{
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left on " DEV);
+	return TEST_SUCCESS;
+}
+
+static struct unit_test_suite steer_mp_suite = {
+	.suite_name = "mlx5 devx steering through shared objects",
+	.setup = steer_suite_setup,
+	.teardown = steer_suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_rules),
+		TEST_CASE(test_nothing_left),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_steer_mp(void)
+{
+	return unit_test_suite_runner(&steer_mp_suite);
+}
+REGISTER_TEST_COMMAND(mlx5_devx_steer_mp_autotest, test_steer_mp);
