@@ -14,6 +14,12 @@
  *	the RSS TIR is withdrawn, A's rule is gone (the withdrawal removed it
  *	before A acknowledged) and its packets miss; after B is killed with
  *	SIGKILL, the primary removes B's rule and its packets miss too.
+ * mlx5_devx_steer_perf_autotest
+ *	a secondary installs and removes root rules on imported objects, each
+ *	through mdevx_share_rule_create() (device round trip plus the message
+ *	to the primary); printed as rules per second and as a ratio to one
+ *	device round trip (a counter query) measured in the same run. No
+ *	timed assertion.
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev) and
  * $MDEVX_TEST_PCAPGEN, the scapy script test/steer/gen_steer_pcap.py.
@@ -31,6 +37,7 @@
 #include <pcap/pcap.h>
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -67,6 +74,7 @@ struct steer_sync {
 	volatile uint32_t phase;	/* 1: replayed; 2: tir_rss withdrawn; 3: B killed */
 	volatile uint32_t checked;	/* checks done by the secondaries, all phases */
 	volatile uint32_t failures;
+	double rule_ns, destroy_ns, rtt_ns;	/* perf: per rule created / removed, per query */
 	uint64_t want_packets[NB_RULES];	/* counter values now */
 	uint64_t want_bytes[NB_RULES];
 };
@@ -657,3 +665,137 @@ test_steer_mp(void)
 	return unit_test_suite_runner(&steer_mp_suite);
 }
 REGISTER_TEST_COMMAND(mlx5_devx_steer_mp_autotest, test_steer_mp);
+
+/* ------------------------------------------------------------------ */
+/* mlx5_devx_steer_perf_autotest                                       */
+/* ------------------------------------------------------------------ */
+
+#define PERF_RULES 4000
+
+/* Secondary: PERF_RULES rules created then removed, and as many counter queries. */
+static int
+role_steer_perf(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	static mdevx_share_rule_t rules[PERF_RULES];
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher_attr ma;
+	struct mdevx_counter_stats st;
+	struct mdevx_matcher *m = NULL;
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t cnt = { 0 }, tir = { 0 };
+	uint64_t t0;
+	int ret = 1, made = 0;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	if (s == NULL)
+		return 1;
+	dev = mdevx_share_dev_attach(DEVSTR);
+	TEST_ROLE_CHECK(&s->failures, dev != NULL, "attach: %s", strerror(errno));
+	TEST_ROLE_CHECK(&s->failures,
+			mdevx_share_import(dev, "ctr", MDEVX_SHARE_COUNTER, &cnt) == 0 &&
+			mdevx_share_import(dev, "tir_direct", MDEVX_SHARE_TIR, &tir) == 0,
+			"import: %s", strerror(errno));
+	rule_mask_value(mask, value, 1);
+	memset(MDEVX_ADDR_OF(fte_match_param, mask, outer_headers.dst_ipv4_dst_ipv6) + 12, 0xff,
+	       4);
+	memset(&ma, 0, sizeof(ma));
+	ma.match_criteria_enable = MDEVX_MATCH_OUTER;
+	ma.mask = mask;
+	ma.mask_len = sizeof(mask);
+	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	ra.counter_imp = cnt;
+	t0 = rte_rdtsc_precise();
+	for (made = 0; made < PERF_RULES; made++) {
+		uint8_t *ip = MDEVX_ADDR_OF(fte_match_param, value,
+					    outer_headers.dst_ipv4_dst_ipv6) + 12;
+
+		ip[0] = 10;
+		ip[2] = (uint8_t)(made >> 8);
+		ip[3] = (uint8_t)made;
+		rules[made] = mdevx_share_rule_create(dev, m, &ra);
+		TEST_ROLE_CHECK(&s->failures, rules[made].id != 0, "rule %d: %s", made,
+				strerror(errno));
+	}
+	s->rule_ns = (double)(rte_rdtsc_precise() - t0) * 1e9 / (double)rte_get_tsc_hz() /
+		     PERF_RULES;
+	t0 = rte_rdtsc_precise();
+	for (; made > 0; made--)
+		TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_destroy(dev, rules[made - 1]) == 0,
+				"rule destroy: %s", strerror(errno));
+	s->destroy_ns = (double)(rte_rdtsc_precise() - t0) * 1e9 / (double)rte_get_tsc_hz() /
+			PERF_RULES;
+	t0 = rte_rdtsc_precise();
+	for (int i = 0; i < PERF_RULES; i++)
+		TEST_ROLE_CHECK(&s->failures, mdevx_share_counter_query(dev, cnt, 0, 1, 0, &st) == 0,
+				"query: %s", strerror(errno));
+	s->rtt_ns = (double)(rte_rdtsc_precise() - t0) * 1e9 / (double)rte_get_tsc_hz() /
+		    PERF_RULES;
+	ret = 0;
+out:
+	while (made > 0)
+		mdevx_share_rule_destroy(dev, rules[--made]);
+	if (m != NULL && mdevx_matcher_destroy(m) != 0 && ret == 0)
+		ret = 1;
+	if (dev != NULL) {
+		if (cnt.id != 0)
+			mdevx_share_unimport(dev, cnt);
+		if (tir.id != 0)
+			mdevx_share_unimport(dev, tir);
+		if (mdevx_share_dev_close(dev) != 0 && ret == 0)
+			ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(steer_perf, role_steer_perf);
+
+static int
+test_steer_rule_rate(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	uint32_t peers = UINT32_MAX;
+	pid_t pid;
+	int st;
+
+	pid = test_children_spawn(&children, "steer_perf", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	st = test_mp_wait(pid, 120000);
+	TEST_ASSERT_EQUAL(st, 0, "secondary exited with %d", st);
+	TEST_ASSERT_EQUAL(s->failures, 0, "the secondary failed");
+	/* Every rule it announced, it also removed. */
+	TEST_ASSERT(wait_peer_rules(0, REAP_WAIT_MS), "rules left");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_rules(pdev, NULL, &peers), "rule counts");
+	printf("rules on imports by a secondary (%d rules):\n"
+	       "  create  %9.0f rules/s  %8.0f ns/rule  ratio to a device round trip %.2f\n"
+	       "  remove  %9.0f rules/s  %8.0f ns/rule  ratio to a device round trip %.2f\n"
+	       "  device round trip (counter query) %8.0f ns\n", PERF_RULES,
+	       1e9 / s->rule_ns, s->rule_ns, s->rule_ns / s->rtt_ns, 1e9 / s->destroy_ns,
+	       s->destroy_ns, s->destroy_ns / s->rtt_ns, s->rtt_ns);
+	return TEST_SUCCESS;
+}
+
+static struct unit_test_suite steer_perf_suite = {
+	.suite_name = "mlx5 devx steering: rule installation rate",
+	.setup = steer_suite_setup,
+	.teardown = steer_suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_rule_rate),
+		TEST_CASE(test_nothing_left),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_steer_perf(void)
+{
+	return unit_test_suite_runner(&steer_perf_suite);
+}
+REGISTER_TEST_COMMAND(mlx5_devx_steer_perf_autotest, test_steer_perf);
