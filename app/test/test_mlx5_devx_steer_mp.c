@@ -14,6 +14,11 @@
  *	the RSS TIR is withdrawn, A's rule is gone (the withdrawal removed it
  *	before A acknowledged) and its packets miss; after B is killed with
  *	SIGKILL, the primary removes B's rule and its packets miss too.
+ *	Also: every refusal of mdevx_share_rule_create() with its errno; the
+ *	primary's own rules on imports and on its published objects removed
+ *	by their withdrawal; a secondary that never acknowledges has its rule
+ *	removed by the primary before the destroy; rule messages naming the
+ *	primary's own rule or no rule at all change nothing that matters.
  * mlx5_devx_steer_perf_autotest
  *	a secondary installs and removes root rules on imported objects, each
  *	through mdevx_share_rule_create() (device round trip plus the message
@@ -48,6 +53,7 @@
 #include <mdevx.h>
 #include <mdevx_prm.h>
 #include <mdevx_share.h>
+#include <mdevx_share_internal.h>
 #include <swdev_client.h>
 
 #include "process.h"
@@ -74,6 +80,7 @@ struct steer_sync {
 	volatile uint32_t phase;	/* 1: replayed; 2: tir_rss withdrawn; 3: B killed */
 	volatile uint32_t checked;	/* checks done by the secondaries, all phases */
 	volatile uint32_t failures;
+	uint32_t handle;		/* forged-message case: the primary's rule */
 	double rule_ns, destroy_ns, rtt_ns;	/* perf: per rule created / removed, per query */
 	uint64_t want_packets[NB_RULES];	/* counter values now */
 	uint64_t want_bytes[NB_RULES];
@@ -96,6 +103,7 @@ static char pcap_path[64];
 /* The primary's objects. */
 static struct {
 	struct mdevx_obj *td, *pd, *cq, *rq[NB_RSS_RQ + 1], *rqt, *cnt;
+	struct mdevx_obj *tir_direct, *tir_rss;	/* published: the records own them */
 	struct mdevx_tir_attr rss;
 } objs;
 
@@ -429,6 +437,7 @@ objs_create(void)
 	tir = mdevx_tir_create(ctx, &direct);
 	TEST_ASSERT_NOT_NULL(tir, "direct TIR: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "tir_direct", tir), "publish tir_direct");
+	objs.tir_direct = tir;
 	memset(&objs.rss, 0, sizeof(objs.rss));
 	objs.rss.disp_type = MDEVX_TIR_DISP_INDIRECT;
 	objs.rss.indirect_table = test_obj_id(objs.rqt);
@@ -442,6 +451,7 @@ objs_create(void)
 	tir = mdevx_tir_create(ctx, &objs.rss);
 	TEST_ASSERT_NOT_NULL(tir, "RSS TIR: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "tir_rss", tir), "publish tir_rss");
+	objs.tir_rss = tir;
 	return TEST_SUCCESS;
 }
 
@@ -641,6 +651,262 @@ test_steer_rules(void)
 	return TEST_SUCCESS;
 }
 
+/* ------------------------------------------------------------------ */
+/* Edges: refusals, the primary's own rules, deaf and lying secondaries */
+/* ------------------------------------------------------------------ */
+
+static struct mdevx_matcher *
+port_matcher(struct mdevx_ctx *ctx, uint16_t prio)
+{
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_matcher_attr ma = {
+		.priority = prio, .match_criteria_enable = MDEVX_MATCH_OUTER,
+		.mask = mask, .mask_len = sizeof(mask),
+	};
+
+	rule_mask_value(mask, value, 0);
+	return mdevx_matcher_create(ctx, &ma);
+}
+
+static int
+test_steer_rule_api(void)
+{
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], v5000[MDEVX_MATCH_PARAM_LEN];
+	uint8_t v6000[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+	mdevx_share_imp_t tir, cnt, bogus = { .id = 12345 };
+	mdevx_share_rule_t r1, r2, none = { .id = 0 };
+	struct mdevx_matcher *m;
+	uint32_t own = UINT32_MAX, n, h1 = 0, h2 = 0;
+
+	rule_mask_value(mask, v5000, rule_port[RULE_A]);
+	rule_mask_value(mask, v6000, rule_port[RULE_B]);
+	m = port_matcher(mdevx_share_dev_ctx(pdev), 0);
+	TEST_ASSERT_NOT_NULL(m, "matcher: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_direct", MDEVX_SHARE_TIR, &tir), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr", MDEVX_SHARE_COUNTER, &cnt), "imp");
+	memset(&ra, 0, sizeof(ra));
+	ra.value = v6000;
+	ra.value_len = sizeof(v6000);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	ra.counter_imp = cnt;
+	ra.counter_offset = 1;
+#define REFUSED(dev_, m_, attr_, e) do {					\
+	errno = 0;								\
+	TEST_ASSERT(mdevx_share_rule_create(dev_, m_, attr_).id == 0 && errno == (e),	\
+		    "line %d: errno %s, want %s", __LINE__, strerror(errno), #e);	\
+} while (0)
+	REFUSED(NULL, m, &ra, EINVAL);
+	REFUSED(pdev, NULL, &ra, EINVAL);
+	REFUSED(pdev, m, NULL, EINVAL);
+	ra.dest_obj = objs.tir_direct;	/* both an import and an object */
+	REFUSED(pdev, m, &ra, EINVAL);
+	ra.dest_obj = NULL;
+	ra.counter_obj = objs.cnt;
+	REFUSED(pdev, m, &ra, EINVAL);
+	ra.counter_obj = NULL;
+	ra.dest_imp = bogus;
+	REFUSED(pdev, m, &ra, ENOENT);
+	ra.dest_imp = cnt;		/* a counter as destination */
+	REFUSED(pdev, m, &ra, EPROTOTYPE);
+	ra.dest_imp = tir;
+	ra.counter_imp = tir;		/* a TIR as counter */
+	REFUSED(pdev, m, &ra, EPROTOTYPE);
+	ra.counter_imp = cnt;
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "a refused rule reached the device");
+
+	/* On imports of our own records, and on a published object of ours. */
+	r1 = mdevx_share_rule_create(pdev, m, &ra);
+	TEST_ASSERT(r1.id != 0, "rule on imports: %s", strerror(errno));
+	REFUSED(pdev, m, &ra, EEXIST);	/* same value on the matcher */
+	memset(&ra, 0, sizeof(ra));
+	ra.value = v5000;
+	ra.value_len = sizeof(v5000);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_obj = objs.tir_rss;
+	ra.counter_obj = objs.cnt;
+	ra.counter_offset = 2;
+	r2 = mdevx_share_rule_create(pdev, m, &ra);
+	TEST_ASSERT(r2.id != 0, "rule on objects: %s", strerror(errno));
+	TEST_ASSERT(r1.id != r2.id, "same handle twice");
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_handle(pdev, r1, &h1), "handle");
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_handle(pdev, r2, &h2), "handle");
+	TEST_ASSERT(h1 != h2, "device handles");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_rules(pdev, &own, NULL), "counts");
+	TEST_ASSERT_EQUAL(own, 2, "own rules");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 2, "rules on the device: %u", n);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_state(pdev, none), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_state(NULL, r1), EINVAL);
+
+	/* Withdrawing the published object removes the rule on it, not the other. */
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "tir_rss", NULL), "withdraw: %s",
+			    strerror(errno));
+	objs.tir_rss = NULL;
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_state(pdev, r2), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_handle(pdev, r2, &h2), ESTALE);
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_state(pdev, r1), "r1 removed with tir_rss");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 1, "rules on the device: %u", n);
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_rules(pdev, &own, NULL), "counts");
+	TEST_ASSERT_EQUAL(own, 1, "own rules");
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_destroy(pdev, r2), "forget r2");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_destroy(pdev, r2), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_state(pdev, r2), ENOENT);
+
+	/* Withdrawing the imported TIR's record removes r1; its import is stale. */
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "tir_direct", NULL), "withdraw");
+	objs.tir_direct = NULL;
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_state(pdev, r1), ESTALE);
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "rules on the device: %u", n);
+	memset(&ra, 0, sizeof(ra));
+	ra.value = v6000;
+	ra.value_len = sizeof(v6000);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	REFUSED(pdev, m, &ra, ESTALE);
+#undef REFUSED
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_destroy(pdev, r1), "forget r1");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_rules(pdev, &own, NULL), "counts");
+	TEST_ASSERT_EQUAL(own, 0, "own rules");
+	TEST_ASSERT_SUCCESS(mdevx_matcher_destroy(m), "matcher");
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, tir), "unimport");
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, cnt), "unimport");
+	return TEST_SUCCESS;
+}
+
+/*
+ * A secondary whose withdrawal handler never runs (argv[0] "mute"), with a
+ * rule on tir_direct; or one that sends rule messages of its own making
+ * ("liar": the primary's own rule, and a handle that names nothing), then
+ * exits without a close.
+ */
+static int
+role_steer_odd(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher *m = NULL;
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t tir = { 0 };
+	mdevx_share_rule_t rule = { 0 };
+	bool mute;
+	int ret = 1;
+
+	if (s == NULL || argc < 1)
+		return 1;
+	mute = strcmp(argv[0], "mute") == 0;
+	if (mute)
+		mdevx_share_test_drop_acks(1);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	TEST_ROLE_CHECK(&s->failures, dev != NULL, "attach: %s", strerror(errno));
+	if (!mute) {
+		mdevx_share_test_rule_msg(dev, 1, s->handle);
+		mdevx_share_test_rule_msg(dev, 1, 0xdead0);
+		__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+		TEST_ROLE_CHECK(&s->failures, test_wait_at_least(&s->phase, 1, WAIT_MS,
+								 &s->failures), "no go");
+		_exit(0);	/* dies with the device attached */
+	}
+	TEST_ROLE_CHECK(&s->failures,
+			mdevx_share_import(dev, "tir_direct", MDEVX_SHARE_TIR, &tir) == 0,
+			"import: %s", strerror(errno));
+	rule_mask_value(mask, value, rule_port[RULE_B]);
+	m = port_matcher(mdevx_share_dev_ctx(dev), 3);
+	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	rule = mdevx_share_rule_create(dev, m, &ra);
+	TEST_ROLE_CHECK(&s->failures, rule.id != 0, "rule: %s", strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	TEST_ROLE_CHECK(&s->failures, test_wait_at_least(&s->phase, 1, WAIT_MS, &s->failures),
+			"no go");
+	/* Never told: the rule looks installed here; the primary removed it. */
+	TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_state(dev, rule) == 0, "rule state");
+	ret = 0;
+out:
+	/* The process ends as a hung one would: its rule and imports left as they are. */
+	_exit(ret);
+}
+REGISTER_TEST_SECONDARY(steer_odd, role_steer_odd);
+
+static int
+test_steer_mute_secondary(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	struct pcap_expect e;
+	bool live[NB_RULES] = { false, false };
+	unsigned int acked = 1;
+	uint32_t n;
+	pid_t pid;
+	int st;
+
+	pid = test_children_spawn(&children, "steer_odd", 1, (const char *const[]){ "mute" });
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, 1, WAIT_MS, &s->failures), "not ready");
+	TEST_ASSERT(wait_peer_rules(1, REAP_WAIT_MS), "rule not announced");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 1, "rules on the device: %u", n);
+	/* No acknowledgement within the bound: the primary removes the rule itself. */
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "tir_direct", &acked),
+			    "withdraw met the secondary's rule: %s", strerror(errno));
+	objs.tir_direct = NULL;
+	TEST_ASSERT_EQUAL(acked, 0, "a mute secondary acknowledged");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "rules on the device: %u", n);
+	TEST_ASSERT(wait_peer_rules(0, 0), "the record of the removed rule");
+	/* Its port now misses. */
+	TEST_ASSERT_SUCCESS(pcap_generate(), "pcap");
+	TEST_ASSERT_SUCCESS(pcap_expect(pcap_path, &e), "pcap decode");
+	TEST_ASSERT_SUCCESS(replay(&e, live), "replay");
+	__atomic_store_n(&s->phase, 1, __ATOMIC_RELEASE);
+	st = test_mp_wait(pid, WAIT_MS);
+	TEST_ASSERT_EQUAL(st, 0, "mute secondary exited with %d", st);
+	return TEST_SUCCESS;
+}
+
+static int
+test_steer_forged_messages(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher *m;
+	mdevx_share_rule_t own;
+	uint32_t n;
+	pid_t pid;
+	int st;
+
+	m = port_matcher(mdevx_share_dev_ctx(pdev), 0);
+	TEST_ASSERT_NOT_NULL(m, "matcher: %s", strerror(errno));
+	rule_mask_value(mask, value, rule_port[RULE_B]);
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_obj = objs.tir_direct;
+	own = mdevx_share_rule_create(pdev, m, &ra);
+	TEST_ASSERT(own.id != 0, "own rule: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_handle(pdev, own, &s->handle), "handle");
+	pid = test_children_spawn(&children, "steer_odd", 1, (const char *const[]){ "liar" });
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, 1, WAIT_MS, &s->failures), "not ready");
+	/* The announcement of our own rule is ignored, the other one kept. */
+	TEST_ASSERT(wait_peer_rules(1, REAP_WAIT_MS), "forged announcements");
+	__atomic_store_n(&s->phase, 1, __ATOMIC_RELEASE);
+	st = test_mp_wait(pid, WAIT_MS);
+	TEST_ASSERT_EQUAL(st, 0, "liar exited with %d", st);
+	/* It died: the handle it named (nothing) is tried and forgotten; ours stays. */
+	TEST_ASSERT(wait_peer_rules(0, REAP_WAIT_MS), "the dead liar's record");
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_state(pdev, own), "our rule was removed");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 1, "rules on the device: %u", n);
+	TEST_ASSERT_SUCCESS(mdevx_share_rule_destroy(pdev, own), "destroy");
+	TEST_ASSERT_SUCCESS(mdevx_matcher_destroy(m), "matcher");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "rules on the device: %u", n);
+	return TEST_SUCCESS;
+}
+
 static int
 test_nothing_left(void)
 {
@@ -654,6 +920,9 @@ static struct unit_test_suite steer_mp_suite = {
 	.teardown = steer_suite_teardown,
 	.unit_test_cases = {
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_rules),
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_rule_api),
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_mute_secondary),
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_forged_messages),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
 	}

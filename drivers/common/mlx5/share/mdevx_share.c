@@ -854,6 +854,18 @@ prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 	return n;
 }
 
+void
+mdevx_share_test_rule_msg(const struct mdevx_share_dev *dev, int add, uint32_t handle)
+{
+	struct share_rule r;
+
+	memset(&r, 0, sizeof(r));
+	r.handle = handle;
+	r.rec[0] = UINT32_MAX;
+	r.rec[1] = UINT32_MAX;
+	rule_msg(dev, add ? MP_OP_RULE_ADD : MP_OP_RULE_DEL, &r, RULE_MSG_TRIES);
+}
+
 /* Primary, rules_lock held: is @p handle one of our own live rules? */
 static bool
 own_rule_handle(const struct mdevx_share_dev *dev, uint32_t handle)
@@ -2935,6 +2947,26 @@ mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 	pthread_mutex_lock(&dev->rules_lock);
 	r = rule_of(dev, rule, &idx);
 	ret = r == NULL ? ENOENT : r->state == RULE_LIVE ? 0 : ESTALE;
+	pthread_mutex_unlock(&dev->rules_lock);
+	return ret == 0 ? 0 : fail(ret);
+}
+
+int
+mdevx_share_rule_handle(struct mdevx_share_dev *dev, mdevx_share_rule_t rule, uint32_t *handle)
+{
+	struct share_rule *r;
+	uint32_t idx;
+	int ret = check_dev(dev);
+
+	if (ret == 0 && handle == NULL)
+		ret = EINVAL;
+	if (ret != 0)
+		return fail(ret);
+	pthread_mutex_lock(&dev->rules_lock);
+	r = rule_of(dev, rule, &idx);
+	ret = r == NULL ? ENOENT : r->state == RULE_LIVE ? 0 : ESTALE;
+	if (ret == 0)
+		*handle = r->handle;
 	pthread_mutex_unlock(&dev->rules_lock);
 	return ret == 0 ? 0 : fail(ret);
 }

@@ -277,6 +277,13 @@ MDEVX_API mdevx_share_rule_t mdevx_share_rule_create(struct mdevx_share_dev *dev
  * @return 0; -ENOENT (unknown handle, destroyed twice); device errors.
  */
 MDEVX_API int mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule);
+/**
+ * The rule's handle in the uverbs file (mdevx_rule_handle()), as logs and
+ * the software device name it: 0 with *@p handle set; -ESTALE (removed by
+ * a withdrawal); -ENOENT.
+ */
+MDEVX_API int mdevx_share_rule_handle(struct mdevx_share_dev *dev, mdevx_share_rule_t rule,
+				      uint32_t *handle);
 /** 0 while the rule is installed; -ESTALE once a withdrawal removed it; -ENOENT. */
 MDEVX_API int mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule);
 /**

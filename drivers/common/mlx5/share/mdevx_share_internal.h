@@ -57,4 +57,12 @@ struct rte_mp_msg;
 MDEVX_API int mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
 					    uint64_t generation, struct rte_mp_msg *msg);
 
+/*
+ * Test hook: send the primary a rule message as a secondary's library
+ * would, announcing (@p add 1) or removing (0) rule @p handle of @p dev,
+ * with no record. For tests of forged or misdirected messages.
+ */
+MDEVX_API void mdevx_share_test_rule_msg(const struct mdevx_share_dev *dev, int add,
+					 uint32_t handle);
+
 #endif /* MDEVX_SHARE_INTERNAL_H */
