@@ -3,17 +3,29 @@
  * mlx5-share-demo: the main job of the project, on the software device.
  *
  * The primary opens the device for sharing, creates and publishes flow
- * counter bulks and a direct and an indirect (RSS) TIR, then starts
+ * counter bulks, a direct TIR and an RSS TIR over 4 RQs, then starts
  * secondaries (this same program with --proc-type=secondary). Each
  * secondary attaches, imports everything by name, checks the TIRs, and
- * reads the counters while the primary injects traffic into them. At the
- * end the primary prints a summary table, withdraws every record (the
- * secondaries acknowledge), and checks that the device is empty.
+ * reads the counters while the primary injects traffic into them.
+ *
+ * With --pcap, each secondary also installs a root rule through
+ * mdevx_share_rule_create() on its imports: UDP destination port 5000 + i
+ * to the RSS TIR (even i) or the direct TIR (odd i), counted on counter
+ * 100 + i of bulk i % bulks. The primary computes from the file what each
+ * rule, each RQ and the port must count (libpcap, DPDK's header structures
+ * and rte_softrss(), not the device), replays it into the device's port
+ * and compares: the counters read by each secondary and by the primary,
+ * the RQs' and the port's statistics.
+ *
+ * At the end the primary withdraws every record (the secondaries remove
+ * their rules and acknowledge) and checks that the rules are gone and
+ * that the device is empty.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,11 +35,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pcap/pcap.h>
+
+#include <rte_byteorder.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_memzone.h>
+#include <rte_thash.h>
+#include <rte_udp.h>
 
 #include <mdevx.h>
+#include <mdevx_prm.h>
 #include <mdevx_share.h>
 #include <swdev_client.h>
 
@@ -35,25 +55,55 @@
 #define MAX_SECONDARIES 16
 #define MAX_BULKS 16
 #define BULK_SIZE 128
-#define TRAFFIC_COUNTERS 4	/* counters per bulk that get traffic */
+#define TRAFFIC_COUNTERS 4	/* counters per bulk that get traffic: 0, 31, 62, 93 */
+#define TRAFFIC_STRIDE 31
+#define NB_RSS_RQ 4		/* RQs behind the RSS TIR; one more for the direct TIR */
+#define RQ_DIRECT NB_RSS_RQ
+#define RULE_PORT_BASE 5000	/* secondary i: UDP destination port 5000 + i */
+#define RULE_OFFSET_BASE 100	/* secondary i: counter 100 + i of its bulk */
+#define WAIT_MS 10000
+
+_Static_assert(RULE_OFFSET_BASE > (TRAFFIC_COUNTERS - 1) * TRAFFIC_STRIDE &&
+	       RULE_OFFSET_BASE + MAX_SECONDARIES <= BULK_SIZE,
+	       "rule counters apart from the injected ones, inside the bulk");
+_Static_assert((NB_RSS_RQ & (NB_RSS_RQ - 1)) == 0, "RQT size is a power of two");
+
+enum { TIR_DIRECT = 0, TIR_RSS = 1, NB_TIRS = 2 };
+static const char *const tir_names[NB_TIRS] = { "tir-direct", "tir-rss" };
+
+/* A secondary's rule, chosen by the primary. */
+struct rule_plan {
+	uint16_t port;		/* UDP destination port */
+	uint16_t tir;		/* TIR_DIRECT or TIR_RSS */
+	uint32_t bulk;		/* counters-<bulk> */
+	uint32_t offset;	/* counter inside the bulk */
+};
 
 struct demo_reader {
 	volatile uint32_t attached;
 	volatile uint32_t tirs_ok;
 	volatile uint32_t done;
 	volatile uint32_t failed;
+	volatile uint32_t rule_ready;	/* its rule is installed */
+	volatile uint32_t rule_read;	/* it read its rule's counter after the replay */
+	volatile int32_t rule_state;	/* mdevx_share_rule_state() after the withdrawal */
 	volatile uint64_t reads;
 	volatile uint64_t import_ns;
 	volatile uint64_t packets[MAX_BULKS];	/* last total read per bulk */
 	volatile uint64_t bytes[MAX_BULKS];
+	volatile uint64_t rule_packets;		/* its rule's counter, read after the replay */
+	volatile uint64_t rule_bytes;
 	char error[96];
 };
 
 struct demo_state {
 	volatile uint32_t stop;
+	volatile uint32_t replayed;	/* the pcap went through the rules */
 	uint32_t nb_bulks;
+	uint32_t steering;		/* secondaries install rules (--pcap given) */
 	char devstr[64];
-	struct mdevx_tir_attr tir[2];
+	struct mdevx_tir_attr tir[NB_TIRS];
+	struct rule_plan plan[MAX_SECONDARIES];
 	struct demo_reader reader[MAX_SECONDARIES];
 };
 
@@ -62,10 +112,37 @@ struct demo_opts {
 	unsigned int bulks;
 	unsigned int duration_ms;
 	const char *device;
+	const char *pcap;		/* traffic for the rules, or NULL */
 	int reader_id;			/* secondary: its slot, -1 in the primary */
 };
 
 static volatile sig_atomic_t interrupted;
+
+/* Every number the primary compares, and how many differed. */
+static unsigned int nb_checked, nb_mismatch;
+
+static bool
+check(bool ok)
+{
+	nb_checked++;
+	if (!ok)
+		nb_mismatch++;
+	return ok;
+}
+
+/* Checks since @p mark (a value of nb_mismatch) all held. */
+static bool
+checks_ok(unsigned int mark)
+{
+	return nb_mismatch == mark;
+}
+
+/* "s" unless @p n is 1. */
+static const char *
+plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
 
 static void
 on_signal(int sig)
@@ -89,18 +166,27 @@ usage(const char *prog)
 	printf("Usage: %s [EAL options] -- [options]\n"
 	       "\n"
 	       "Share mlx5 flow counters and TIRs between DPDK processes on the\n"
-	       "software device ($SWDEV_SOCKET) and print what every process saw.\n"
+	       "software device ($SWDEV_SOCKET), steer packets through them and\n"
+	       "print what every process saw.\n"
 	       "\n"
 	       "Options:\n"
 	       "  --secondaries N   secondary processes to start (1..%d, default 3)\n"
 	       "  --bulks N         counter bulks of %d counters (1..%d, default 4)\n"
-	       "  --duration MS     traffic phase in milliseconds (default 2000)\n"
+	       "  --duration MS     counter injection phase in milliseconds (default 2000)\n"
+	       "  --pcap FILE       steering phase: secondary i installs a rule for UDP\n"
+	       "                    port %d+i (even i: RSS TIR, odd i: direct TIR)\n"
+	       "                    counting on counter %d+i of bulk i mod --bulks; FILE is\n"
+	       "                    replayed into the port and every counter, RQ and\n"
+	       "                    port number is checked against what the file says.\n"
+	       "                    IPv4/UDP or IPv6/UDP to a direct port, IPv4/UDP only\n"
+	       "                    to an RSS port. Without it: no steering phase.\n"
 	       "  --device NAME     software device name (default mlx5_0)\n"
 	       "  --help            this text\n"
 	       "\n"
-	       "Run it with devtools/run-demo.sh, which starts the software device\n"
-	       "and gives EAL --no-pci and a --file-prefix of its own.\n",
-	       prog, MAX_SECONDARIES, BULK_SIZE, MAX_BULKS);
+	       "Run it with devtools/run-demo.sh, which starts the software device,\n"
+	       "writes a pcap for the rules with test/steer/gen_steer_pcap.py and\n"
+	       "gives EAL --no-pci and a --file-prefix of its own.\n",
+	       prog, MAX_SECONDARIES, BULK_SIZE, MAX_BULKS, RULE_PORT_BASE, RULE_OFFSET_BASE);
 }
 
 static int
@@ -111,6 +197,7 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 		{ "bulks", required_argument, NULL, 'b' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "device", required_argument, NULL, 'D' },
+		{ "pcap", required_argument, NULL, 'p' },
 		{ "reader", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -121,6 +208,7 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 	o->bulks = 4;
 	o->duration_ms = 2000;
 	o->device = "mlx5_0";
+	o->pcap = NULL;
 	o->reader_id = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -137,6 +225,9 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 		case 'D':
 			o->device = optarg;
 			break;
+		case 'p':
+			o->pcap = optarg;
+			break;
 		case 'r':
 			o->reader_id = atoi(optarg);
 			break;
@@ -147,8 +238,9 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 			return -EINVAL;
 		}
 	}
-	if (o->secondaries < 1 || o->secondaries > MAX_SECONDARIES || o->bulks < 1 ||
-	    o->bulks > MAX_BULKS || strlen(o->device) > 32) {
+	if (optind != argc || o->secondaries < 1 || o->secondaries > MAX_SECONDARIES ||
+	    o->bulks < 1 || o->bulks > MAX_BULKS || strlen(o->device) > 32 ||
+	    (o->pcap != NULL && o->pcap[0] == '\0')) {
 		fprintf(stderr, "invalid option value (see --help)\n");
 		return -EINVAL;
 	}
@@ -165,20 +257,85 @@ tir_equal(const struct mdevx_tir_attr *a, const struct mdevx_tir_attr *b)
 	       memcmp(a->toeplitz_key, b->toeplitz_key, MDEVX_TOEPLITZ_KEY_LEN) == 0;
 }
 
+/* Secondary i's rule. */
+static void
+plan_rules(struct demo_state *st, unsigned int secondaries)
+{
+	for (unsigned int i = 0; i < secondaries; i++) {
+		st->plan[i].port = (uint16_t)(RULE_PORT_BASE + i);
+		st->plan[i].tir = i % 2 == 0 ? TIR_RSS : TIR_DIRECT;
+		st->plan[i].bulk = i % st->nb_bulks;
+		st->plan[i].offset = RULE_OFFSET_BASE + i;
+	}
+}
+
 /* ---------------------------------------------------------------- */
 /* Secondary                                                         */
 /* ---------------------------------------------------------------- */
+
+/* Match IP protocol UDP and the UDP destination port (IPv4 or IPv6). */
+static void
+rule_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
+{
+	memset(mask, 0, MDEVX_MATCH_PARAM_LEN);
+	memset(value, 0, MDEVX_MATCH_PARAM_LEN);
+	MDEVX_SET(fte_match_param, mask, outer_headers.ip_protocol, 0xff);
+	MDEVX_SET(fte_match_param, mask, outer_headers.udp_dport, 0xffff);
+	MDEVX_SET(fte_match_param, value, outer_headers.ip_protocol, IPPROTO_UDP);
+	MDEVX_SET(fte_match_param, value, outer_headers.udp_dport, port);
+}
+
+/* Install secondary @p id's rule on its imports: a matcher of its own, one rule. */
+static int
+rule_install(struct mdevx_share_dev *dev, int id, const struct rule_plan *p,
+	     mdevx_share_imp_t tir, mdevx_share_imp_t cnt, struct mdevx_matcher **m,
+	     mdevx_share_rule_t *rule, struct demo_reader *me)
+{
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher_attr ma;
+
+	rule_mask_value(mask, value, p->port);
+	memset(&ma, 0, sizeof(ma));
+	ma.priority = (uint16_t)(id + 1);
+	ma.match_criteria_enable = MDEVX_MATCH_OUTER;
+	ma.mask = mask;
+	ma.mask_len = sizeof(mask);
+	*m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	if (*m == NULL) {
+		snprintf(me->error, sizeof(me->error), "matcher: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	ra.counter_imp = cnt;
+	ra.counter_offset = p->offset;
+	*rule = mdevx_share_rule_create(dev, *m, &ra);
+	if (rule->id == 0 || mdevx_share_rule_state(dev, *rule) != 0) {
+		snprintf(me->error, sizeof(me->error), "rule on port %u: %s", p->port,
+			 strerror(errno));
+		return -1;
+	}
+	__atomic_store_n(&me->rule_ready, 1, __ATOMIC_RELEASE);
+	return 0;
+}
 
 static int
 run_reader(struct demo_state *st, int id)
 {
 	struct demo_reader *me = &st->reader[id];
-	mdevx_share_imp_t cnt[MAX_BULKS], tir[2];
+	const struct rule_plan *plan = &st->plan[id];
+	mdevx_share_imp_t cnt[MAX_BULKS], tir[NB_TIRS];
 	struct mdevx_counter_stats stats[BULK_SIZE];
 	struct mdevx_share_dev *dev;
-	const char *tir_names[2] = { "tir-direct", "tir-rss" };
+	struct mdevx_matcher *matcher = NULL;
+	mdevx_share_rule_t rule = { 0 };
 	char name[32];
 	uint64_t t0;
+	int ret = 1;
 
 	dev = mdevx_share_dev_attach(st->devstr);
 	if (dev == NULL) {
@@ -195,7 +352,7 @@ run_reader(struct demo_state *st, int id)
 			goto fail_close;
 		}
 	}
-	for (int t = 0; t < 2; t++) {
+	for (int t = 0; t < NB_TIRS; t++) {
 		if (mdevx_share_import(dev, tir_names[t], MDEVX_SHARE_TIR, &tir[t]) != 0) {
 			snprintf(me->error, sizeof(me->error), "import %s: %s", tir_names[t],
 				 strerror(errno));
@@ -203,12 +360,16 @@ run_reader(struct demo_state *st, int id)
 		}
 	}
 	me->import_ns = now_ns() - t0;
-	for (int t = 0; t < 2; t++) {
+	for (int t = 0; t < NB_TIRS; t++) {
 		struct mdevx_tir_attr a;
 
 		if (mdevx_share_tir_query(dev, tir[t], &a) == 0 && tir_equal(&a, &st->tir[t]))
 			me->tirs_ok++;
 	}
+	/* Steering: a rule of ours to one of the primary's TIRs, on its counter. */
+	if (st->steering && rule_install(dev, id, plan, tir[plan->tir], cnt[plan->bulk],
+					 &matcher, &rule, me) != 0)
+		goto fail_rule;
 	/* Read every bulk in one command each until the primary withdraws. */
 	while (!st->stop) {
 		for (uint32_t b = 0; b < st->nb_bulks; b++) {
@@ -219,7 +380,7 @@ run_reader(struct demo_state *st, int id)
 				break;
 			if (rc != 0) {
 				snprintf(me->error, sizeof(me->error), "query: %s", strerror(-rc));
-				goto fail_close;
+				goto fail_rule;
 			}
 			for (int i = 0; i < BULK_SIZE; i++) {
 				p += stats[i].packets;
@@ -229,15 +390,63 @@ run_reader(struct demo_state *st, int id)
 			me->bytes[b] = by;
 			me->reads++;
 		}
+		/* After the replay: our rule's counter, once. */
+		if (rule.id != 0 && !me->rule_read &&
+		    __atomic_load_n(&st->replayed, __ATOMIC_ACQUIRE)) {
+			struct mdevx_counter_stats s;
+			int rc = mdevx_share_counter_query(dev, cnt[plan->bulk], plan->offset, 1,
+							   0, &s);
+
+			if (rc != 0) {
+				snprintf(me->error, sizeof(me->error), "rule counter: %s",
+					 strerror(-rc));
+				goto fail_rule;
+			}
+			me->rule_packets = s.packets;
+			me->rule_bytes = s.bytes;
+			__atomic_store_n(&me->rule_read, 1, __ATOMIC_RELEASE);
+		}
 		usleep(20000);
+	}
+	ret = 0;
+	/* The withdrawal removed our rule before we acknowledged: forget it. */
+	if (rule.id != 0) {
+		int rc;
+
+		me->rule_state = mdevx_share_rule_state(dev, rule);
+		rc = mdevx_share_rule_destroy(dev, rule);
+		if (rc != 0) {
+			snprintf(me->error, sizeof(me->error), "forget the rule: %s",
+				 strerror(-rc));
+			ret = 1;
+		}
+		rule.id = 0;
+	}
+fail_rule:
+	if (rule.id != 0)
+		mdevx_share_rule_destroy(dev, rule);
+	if (matcher != NULL) {
+		int rc = mdevx_matcher_destroy(matcher);
+
+		if (rc != 0 && ret == 0) {
+			snprintf(me->error, sizeof(me->error), "matcher: %s", strerror(-rc));
+			ret = 1;
+		}
 	}
 	for (uint32_t b = 0; b < st->nb_bulks; b++)
 		mdevx_share_unimport(dev, cnt[b]);
-	for (int t = 0; t < 2; t++)
+	for (int t = 0; t < NB_TIRS; t++)
 		mdevx_share_unimport(dev, tir[t]);
-	mdevx_share_dev_close(dev);
-	me->done = 1;
-	return 0;
+	if (mdevx_share_dev_close(dev) != 0 && ret == 0) {
+		snprintf(me->error, sizeof(me->error), "close: %s", strerror(errno));
+		ret = 1;
+	}
+	if (ret == 0) {
+		me->done = 1;
+		return 0;
+	}
+	me->failed = 1;
+	return 1;
 fail_close:
 	mdevx_share_dev_close(dev);
 fail:
@@ -246,11 +455,162 @@ fail:
 }
 
 /* ---------------------------------------------------------------- */
+/* Primary: what the pcap must do, computed from the file            */
+/* ---------------------------------------------------------------- */
+
+struct expect {
+	uint64_t frames, bytes;
+	uint64_t misses;			/* frames no rule takes */
+	uint64_t packets[MAX_SECONDARIES];	/* per rule */
+	uint64_t rule_bytes[MAX_SECONDARIES];
+	/* Per rule, per RQ: the RSS RQs, then the direct TIR's RQ. */
+	uint64_t rq_packets[MAX_SECONDARIES][NB_RSS_RQ + 1];
+	uint64_t rq_bytes[MAX_SECONDARIES][NB_RSS_RQ + 1];
+};
+
+static int
+rule_of_port(const struct demo_state *st, unsigned int nb_rules, uint16_t port)
+{
+	for (unsigned int i = 0; i < nb_rules; i++)
+		if (st->plan[i].port == port)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Which rule takes frame @p p of @p len bytes (-1: none, -2: IPv6 to an
+ * RSS rule's port) and, through the RSS TIR, which RQ rte_softrss() picks.
+ * The rules match IP protocol UDP and the destination port, IPv4 or IPv6,
+ * behind at most one 802.1Q tag; the RSS TIR hashes the IPv4 addresses and
+ * the UDP ports with its Toeplitz key.
+ */
+static int
+classify(const struct demo_state *st, unsigned int nb_rules, const uint8_t *p, uint32_t len,
+	 uint32_t *rq)
+{
+	const struct rte_ether_hdr *eth = (const void *)p;
+	uint32_t off = sizeof(*eth), l4, tuple[3] = { 0 };
+	struct rte_udp_hdr udp;
+	uint16_t type;
+	int r;
+
+	if (len < off)
+		return -1;
+	type = rte_be_to_cpu_16(eth->ether_type);
+	if (type == RTE_ETHER_TYPE_VLAN) {
+		struct rte_vlan_hdr vh;
+
+		if (len < off + sizeof(vh))
+			return -1;
+		memcpy(&vh, p + off, sizeof(vh));
+		type = rte_be_to_cpu_16(vh.eth_proto);
+		off += sizeof(vh);
+	}
+	if (type == RTE_ETHER_TYPE_IPV4) {
+		struct rte_ipv4_hdr ip;
+
+		if (len < off + sizeof(ip))
+			return -1;
+		memcpy(&ip, p + off, sizeof(ip));
+		l4 = off + (uint32_t)(ip.version_ihl & 0xf) * 4;
+		if (ip.next_proto_id != IPPROTO_UDP || len < l4 + sizeof(udp))
+			return -1;
+		memcpy(&udp, p + l4, sizeof(udp));
+		tuple[0] = rte_be_to_cpu_32(ip.src_addr);
+		tuple[1] = rte_be_to_cpu_32(ip.dst_addr);
+		tuple[2] = (uint32_t)rte_be_to_cpu_16(udp.src_port) << 16 |
+			   rte_be_to_cpu_16(udp.dst_port);
+	} else if (type == RTE_ETHER_TYPE_IPV6) {
+		struct rte_ipv6_hdr ip;
+
+		if (len < off + sizeof(ip))
+			return -1;
+		memcpy(&ip, p + off, sizeof(ip));
+		l4 = off + sizeof(ip);
+		if (ip.proto != IPPROTO_UDP || len < l4 + sizeof(udp))
+			return -1;
+		memcpy(&udp, p + l4, sizeof(udp));
+	} else {
+		return -1;
+	}
+	r = rule_of_port(st, nb_rules, rte_be_to_cpu_16(udp.dst_port));
+	if (r < 0)
+		return -1;
+	if (st->plan[r].tir == TIR_DIRECT) {
+		*rq = RQ_DIRECT;
+	} else {
+		if (type != RTE_ETHER_TYPE_IPV4)
+			return -2;
+		*rq = rte_softrss(tuple, RTE_DIM(tuple), st->tir[TIR_RSS].toeplitz_key) &
+		      (NB_RSS_RQ - 1);
+	}
+	return r;
+}
+
+static int
+pcap_expect(const struct demo_state *st, unsigned int nb_rules, const char *path,
+	    struct expect *e)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *pc;
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	pc = pcap_open_offline(path, errbuf);
+	if (pc == NULL) {
+		fprintf(stderr, "%s: %s\n", path, errbuf);
+		return -1;
+	}
+	if (pcap_datalink(pc) != DLT_EN10MB) {
+		fprintf(stderr, "%s: not an Ethernet capture\n", path);
+		pcap_close(pc);
+		return -1;
+	}
+	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+		uint32_t rq = 0;
+		int r;
+
+		if (h->caplen != h->len) {
+			fprintf(stderr, "%s: frame %" PRIu64 " cut short by the capture\n", path,
+				e->frames + 1);
+			break;
+		}
+		r = classify(st, nb_rules, data, h->caplen, &rq);
+		if (r == -2) {
+			fprintf(stderr, "%s: frame %" PRIu64 ": IPv6 to an RSS rule's port (the "
+				"RSS TIR hashes IPv4)\n", path, e->frames + 1);
+			break;
+		}
+		e->frames++;
+		e->bytes += h->len;
+		if (r < 0) {
+			e->misses++;
+			continue;
+		}
+		e->packets[r]++;
+		e->rule_bytes[r] += h->len;
+		e->rq_packets[r][rq]++;
+		e->rq_bytes[r][rq] += h->len;
+	}
+	if (rc != PCAP_ERROR_BREAK) {
+		if (rc == PCAP_ERROR)
+			fprintf(stderr, "%s: %s\n", path, pcap_geterr(pc));
+		pcap_close(pc);
+		return -1;
+	}
+	pcap_close(pc);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
 /* Primary                                                           */
 /* ---------------------------------------------------------------- */
 
 struct chain {
-	struct mdevx_obj *td, *pd, *cq, *rq[2], *rqt;
+	struct mdevx_obj *td, *pd, *cq, *rq[NB_RSS_RQ + 1], *rqt;
+	uint32_t rqn[NB_RSS_RQ + 1];
 };
 
 static uint32_t
@@ -264,7 +624,8 @@ id_of(struct mdevx_obj *o)
 static void
 chain_destroy(struct chain *c)
 {
-	struct mdevx_obj *objs[] = { c->rqt, c->rq[1], c->rq[0], c->cq, c->td, c->pd };
+	struct mdevx_obj *objs[] = { c->rqt, c->rq[4], c->rq[3], c->rq[2], c->rq[1], c->rq[0],
+				     c->cq, c->td, c->pd };
 
 	for (size_t i = 0; i < RTE_DIM(objs); i++)
 		if (objs[i] != NULL && mdevx_obj_destroy(objs[i]) != 0)
@@ -272,12 +633,14 @@ chain_destroy(struct chain *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* RQs 0..3 behind the RQT of the RSS TIR, RQ 4 behind the direct TIR. */
 static int
 chain_create(struct mdevx_ctx *ctx, struct chain *c)
 {
 	struct mdevx_cq_attr cqa = { .log_cq_size = 8, .eq_vector = 0 };
 	struct mdevx_rq_attr rqa = { .log_wq_size = 8, .log_wq_stride = 6 };
 
+	_Static_assert(RTE_DIM(c->rq) == 5, "chain_destroy() lists every RQ");
 	memset(c, 0, sizeof(*c));
 	c->td = mdevx_td_alloc(ctx);
 	c->pd = mdevx_pd_alloc(ctx);
@@ -286,24 +649,24 @@ chain_create(struct mdevx_ctx *ctx, struct chain *c)
 		return -1;
 	rqa.cq = c->cq;
 	rqa.pd = c->pd;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i <= NB_RSS_RQ; i++) {
 		rqa.user_index = (uint32_t)i;
 		c->rq[i] = mdevx_rq_create(ctx, &rqa);
 		if (c->rq[i] == NULL)
 			return -1;
+		c->rqn[i] = id_of(c->rq[i]);
 	}
-	c->rqt = mdevx_rqt_create(ctx, c->rq, 2);
+	c->rqt = mdevx_rqt_create(ctx, c->rq, NB_RSS_RQ);
 	return c->rqt != NULL ? 0 : -1;
 }
 
 static pid_t
-spawn_reader(char *const eal_argv[], const char *prefix_arg, int id)
+spawn_reader(const char *prefix_arg, int id)
 {
 	char exe[PATH_MAX], id_str[16];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	pid_t pid;
 
-	(void)eal_argv;
 	if (n <= 0)
 		return -1;
 	exe[n] = '\0';
@@ -318,22 +681,285 @@ spawn_reader(char *const eal_argv[], const char *prefix_arg, int id)
 	return pid;
 }
 
+/* Root rules on the device (every process's), UINT32_MAX if unknown. */
+static uint32_t
+device_flows(struct swdev_ctl *ctl, const char *devname)
+{
+	struct swdev_counts c;
+
+	return swdev_ctl_get_counts(ctl, devname, 0, &c) == 0 ? c.by_kind[SWDEV_KIND_FLOW] :
+								  UINT32_MAX;
+}
+
+/* Wait until the primary knows @p want rules of secondaries (messages are one-way). */
+static uint32_t
+wait_peer_rules(const struct mdevx_share_dev *dev, uint32_t want, unsigned int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+	uint32_t peers = UINT32_MAX;
+
+	do {
+		if (mdevx_share_dev_rules(dev, NULL, &peers) == 0 && peers == want)
+			break;
+		usleep(10000);
+	} while (now_ns() < end && !interrupted);
+	return peers;
+}
+
+static bool
+rule_settled(const struct demo_reader *r)
+{
+	return r->rule_ready || r->failed;
+}
+
+static bool
+rule_was_read(const struct demo_reader *r)
+{
+	return !r->rule_ready || r->rule_read || r->failed;
+}
+
+/* Wait until @p done holds for the first @p n secondaries. */
+static bool
+wait_readers(const struct demo_state *st, unsigned int n,
+	     bool (*done)(const struct demo_reader *), unsigned int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+
+	for (;;) {
+		unsigned int i;
+
+		for (i = 0; i < n && done(&st->reader[i]); i++)
+			;
+		if (i == n)
+			return true;
+		if (now_ns() >= end || interrupted)
+			return false;
+		usleep(10000);
+	}
+}
+
+static const char *
+ok_str(bool ok)
+{
+	return ok ? "OK" : "MISMATCH";
+}
+
+static double
+percent(uint64_t part, uint64_t whole)
+{
+	return whole == 0 ? 0.0 : 100.0 * (double)part / (double)whole;
+}
+
+/* What the steering phase did, for the summary. */
+struct steer_result {
+	unsigned int rules;	/* rules installed */
+	uint64_t frames, delivered, misses;
+	uint64_t rss, direct;	/* delivered through each TIR */
+};
+
+/* One line of the port table: the port's statistics and the replay's summary. */
+static void
+port_row(const char *what, uint64_t port, const uint64_t *summary, uint64_t want)
+{
+	unsigned int mark = nb_mismatch;
+	char s[24] = "-";
+
+	check(port == want);
+	if (summary != NULL) {
+		snprintf(s, sizeof(s), "%" PRIu64, *summary);
+		check(*summary == want);
+	}
+	printf("%-11s %12" PRIu64 " %16s %10" PRIu64 "  %s\n", what, port, s, want,
+	       ok_str(checks_ok(mark)));
+}
+
+static void
+port_table(const struct swdev_port_stats *p0, const struct swdev_port_stats *p1,
+	   const struct swdev_pcap_summary *sum, const struct expect *e, uint64_t delivered,
+	   uint64_t misses)
+{
+	printf("\n%-11s %12s %16s %10s  %s\n", "port", "port stats", "replay summary",
+	       "expected", "result");
+	port_row("frames", p1->rx_packets - p0->rx_packets, &sum->frames, e->frames);
+	port_row("bytes", p1->rx_bytes - p0->rx_bytes, &sum->bytes, e->bytes);
+	port_row("delivered", p1->delivered - p0->delivered, &sum->verdicts[SWDEV_RX_DELIVERED],
+		 delivered);
+	port_row("misses", p1->misses - p0->misses, &sum->verdicts[SWDEV_RX_MISS], misses);
+	port_row("drops", p1->drops - p0->drops, &sum->verdicts[SWDEV_RX_DROP], 0);
+	port_row("RQ drops", p1->rq_drops - p0->rq_drops, &sum->verdicts[SWDEV_RX_RQ_DROP], 0);
+	port_row("bad frames", p1->bad_frames - p0->bad_frames, NULL, 0);
+}
+
+/*
+ * Steering phase: the secondaries' rules are installed; replay the pcap,
+ * then compare every counter (read by its secondary and by the primary),
+ * every RQ and the port with what the file says.
+ */
 static int
-run_primary(struct demo_state *st, const struct demo_opts *o, char **argv)
+steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share_dev *dev,
+	    struct swdev_ctl *ctl, const struct chain *ch, struct mdevx_obj *const *bulk,
+	    const pid_t *pids, const struct expect *e, struct steer_result *res)
+{
+	const unsigned int n = o->secondaries;
+	bool live[MAX_SECONDARIES];
+	uint64_t want_p[MAX_SECONDARIES], want_b[MAX_SECONDARIES];
+	uint64_t rq_want_p[NB_RSS_RQ + 1] = { 0 }, rq_want_b[NB_RSS_RQ + 1] = { 0 };
+	uint64_t rq_got_p[NB_RSS_RQ + 1], rq_got_b[NB_RSS_RQ + 1], rss_total = 0, rq_total = 0;
+	uint64_t misses = e->misses;
+	struct swdev_rq_stats r0[NB_RSS_RQ + 1], r1;
+	struct swdev_port_stats p0, p1;
+	struct swdev_pcap_summary sum;
+	uint32_t peers, flows;
+	unsigned int mark;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (!wait_readers(st, n, rule_settled, WAIT_MS))
+		fprintf(stderr, "steering: not every secondary installed its rule\n");
+	for (unsigned int i = 0; i < n; i++) {
+		live[i] = st->reader[i].rule_ready && !st->reader[i].failed;
+		res->rules += live[i];
+		want_p[i] = live[i] ? e->packets[i] : 0;
+		want_b[i] = live[i] ? e->rule_bytes[i] : 0;
+		if (!live[i]) {
+			misses += e->packets[i];
+			continue;
+		}
+		res->delivered += e->packets[i];
+		for (int q = 0; q <= NB_RSS_RQ; q++) {
+			rq_want_p[q] += e->rq_packets[i][q];
+			rq_want_b[q] += e->rq_bytes[i][q];
+		}
+	}
+	peers = wait_peer_rules(dev, res->rules, 3000);
+	flows = device_flows(ctl, o->device);
+	mark = nb_mismatch;
+	check(res->rules == n);
+	check(peers == res->rules);
+	check(flows == res->rules);
+	printf("\nsteering: %u of %u secondaries installed a rule on their imports; the primary "
+	       "knows %u, the device holds %u root rule%s  %s\n", res->rules, n, peers, flows,
+	       plural(flows), ok_str(checks_ok(mark)));
+
+	rc = swdev_ctl_get_port_stats(ctl, o->device, &p0);
+	for (int q = 0; q <= NB_RSS_RQ && rc == 0; q++)
+		rc = swdev_ctl_get_rq_stats(ctl, o->device, ch->rqn[q], &r0[q]);
+	if (rc != 0) {
+		fprintf(stderr, "statistics: %s\n", strerror(rc));
+		return -1;
+	}
+	memset(&sum, 0, sizeof(sum));
+	rc = swdev_ctl_send_pcap(ctl, o->device, o->pcap, &sum);
+	if (!check(rc == 0))
+		fprintf(stderr, "replay %s: %s\n", o->pcap, strerror(rc));
+	printf("replayed %s: %" PRIu64 " frames, %" PRIu64 " bytes\n", o->pcap, sum.frames,
+	       sum.bytes);
+	__atomic_store_n(&st->replayed, 1, __ATOMIC_RELEASE);
+	if (swdev_ctl_get_port_stats(ctl, o->device, &p1) != 0)
+		memset(&p1, 0xff, sizeof(p1));
+	for (int q = 0; q <= NB_RSS_RQ; q++) {
+		if (swdev_ctl_get_rq_stats(ctl, o->device, ch->rqn[q], &r1) != 0)
+			memset(&r1, 0xff, sizeof(r1));
+		rq_got_p[q] = r1.packets - r0[q].packets;
+		rq_got_b[q] = r1.bytes - r0[q].bytes;
+		rq_total += rq_got_p[q];
+		if (q < NB_RSS_RQ)
+			rss_total += rq_got_p[q];
+	}
+	res->rss = rss_total;
+	res->direct = rq_got_p[RQ_DIRECT];
+	res->frames = sum.frames;
+	res->misses = sum.verdicts[SWDEV_RX_MISS];
+	if (!wait_readers(st, n, rule_was_read, WAIT_MS))
+		fprintf(stderr, "steering: not every secondary read its rule's counter\n");
+
+	/* One row per rule: what its secondary read, what the primary reads. */
+	printf("\n%-47s  %-18s  %-18s  %s\n", "", "read by secondary", "read by primary",
+	       "expected");
+	printf("%-4s %-8s %-5s %-11s %-15s  %7s %10s  %7s %10s  %7s %10s  %s\n", "sec", "pid",
+	       "port", "TIR", "counter", "packets", "bytes", "packets", "bytes", "packets",
+	       "bytes", "result");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct demo_reader *r = &st->reader[i];
+		const struct rule_plan *p = &st->plan[i];
+		struct mdevx_counter_stats ps = { UINT64_MAX, UINT64_MAX };
+		char ctr[24], sp[24], sb[24];
+		int qrc;
+
+		mark = nb_mismatch;
+		qrc = mdevx_counter_query(bulk[p->bulk], p->offset, 1, 0, &ps);
+		if (qrc != 0)
+			fprintf(stderr, "primary: counter query: %s\n", strerror(-qrc));
+		check(ps.packets == want_p[i]);
+		check(ps.bytes == want_b[i]);
+		if (live[i] && r->rule_read) {
+			snprintf(sp, sizeof(sp), "%" PRIu64, r->rule_packets);
+			snprintf(sb, sizeof(sb), "%" PRIu64, r->rule_bytes);
+			check(r->rule_packets == want_p[i]);
+			check(r->rule_bytes == want_b[i]);
+		} else {
+			snprintf(sp, sizeof(sp), "-");
+			snprintf(sb, sizeof(sb), "-");
+			check(false);
+		}
+		snprintf(ctr, sizeof(ctr), "counters-%u/%u", p->bulk, p->offset);
+		printf("%-4u %-8d %-5u %-11s %-15s  %7s %10s  %7" PRIu64 " %10" PRIu64 "  %7"
+		       PRIu64 " %10" PRIu64 "  %s%s%s\n", i, (int)pids[i], p->port,
+		       tir_names[p->tir], ctr, sp, sb, ps.packets, ps.bytes, want_p[i],
+		       want_b[i], ok_str(checks_ok(mark)), r->failed ? ": " : "",
+		       r->failed ? (const char *)r->error : "");
+	}
+
+	/* One row per RQ: the RSS spread and the direct TIR's RQ. */
+	printf("\n%-29s  %-18s  %s\n", "", "received", "predicted");
+	printf("%-7s %-9s %-11s  %7s %10s  %7s %10s  %6s  %s\n", "RQ", "rqn", "TIR", "packets",
+	       "bytes", "packets", "bytes", "share", "result");
+	for (int q = 0; q <= NB_RSS_RQ; q++) {
+		char rq[16], rqn[16];
+
+		mark = nb_mismatch;
+		check(rq_got_p[q] == rq_want_p[q]);
+		check(rq_got_b[q] == rq_want_b[q]);
+		if (q < NB_RSS_RQ)
+			snprintf(rq, sizeof(rq), "rss %d", q);
+		else
+			snprintf(rq, sizeof(rq), "direct");
+		snprintf(rqn, sizeof(rqn), "%#x", ch->rqn[q]);
+		printf("%-7s %-9s %-11s  %7" PRIu64 " %10" PRIu64 "  %7" PRIu64 " %10" PRIu64
+		       "  %5.1f%%  %s\n", rq, rqn, tir_names[q < NB_RSS_RQ ? TIR_RSS : TIR_DIRECT],
+		       rq_got_p[q], rq_got_b[q], rq_want_p[q], rq_want_b[q],
+		       percent(rq_got_p[q], rq_total), ok_str(checks_ok(mark)));
+	}
+	printf("RSS spread of the %" PRIu64 " packets through %s (Toeplitz, IPv4/UDP 4-tuple):",
+	       rss_total, tir_names[TIR_RSS]);
+	for (int q = 0; q < NB_RSS_RQ; q++)
+		printf(" %.1f%%", percent(rq_got_p[q], rss_total));
+	printf("\n");
+
+	port_table(&p0, &p1, &sum, e, res->delivered, misses);
+	return 0;
+}
+
+static int
+run_primary(struct demo_state *st, const struct demo_opts *o)
 {
 	struct mdevx_share_conf conf = { .capacity = 1024, .withdraw_timeout_ms = 2000 };
-	uint64_t truth_p[MAX_BULKS] = { 0 }, truth_b[MAX_BULKS] = { 0 };
+	uint64_t truth_p[MAX_BULKS] = { 0 }, truth_b[MAX_BULKS] = { 0 }, tp = 0, tb = 0;
+	struct mdevx_obj *bulk[MAX_BULKS] = { NULL };
 	uint32_t base[MAX_BULKS];
 	struct mdevx_share_dev *dev;
 	struct swdev_ctl *ctl = NULL;
 	struct mdevx_ctx *ctx;
 	struct swdev_counts counts;
+	struct steer_result sr = { 0 };
+	struct expect e;
 	pid_t pids[MAX_SECONDARIES];
 	char prefix_arg[PATH_MAX], name[32];
 	const char *sock = getenv("SWDEV_SOCKET");
 	struct chain ch;
 	uint64_t seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL, t_end;
-	unsigned int acked_total = 0;
+	unsigned int acked_total = 0, spawned = 0, withdrawn = 0, mark;
+	uint32_t flows_before = 0, flows_after = 0, peers_before = 0, peers_after = 0;
 	int ret = 1, bad = 0;
 
 	if (sock == NULL) {
@@ -355,13 +981,42 @@ run_primary(struct demo_state *st, const struct demo_opts *o, char **argv)
 		return 1;
 	}
 	ctx = mdevx_share_dev_ctx(dev);
+	memset(&ch, 0, sizeof(ch));
 	printf("primary %d: device %s shared, instance cookie %#" PRIx64 "\n", (int)getpid(),
 	       st->devstr, mdevx_share_dev_cookie(dev));
+
+	/* The RSS TIR's hash: Toeplitz over the IPv4 addresses and UDP ports. */
+	memset(st->tir, 0, sizeof(st->tir));
+	st->tir[TIR_RSS].rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
+	st->tir[TIR_RSS].outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
+	st->tir[TIR_RSS].outer_l4_prot_type = MDEVX_L4_PROT_UDP;
+	st->tir[TIR_RSS].outer_selected_fields = MDEVX_HASH_FIELD_SRC_IP |
+		MDEVX_HASH_FIELD_DST_IP | MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT;
+	for (int i = 0; i < MDEVX_TOEPLITZ_KEY_LEN; i++)
+		st->tir[TIR_RSS].toeplitz_key[i] = (uint8_t)(0x6d + 13 * i);
+
+	/* The secondaries' rules, and what the pcap must do through them. */
+	plan_rules(st, o->secondaries);
+	if (o->pcap != NULL) {
+		uint64_t taken = 0;
+
+		if (pcap_expect(st, o->secondaries, o->pcap, &e) != 0)
+			goto out_chain;
+		for (unsigned int i = 0; i < o->secondaries; i++)
+			taken += e.packets[i];
+		printf("primary: %s: %" PRIu64 " frames, %" PRIu64 " bytes; %" PRIu64
+		       " for the secondaries' ports %u..%u, %" PRIu64 " that no rule takes\n",
+		       o->pcap, e.frames, e.bytes, taken, RULE_PORT_BASE,
+		       RULE_PORT_BASE + o->secondaries - 1, e.misses);
+		st->steering = 1;
+	} else {
+		printf("primary: no --pcap: no steering phase\n");
+	}
 
 	/* What gets shared: counter bulks and two TIRs. */
 	if (chain_create(ctx, &ch) != 0) {
 		fprintf(stderr, "queue objects: %s\n", strerror(errno));
-		goto out;
+		goto out_chain;
 	}
 	for (uint32_t b = 0; b < o->bulks; b++) {
 		struct mdevx_obj *cnt = mdevx_counter_alloc(ctx, BULK_SIZE);
@@ -373,56 +1028,50 @@ run_primary(struct demo_state *st, const struct demo_opts *o, char **argv)
 			fprintf(stderr, "publish %s: %s\n", name, strerror(errno));
 			goto out_chain;
 		}
+		bulk[b] = cnt;
 	}
-	memset(st->tir, 0, sizeof(st->tir));
-	st->tir[0].disp_type = MDEVX_TIR_DISP_DIRECT;
-	st->tir[0].inline_rqn = id_of(ch.rq[0]);
-	st->tir[0].transport_domain = id_of(ch.td);
-	st->tir[1].disp_type = MDEVX_TIR_DISP_INDIRECT;
-	st->tir[1].indirect_table = id_of(ch.rqt);
-	st->tir[1].transport_domain = id_of(ch.td);
-	st->tir[1].rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
-	st->tir[1].outer_l4_prot_type = MDEVX_L4_PROT_UDP;
-	st->tir[1].outer_selected_fields = MDEVX_HASH_FIELD_SRC_IP | MDEVX_HASH_FIELD_DST_IP |
-					   MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT;
-	for (int i = 0; i < MDEVX_TOEPLITZ_KEY_LEN; i++)
-		st->tir[1].toeplitz_key[i] = (uint8_t)(0x6d + 13 * i);
-	for (int t = 0; t < 2; t++) {
+	st->tir[TIR_DIRECT].disp_type = MDEVX_TIR_DISP_DIRECT;
+	st->tir[TIR_DIRECT].inline_rqn = ch.rqn[RQ_DIRECT];
+	st->tir[TIR_DIRECT].transport_domain = id_of(ch.td);
+	st->tir[TIR_RSS].disp_type = MDEVX_TIR_DISP_INDIRECT;
+	st->tir[TIR_RSS].indirect_table = id_of(ch.rqt);
+	st->tir[TIR_RSS].transport_domain = id_of(ch.td);
+	for (int t = 0; t < NB_TIRS; t++) {
 		struct mdevx_obj *tir = mdevx_tir_create(ctx, &st->tir[t]);
 
-		if (tir == NULL || mdevx_share_publish(dev, t == 0 ? "tir-direct" : "tir-rss",
-						       tir) != 0) {
+		if (tir == NULL || mdevx_share_publish(dev, tir_names[t], tir) != 0) {
 			fprintf(stderr, "TIR: %s\n", strerror(errno));
 			goto out_chain;
 		}
 	}
-	printf("primary: published %u counter bulks of %d and 2 TIRs (%u records)\n",
-	       o->bulks, BULK_SIZE, mdevx_share_dev_count(dev));
+	printf("primary: published %u counter bulk%s of %d, a direct TIR (1 RQ) and an RSS TIR "
+	       "(%d RQs) (%u records)\n", o->bulks, plural(o->bulks), BULK_SIZE, NB_RSS_RQ,
+	       mdevx_share_dev_count(dev));
 
 	/* Secondaries: this program again, with our prefix. */
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s",
 		 strrchr(rte_eal_get_runtime_dir(), '/') + 1);
 	for (unsigned int i = 0; i < o->secondaries; i++) {
-		pids[i] = spawn_reader(argv, prefix_arg, (int)i);
+		pids[i] = spawn_reader(prefix_arg, (int)i);
 		if (pids[i] < 0) {
 			fprintf(stderr, "cannot start secondary %u\n", i);
 			goto out_chain;
 		}
+		spawned++;
 	}
-	printf("primary: started %u secondaries; injecting traffic for %u ms\n", o->secondaries,
-	       o->duration_ms);
+	printf("primary: started %u secondaries; injecting traffic into the counters for %u ms\n",
+	       o->secondaries, o->duration_ms);
 	t_end = now_ns() + (uint64_t)o->duration_ms * 1000000;
 	while (now_ns() < t_end && !interrupted) {
 		for (uint32_t b = 0; b < o->bulks; b++) {
 			for (int k = 0; k < TRAFFIC_COUNTERS; k++) {
+				uint32_t id = base[b] + (uint32_t)k * TRAFFIC_STRIDE;
 				uint64_t p;
 
 				seed ^= seed << 13;
 				seed ^= seed >> 7;
 				seed ^= seed << 17;
 				p = 1 + seed % 1000;
-				uint32_t id = base[b] + (uint32_t)k * 31;
-
 				if (swdev_ctl_inject_traffic(ctl, o->device, id, p, p * 128) == 0) {
 					truth_p[b] += p;
 					truth_b[b] += p * 128;
@@ -433,59 +1082,59 @@ run_primary(struct demo_state *st, const struct demo_opts *o, char **argv)
 	}
 	/* Let every reader take one more reading of the final values. */
 	usleep(200000);
-	{
+	for (uint32_t b = 0; b < o->bulks; b++) {
 		struct mdevx_counter_stats s[BULK_SIZE];
 		mdevx_share_imp_t imp;
+		uint64_t p = 0;
 
 		/* The primary reads too, through an import of its own record. */
-		for (uint32_t b = 0; b < o->bulks; b++) {
-			uint64_t p = 0;
-
-			snprintf(name, sizeof(name), "counters-%u", b);
-			if (mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp) == 0) {
-				if (mdevx_share_counter_query(dev, imp, 0, BULK_SIZE, 0, s) == 0)
-					for (int i = 0; i < BULK_SIZE; i++)
-						p += s[i].packets;
-				mdevx_share_unimport(dev, imp);
-			}
-			if (p != truth_p[b])
-				bad++;
+		snprintf(name, sizeof(name), "counters-%u", b);
+		if (mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp) == 0) {
+			if (mdevx_share_counter_query(dev, imp, 0, BULK_SIZE, 0, s) == 0)
+				for (int i = 0; i < BULK_SIZE; i++)
+					p += s[i].packets;
+			mdevx_share_unimport(dev, imp);
 		}
+		check(p == truth_p[b]);
+		tp += truth_p[b];
+		tb += truth_b[b];
 	}
 
-	printf("\n%-10s %-8s %-9s %-8s %-10s %-14s %-14s %s\n", "process", "pid", "attached",
+	printf("\n%-10s %-8s %-9s %-8s %-10s %14s %14s  %s\n", "process", "pid", "attached",
 	       "TIRs ok", "imports", "packets read", "bytes read", "matches primary");
-	{
-		uint64_t tp = 0, tb = 0;
+	printf("%-10s %-8d %-9s %-8s %-10s %14" PRIu64 " %14" PRIu64 "  %s\n", "primary",
+	       (int)getpid(), "-", "-", "-", tp, tb,
+	       nb_mismatch == 0 ? "(injected = read)" : "MISMATCH");
+	for (unsigned int i = 0; i < o->secondaries; i++) {
+		struct demo_reader *r = &st->reader[i];
+		uint64_t rp = 0, rb = 0;
+		unsigned int mark = nb_mismatch;
+		char imp_str[32];
 
 		for (uint32_t b = 0; b < o->bulks; b++) {
-			tp += truth_p[b];
-			tb += truth_b[b];
+			rp += r->packets[b];
+			rb += r->bytes[b];
 		}
-		printf("%-10s %-8d %-9s %-8s %-10s %-14" PRIu64 " %-14" PRIu64 " %s\n",
-		       "primary", (int)getpid(), "-", "-", "-", tp, tb,
-		       bad == 0 ? "(injected = read)" : "MISMATCH");
-		for (unsigned int i = 0; i < o->secondaries; i++) {
-			struct demo_reader *r = &st->reader[i];
-			uint64_t rp = 0, rb = 0;
-			char imp_str[32];
-
-			for (uint32_t b = 0; b < o->bulks; b++) {
-				rp += r->packets[b];
-				rb += r->bytes[b];
-			}
-			snprintf(imp_str, sizeof(imp_str), "%.1f us", (double)r->import_ns / 1000 /
-				 (o->bulks + 2));
-			printf("%-10s %-8d %-9s %-8u %-10s %-14" PRIu64 " %-14" PRIu64 " %s\n",
-			       "secondary", (int)pids[i], r->attached ? "yes" : "no",
-			       r->tirs_ok, r->failed ? "failed" : imp_str, rp, rb,
-			       r->failed ? r->error : rp == tp && rb == tb ? "yes" : "NO");
-			if (r->failed || rp != tp || rb != tb || r->tirs_ok != 2)
-				bad++;
-		}
+		snprintf(imp_str, sizeof(imp_str), "%.1f us",
+			 (double)r->import_ns / 1000 / (o->bulks + NB_TIRS));
+		check(rp == tp);
+		check(rb == tb);
+		check(r->tirs_ok == NB_TIRS);
+		check(!r->failed);
+		printf("%-10s %-8d %-9s %-8u %-10s %14" PRIu64 " %14" PRIu64 "  %s\n",
+		       "secondary", (int)pids[i], r->attached ? "yes" : "no", r->tirs_ok,
+		       r->failed ? "failed" : imp_str, rp, rb,
+		       r->failed ? (const char *)r->error : checks_ok(mark) ? "yes" : "NO");
 	}
 
-	/* Withdraw everything: the secondaries acknowledge, then objects go. */
+	/* Packets through the shared objects. */
+	if (st->steering && !interrupted &&
+	    steer_phase(st, o, dev, ctl, &ch, bulk, pids, &e, &sr) != 0)
+		bad++;
+
+	/* Withdraw everything: the secondaries remove their rules, acknowledge, objects go. */
+	flows_before = device_flows(ctl, o->device);
+	mdevx_share_dev_rules(dev, NULL, &peers_before);
 	printf("\nprimary: withdrawing %u records\n", mdevx_share_dev_count(dev));
 	for (uint32_t b = 0; b < o->bulks; b++) {
 		unsigned int acked = 0;
@@ -493,37 +1142,106 @@ run_primary(struct demo_state *st, const struct demo_opts *o, char **argv)
 		snprintf(name, sizeof(name), "counters-%u", b);
 		if (mdevx_share_withdraw(dev, name, &acked) != 0)
 			bad++;
+		else
+			withdrawn++;
 		acked_total += acked;
+		bulk[b] = NULL;
 	}
-	for (int t = 0; t < 2; t++) {
+	for (int t = 0; t < NB_TIRS; t++) {
 		unsigned int acked = 0;
 
-		if (mdevx_share_withdraw(dev, t == 0 ? "tir-direct" : "tir-rss", &acked) != 0)
+		if (mdevx_share_withdraw(dev, tir_names[t], &acked) != 0)
 			bad++;
+		else
+			withdrawn++;
 		acked_total += acked;
 	}
-	printf("primary: %u acknowledgements for %u withdrawals from %u secondaries\n",
-	       acked_total, o->bulks + 2, o->secondaries);
+	mark = nb_mismatch;
+	check(acked_total == o->secondaries * (o->bulks + NB_TIRS));
+	check(withdrawn == o->bulks + NB_TIRS);
+	printf("primary: %u acknowledgements for %u withdrawals from %u secondaries  %s\n",
+	       acked_total, withdrawn, o->secondaries, ok_str(checks_ok(mark)));
+	if (st->steering) {
+		flows_after = device_flows(ctl, o->device);
+		peers_after = wait_peer_rules(dev, 0, 3000);
+		mark = nb_mismatch;
+		check(flows_after == 0);
+		check(peers_after == 0);
+		printf("primary: root rules on the device %u -> %u, rules of secondaries known "
+		       "to the primary %u -> %u  %s\n", flows_before, flows_after, peers_before,
+		       peers_after, ok_str(checks_ok(mark)));
+	}
 	st->stop = 1;
-	for (unsigned int i = 0; i < o->secondaries; i++) {
+	for (unsigned int i = 0; i < spawned; i++) {
 		int status = 0;
 
 		waitpid(pids[i], &status, 0);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			fprintf(stderr, "secondary %u: %s\n", i, st->reader[i].error);
 			bad++;
+		}
 	}
-	ret = bad == 0 ? 0 : 1;
+	spawned = 0;
+	if (st->steering) {
+		printf("\n%-4s %-8s %-5s %-28s %s\n", "sec", "pid", "port",
+		       "rule after the withdrawal", "result");
+		for (unsigned int i = 0; i < o->secondaries; i++) {
+			int32_t rs = st->reader[i].rule_state;
+			bool ok = check(st->reader[i].rule_ready && rs == -ESTALE);
+
+			printf("%-4u %-8d %-5u %-28s %s\n", i, (int)pids[i], st->plan[i].port,
+			       !st->reader[i].rule_ready ? "(never installed)" :
+			       rs == -ESTALE ? "-ESTALE: removed" : rs == 0 ? "0: still installed" :
+			       strerror(-rs), ok_str(ok));
+		}
+	}
+	ret = 0;
 out_chain:
+	if (ret != 0) {
+		struct mdevx_share_record rec;
+
+		/* Stopped early: what is published goes, then the queue objects. */
+		while (mdevx_share_next(dev, 0, &rec) >= 0 && !rec.withdrawn &&
+		       mdevx_share_withdraw(dev, rec.name, NULL) == 0)
+			;
+	}
+	if (spawned > 0) {
+		st->stop = 1;
+		for (unsigned int i = 0; i < spawned; i++)
+			waitpid(pids[i], NULL, 0);
+	}
 	chain_destroy(&ch);
-out:
 	if (mdevx_share_dev_close(dev) != 0)
 		ret = 1;
 	memset(&counts, 0, sizeof(counts));
 	if (swdev_ctl_get_counts(ctl, o->device, 0, &counts) == 0)
-		printf("software device %s: %u objects left\n", o->device, counts.total);
-	if (counts.total != 0)
-		ret = 1;
+		printf("\nsoftware device %s: %u objects left\n", o->device, counts.total);
+	else
+		counts.total = UINT32_MAX;
 	swdev_ctl_close(ctl);
+	if (ret != 0) {
+		printf("demo FAILED\n");
+		return 1;
+	}
+	check(counts.total == 0);
+	printf("\nsummary\n"
+	       "  processes   1 primary, %u secondar%s; each secondary imported %u counter bulk%s "
+	       "and %u TIRs\n"
+	       "  counters    %" PRIu64 " packets, %" PRIu64 " bytes injected, read alike by every "
+	       "process\n", o->secondaries, o->secondaries == 1 ? "y" : "ies", o->bulks,
+	       plural(o->bulks), NB_TIRS, tp, tb);
+	if (st->steering)
+		printf("  steering    %u rule%s of secondaries; %" PRIu64 " frames replayed: %"
+		       PRIu64 " steered to the primary's TIRs\n"
+		       "              (%" PRIu64 " RSS over %d RQs, %" PRIu64 " direct), %" PRIu64
+		       " misses\n", sr.rules, plural(sr.rules), sr.frames, sr.delivered, sr.rss,
+		       NB_RSS_RQ, sr.direct, sr.misses);
+	printf("  withdrawal  %u records, %u acknowledgements%s; %u objects left\n"
+	       "  checks      %u numbers checked, %u mismatch%s%s\n", withdrawn, acked_total,
+	       st->steering ? "; the secondaries' rules removed" : "", counts.total,
+	       nb_checked, nb_mismatch, nb_mismatch == 1 ? "" : "es",
+	       bad != 0 ? "; errors above" : "");
+	ret = bad == 0 && nb_mismatch == 0 ? 0 : 1;
 	printf("%s\n", ret == 0 ? "demo OK" : "demo FAILED");
 	return ret;
 }
@@ -563,7 +1281,7 @@ main(int argc, char **argv)
 		}
 		st = mz->addr;
 		memset(st, 0, sizeof(*st));
-		ret = run_primary(st, &o, argv);
+		ret = run_primary(st, &o);
 		rte_memzone_free(mz);
 	} else {
 		mz = rte_memzone_lookup(DEMO_MZ);
