@@ -62,6 +62,7 @@
 #define RULE_PORT_BASE 5000	/* secondary i: UDP destination port 5000 + i */
 #define RULE_OFFSET_BASE 100	/* secondary i: counter 100 + i of its bulk */
 #define WAIT_MS 10000
+#define START_WAIT_MS 60000	/* secondaries' EAL init, imports and rules */
 
 _Static_assert(RULE_OFFSET_BASE > (TRAFFIC_COUNTERS - 1) * TRAFFIC_STRIDE &&
 	       RULE_OFFSET_BASE + MAX_SECONDARIES <= BULK_SIZE,
@@ -81,6 +82,7 @@ struct rule_plan {
 
 struct demo_reader {
 	volatile uint32_t attached;
+	volatile uint32_t ready;	/* imports done (and its rule installed) */
 	volatile uint32_t tirs_ok;
 	volatile uint32_t done;
 	volatile uint32_t failed;
@@ -370,6 +372,7 @@ run_reader(struct demo_state *st, int id)
 	if (st->steering && rule_install(dev, id, plan, tir[plan->tir], cnt[plan->bulk],
 					 &matcher, &rule, me) != 0)
 		goto fail_rule;
+	__atomic_store_n(&me->ready, 1, __ATOMIC_RELEASE);
 	/* Read every bulk in one command each until the primary withdraws. */
 	while (!st->stop) {
 		for (uint32_t b = 0; b < st->nb_bulks; b++) {
@@ -704,6 +707,12 @@ wait_peer_rules(const struct mdevx_share_dev *dev, uint32_t want, unsigned int m
 		usleep(10000);
 	} while (now_ns() < end && !interrupted);
 	return peers;
+}
+
+static bool
+reader_settled(const struct demo_reader *r)
+{
+	return r->ready || r->failed;
 }
 
 static bool
@@ -1059,8 +1068,13 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 		}
 		spawned++;
 	}
-	printf("primary: started %u secondaries; injecting traffic into the counters for %u ms\n",
-	       o->secondaries, o->duration_ms);
+	t_end = now_ns();
+	if (!wait_readers(st, o->secondaries, reader_settled, START_WAIT_MS))
+		fprintf(stderr, "primary: not every secondary is ready after %d ms\n",
+			START_WAIT_MS);
+	printf("primary: started %u secondaries, ready after %" PRIu64 " ms%s; injecting traffic "
+	       "into the counters for %u ms\n", o->secondaries, (now_ns() - t_end) / 1000000,
+	       st->steering ? " (imports and rules)" : " (imports)", o->duration_ms);
 	t_end = now_ns() + (uint64_t)o->duration_ms * 1000000;
 	while (now_ns() < t_end && !interrupted) {
 		for (uint32_t b = 0; b < o->bulks; b++) {
