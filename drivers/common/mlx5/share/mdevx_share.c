@@ -876,6 +876,33 @@ own_rule_handle(const struct mdevx_share_dev *dev, uint32_t handle)
 	return false;
 }
 
+/* Primary, rules_lock held: record rule @p p of process @p pid. 0 or ENOMEM/ENOSPC. */
+static int
+prule_append(struct mdevx_share_dev *dev, const struct mp_param *p, pid_t pid)
+{
+	struct peer_rule *e;
+
+	if (dev->nb_prules == dev->prules_cap) {
+		uint32_t cap = dev->prules_cap == 0 ? 64 : dev->prules_cap * 2;
+
+		if (dev->prules_cap >= PEER_RULES_MAX)
+			return ENOSPC;
+		e = realloc(dev->prules, (size_t)cap * sizeof(*e));
+		if (e == NULL)
+			return ENOMEM;
+		dev->prules = e;
+		dev->prules_cap = cap;
+	}
+	e = &dev->prules[dev->nb_prules++];
+	e->pid = pid;
+	e->handle = p->handle;
+	e->rec[0] = p->rec_idx;
+	e->rec_gen[0] = p->generation;
+	e->rec[1] = p->rec_idx2;
+	e->rec_gen[1] = p->generation2;
+	return 0;
+}
+
 /* share_devs_lock held: is @p pid a secondary attached to @p dev? */
 static bool
 peer_attached_locked(const struct mdevx_share_dev *dev, pid_t pid)
@@ -917,30 +944,12 @@ peer_rule_msg(const struct mp_param *p, pid_t pid)
 		break;
 	}
 	if (p->op == MP_OP_RULE_ADD) {
-		struct peer_rule *e;
-
-		if (own_rule_handle(dev, p->handle)) {
+		if (own_rule_handle(dev, p->handle))
 			SHARE_LOG(WARNING, "%s: process %d announced rule %u, one of ours: ignored",
 				  dev->devstr, (int)pid, p->handle);
-		} else if (dev->nb_prules == dev->prules_cap &&
-			   (dev->prules_cap >= PEER_RULES_MAX ||
-			    (e = realloc(dev->prules, (dev->prules_cap ? dev->prules_cap * 2 : 64) *
-					 sizeof(*e))) == NULL)) {
+		else if (prule_append(dev, p, pid) != 0)
 			SHARE_LOG(ERR, "%s: no room for rule %u of process %d: it is not removed "
 				  "if the process dies", dev->devstr, p->handle, (int)pid);
-		} else {
-			if (dev->nb_prules == dev->prules_cap) {
-				dev->prules = e;
-				dev->prules_cap = dev->prules_cap ? dev->prules_cap * 2 : 64;
-			}
-			e = &dev->prules[dev->nb_prules++];
-			e->pid = pid;
-			e->handle = p->handle;
-			e->rec[0] = p->rec_idx;
-			e->rec_gen[0] = p->generation;
-			e->rec[1] = p->rec_idx2;
-			e->rec_gen[1] = p->generation2;
-		}
 	}
 	pthread_mutex_unlock(&dev->rules_lock);
 	pthread_mutex_unlock(&share_devs_lock);
