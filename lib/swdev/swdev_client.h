@@ -168,6 +168,13 @@ int swdev_ctl_get_rq_capture(struct swdev_ctl *ctl, const char *devname, uint32_
 			     uint32_t idx, void *buf, size_t buflen,
 			     struct swdev_capture_info *ci);
 
+/**
+ * Commands with @p opcode the device has executed (or refused in
+ * firmware) since it started, whatever file sent them: 0 or a positive
+ * errno. For tests that count the device's load.
+ */
+int swdev_ctl_get_cmd_count(struct swdev_ctl *ctl, const char *devname, uint16_t opcode,
+			    uint64_t *count);
 /** Round trip to the daemon without touching any device: 0 when it answers. */
 int swdev_ctl_ping(struct swdev_ctl *ctl);
 

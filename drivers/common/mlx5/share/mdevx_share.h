@@ -94,10 +94,23 @@ typedef struct {
 	uint64_t id;
 } mdevx_share_imp_t;
 
+/** Default period of the counter snapshot service (a NULL configuration). */
+#define MDEVX_SHARE_COUNTER_PERIOD_DEFAULT 500
+/** Default capacity of the snapshot area, in counters (16 bytes each). */
+#define MDEVX_SHARE_SNAPSHOT_DEFAULT (1u << 20)
+
 /** Open parameters (primary). */
 struct mdevx_share_conf {
 	uint32_t capacity;		/**< records; 0 = 4096; max MDEVX_SHARE_CAPACITY_MAX */
 	uint32_t withdraw_timeout_ms;	/**< bound on acknowledgements; 0 = 2000 */
+	/**
+	 * Counter snapshot service: refresh period in milliseconds; 0 turns
+	 * the service off. mdevx_share_dev_open() with a NULL configuration
+	 * uses MDEVX_SHARE_COUNTER_PERIOD_DEFAULT.
+	 */
+	uint32_t counter_period_ms;
+	/** Snapshot area, in counters; 0 = MDEVX_SHARE_SNAPSHOT_DEFAULT. */
+	uint32_t snapshot_counters;
 };
 
 /** A record as seen by lookup and the telemetry commands. */
@@ -292,6 +305,62 @@ MDEVX_API int mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_ru
  */
 MDEVX_API int mdevx_share_dev_rules(const struct mdevx_share_dev *dev, uint32_t *own,
 				    uint32_t *peers);
+
+/* ------------------------------------------------------------------ */
+/* Counter snapshot service                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Where the values of mdevx_share_counter_read() come from. Times are
+ * CLOCK_MONOTONIC nanoseconds (the same clock in every process).
+ */
+struct mdevx_share_counter_snap {
+	uint64_t refreshed_ns;	/**< when the refresh that wrote the values ended */
+	uint64_t age_ns;	/**< the reader's now minus refreshed_ns */
+	uint64_t refresh_seq;	/**< the bulk's refresh number (1 = the first) */
+	int primary_alive;	/**< 0: the primary is gone, the values no longer move */
+};
+
+/**
+ * Read counters of an imported (or, in the primary, published) bulk from
+ * the snapshot the primary's service refreshes every period: no device
+ * command, no lock a dead process could hold (a sequence counter per bulk;
+ * a read torn by a refresh is retried, a bounded number of times).
+ * @return 0 with @p snap filled; -EAGAIN (still torn after the retries);
+ *   -ENODATA (the bulk is not in the service: service off, area full, not
+ *   refreshed yet); -ESTALE (withdrawn); -EINVAL; -ENOENT; -ERANGE
+ *   (offset + n past the bulk).
+ */
+MDEVX_API int mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+				       uint32_t offset, uint32_t n,
+				       struct mdevx_counter_stats *stats,
+				       struct mdevx_share_counter_snap *snap);
+/**
+ * Ask the primary to refresh the bulk of @p imp now, and wait (at most
+ * @p timeout_ms) until a refresh that started after the call is visible.
+ * @return 0; -ETIMEDOUT; -ENODATA (not in the service); -ESTALE; -EINVAL;
+ *   -ENOENT.
+ */
+MDEVX_API int mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+					  unsigned int timeout_ms);
+
+/** The service as the primary runs it (readable in every process). */
+struct mdevx_share_service_stats {
+	uint32_t period_ms;		/**< 0: off */
+	uint32_t bulks;			/**< bulks in the service */
+	uint32_t capacity;		/**< counters the area holds */
+	uint32_t used;			/**< counters in use */
+	uint64_t refreshes;		/**< refresh rounds done */
+	uint64_t failures;		/**< bulk refreshes that failed (values kept) */
+	uint64_t commands;		/**< device commands the service sent */
+	uint64_t last_round_ns;		/**< duration of the last round */
+	uint64_t last_round_end_ns;	/**< when it ended (CLOCK_MONOTONIC) */
+	int primary_alive;		/**< 0: the primary is gone */
+};
+
+/** 0 with @p st filled; -EINVAL; -ENOENT; -ENODATA (no service area). */
+MDEVX_API int mdevx_share_service_stats(struct mdevx_share_dev *dev,
+					struct mdevx_share_service_stats *st);
 
 #ifdef __cplusplus
 }
