@@ -40,16 +40,15 @@
 #include <rte_byteorder.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_ether.h>
-#include <rte_ip.h>
 #include <rte_memzone.h>
 #include <rte_thash.h>
-#include <rte_udp.h>
 
 #include <mdevx.h>
 #include <mdevx_prm.h>
 #include <mdevx_share.h>
 #include <swdev_client.h>
+
+#include "pcap_udp.h"
 
 #define DEMO_MZ "mdevx_demo_state"
 #define MAX_SECONDARIES 16
@@ -491,60 +490,20 @@ static int
 classify(const struct demo_state *st, unsigned int nb_rules, const uint8_t *p, uint32_t len,
 	 uint32_t *rq)
 {
-	const struct rte_ether_hdr *eth = (const void *)p;
-	uint32_t off = sizeof(*eth), l4, tuple[3] = { 0 };
-	struct rte_udp_hdr udp;
-	uint16_t type;
+	struct pcap_udp u;
 	int r;
 
-	if (len < off)
+	if (pcap_udp_decode(p, len, &u) != 0)
 		return -1;
-	type = rte_be_to_cpu_16(eth->ether_type);
-	if (type == RTE_ETHER_TYPE_VLAN) {
-		struct rte_vlan_hdr vh;
-
-		if (len < off + sizeof(vh))
-			return -1;
-		memcpy(&vh, p + off, sizeof(vh));
-		type = rte_be_to_cpu_16(vh.eth_proto);
-		off += sizeof(vh);
-	}
-	if (type == RTE_ETHER_TYPE_IPV4) {
-		struct rte_ipv4_hdr ip;
-
-		if (len < off + sizeof(ip))
-			return -1;
-		memcpy(&ip, p + off, sizeof(ip));
-		l4 = off + (uint32_t)(ip.version_ihl & 0xf) * 4;
-		if (ip.next_proto_id != IPPROTO_UDP || len < l4 + sizeof(udp))
-			return -1;
-		memcpy(&udp, p + l4, sizeof(udp));
-		tuple[0] = rte_be_to_cpu_32(ip.src_addr);
-		tuple[1] = rte_be_to_cpu_32(ip.dst_addr);
-		tuple[2] = (uint32_t)rte_be_to_cpu_16(udp.src_port) << 16 |
-			   rte_be_to_cpu_16(udp.dst_port);
-	} else if (type == RTE_ETHER_TYPE_IPV6) {
-		struct rte_ipv6_hdr ip;
-
-		if (len < off + sizeof(ip))
-			return -1;
-		memcpy(&ip, p + off, sizeof(ip));
-		l4 = off + sizeof(ip);
-		if (ip.proto != IPPROTO_UDP || len < l4 + sizeof(udp))
-			return -1;
-		memcpy(&udp, p + l4, sizeof(udp));
-	} else {
-		return -1;
-	}
-	r = rule_of_port(st, nb_rules, rte_be_to_cpu_16(udp.dst_port));
+	r = rule_of_port(st, nb_rules, u.dport);
 	if (r < 0)
 		return -1;
 	if (st->plan[r].tir == TIR_DIRECT) {
 		*rq = RQ_DIRECT;
 	} else {
-		if (type != RTE_ETHER_TYPE_IPV4)
+		if (!u.ipv4)
 			return -2;
-		*rq = rte_softrss(tuple, RTE_DIM(tuple), st->tir[TIR_RSS].toeplitz_key) &
+		*rq = rte_softrss(u.tuple, RTE_DIM(u.tuple), st->tir[TIR_RSS].toeplitz_key) &
 		      (NB_RSS_RQ - 1);
 	}
 	return r;

@@ -44,11 +44,8 @@
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_ether.h>
-#include <rte_ip.h>
 #include <rte_memzone.h>
 #include <rte_thash.h>
-#include <rte_udp.h>
 
 #include <mdevx.h>
 #include <mdevx_prm.h>
@@ -56,6 +53,7 @@
 #include <mdevx_share_internal.h>
 #include <swdev_client.h>
 
+#include "pcap_udp.h"
 #include "process.h"
 #include "test.h"
 #include "test_share_util.h"
@@ -125,71 +123,26 @@ rss_key(uint8_t *key)
 }
 
 /*
- * Which rule takes frame @p p of @p len bytes (-1: none), and for rule A
- * the RQ rte_softrss() picks. The rules match IP protocol UDP and the UDP
+ * Which rule takes frame @p p of @p len bytes (-1: none, -2: IPv6 to the
+ * RSS rule's port, which the test traffic never has), and for rule A the
+ * RQ rte_softrss() picks. The rules match IP protocol UDP and the UDP
  * destination port, IPv4 or IPv6, behind at most one 802.1Q tag; the RSS
  * TIR hashes the IPv4 addresses and UDP ports.
  */
 static int
 classify(const uint8_t *p, uint32_t len, const uint8_t *key, uint32_t *rq)
 {
-	const struct rte_ether_hdr *eth = (const void *)p;
-	uint32_t off = sizeof(*eth), l4;
-	struct rte_udp_hdr udp;
-	uint16_t type;
-	uint8_t proto;
+	struct pcap_udp u;
 
-	if (len < off)
+	if (pcap_udp_decode(p, len, &u) != 0)
 		return -1;
-	type = rte_be_to_cpu_16(eth->ether_type);
-	if (type == RTE_ETHER_TYPE_VLAN) {
-		struct rte_vlan_hdr vh;
-
-		if (len < off + sizeof(vh))
-			return -1;
-		memcpy(&vh, p + off, sizeof(vh));
-		type = rte_be_to_cpu_16(vh.eth_proto);
-		off += sizeof(vh);
-	}
-	if (type == RTE_ETHER_TYPE_IPV4) {
-		struct rte_ipv4_hdr ip;
-
-		if (len < off + sizeof(ip))
-			return -1;
-		memcpy(&ip, p + off, sizeof(ip));
-		proto = ip.next_proto_id;
-		l4 = off + (uint32_t)(ip.version_ihl & 0xf) * 4;
-		if (proto != IPPROTO_UDP || len < l4 + sizeof(udp))
-			return -1;
-		memcpy(&udp, p + l4, sizeof(udp));
-		if (rte_be_to_cpu_16(udp.dst_port) == rule_port[RULE_A]) {
-			uint32_t tuple[3] = {
-				rte_be_to_cpu_32(ip.src_addr), rte_be_to_cpu_32(ip.dst_addr),
-				(uint32_t)rte_be_to_cpu_16(udp.src_port) << 16 |
-				rte_be_to_cpu_16(udp.dst_port),
-			};
-
-			*rq = rte_softrss(tuple, RTE_DIM(tuple), key) & (NB_RSS_RQ - 1);
-			return RULE_A;
-		}
-	} else if (type == RTE_ETHER_TYPE_IPV6) {
-		struct rte_ipv6_hdr ip;
-
-		if (len < off + sizeof(ip))
-			return -1;
-		memcpy(&ip, p + off, sizeof(ip));
-		proto = ip.proto;
-		l4 = off + sizeof(ip);
-		if (proto != IPPROTO_UDP || len < l4 + sizeof(udp))
-			return -1;
-		memcpy(&udp, p + l4, sizeof(udp));
-		/* IPv6 is never sent to port A in the test traffic: its RSS is IPv4. */
-		if (rte_be_to_cpu_16(udp.dst_port) == rule_port[RULE_A])
+	if (u.dport == rule_port[RULE_A]) {
+		if (!u.ipv4)
 			return -2;
-	} else {
-		return -1;
+		*rq = rte_softrss(u.tuple, RTE_DIM(u.tuple), key) & (NB_RSS_RQ - 1);
+		return RULE_A;
 	}
-	return rte_be_to_cpu_16(udp.dst_port) == rule_port[RULE_B] ? RULE_B : -1;
+	return u.dport == rule_port[RULE_B] ? RULE_B : -1;
 }
 
 static int
