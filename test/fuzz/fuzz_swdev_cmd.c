@@ -551,6 +551,7 @@ control_op(uint8_t arg, const uint8_t *p, size_t n)
 {
 	uint32_t v[4] = {0};
 	struct swdev_counts cnt;
+	uint64_t ncmd;
 	size_t i;
 
 	for (i = 0; i < 16 && i < n; i++)
@@ -566,6 +567,7 @@ control_op(uint8_t arg, const uint8_t *p, size_t n)
 		break;
 	case 2:
 		swdev_ctl_counts(eng, FUZZ_DEV, v[0] % 8, &cnt);
+		swdev_ctl_cmd_count(eng, FUZZ_DEV, (uint16_t)v[1], &ncmd);
 		break;
 	case 3:
 		swdev_file_take_delay(files[v[0] & 1]);

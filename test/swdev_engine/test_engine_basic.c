@@ -2,7 +2,8 @@
 /*
  * Engine basics: devices, uverbs files and uids, handle namespace and reuse,
  * the kernel's DEVX checks (lengths, command classes, whitelist, destroy
- * opcodes), QUERY_HCA_CAP, the verbs side, logging.
+ * opcodes), QUERY_HCA_CAP, the verbs side, logging, the count of commands
+ * run per opcode.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -398,6 +399,126 @@ test_syndrome_names(void)
 	CHECK(swdev_syndrome_name(0x12345678) == NULL);
 }
 
+static uint64_t
+cmd_count(struct swdev_engine *eng, const char *dev, uint16_t opcode)
+{
+	uint64_t n = UINT64_MAX;
+
+	if (swdev_ctl_cmd_count(eng, dev, opcode, &n) != 0)
+		return UINT64_MAX;
+	return n;
+}
+
+/*
+ * Commands are counted per opcode and device when they reach the firmware,
+ * whatever it answers; kernel-level refusals are not counted.
+ */
+static void
+test_cmd_count(void)
+{
+	struct swdev_engine *eng = swdev_engine_create();
+	uint8_t in[MDEVX_ST_SZ_BYTES(query_hca_cap_in) + 16] = {0};
+	uint8_t out[MDEVX_ST_SZ_BYTES(query_flow_counter_out) + 16 * 128];
+	struct swdev_obj_info info;
+	struct swdev_file *f, *g, *o;
+	uint32_t td_h, tdn, h, id, i;
+	uint64_t n;
+
+	swdev_engine_add_device(eng, T_DEV, NULL);
+	swdev_engine_add_device(eng, "other", NULL);
+	f = swdev_file_open(eng, T_DEV);
+	g = swdev_file_open(eng, T_DEV);
+	o = swdev_file_open(eng, "other");
+	CHECK_EQ(swdev_ctl_cmd_count(eng, "nope", MDEVX_CMD_OP_NOP, &n), ENODEV);
+	CHECK_EQ(swdev_ctl_cmd_count(eng, T_DEV, MDEVX_CMD_OP_NOP, NULL), EINVAL);
+	CHECK_EQ(swdev_ctl_cmd_count(NULL, T_DEV, MDEVX_CMD_OP_NOP, &n), ENODEV);
+	for (i = 0; i <= UINT16_MAX; i += 97)
+		CHECK_EQ(cmd_count(eng, T_DEV, (uint16_t)i), 0);
+
+	/* kernel-level refusals never reach the firmware: not counted */
+	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_QUERY_HCA_CAP);
+	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), EINVAL);
+	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_NOP);
+	CHECK_EQ(swdev_devx_general_cmd(f, in, 15, out, 16), EINVAL);
+	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_DESTROY_TIR);
+	CHECK_EQ(swdev_devx_general_cmd(f, in, 16, out, 16), EINVAL);
+	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_QUERY_TIR);
+	CHECK_EQ(swdev_devx_obj_query(f, 4242, in, 16, out, 16), ENOENT);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_QUERY_HCA_CAP), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_NOP), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_DESTROY_TIR), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_QUERY_TIR), 0);
+
+	/* success, BAD_OP, the general range, from two files of the device */
+	memset(in, 0, sizeof(in));
+	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_NOP);
+	CHECK_EQ(swdev_devx_general_cmd(f, in, 16, out, 16), 0);
+	CHECK_EQ(swdev_devx_general_cmd(g, in, 16, out, 16), 0);
+	CHECK_EQ(swdev_devx_general_cmd(o, in, 16, out, 16), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_NOP), 2);
+	CHECK_EQ(cmd_count(eng, "other", MDEVX_CMD_OP_NOP), 1);
+	MDEVX_SET(mbox_in, in, opcode, MDEVX_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+	CHECK_EQ(swdev_devx_obj_create(f, in, 16, out, 16, NULL), EREMOTEIO);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT), 1);
+
+	/* a failure injected in the firmware is a command run */
+	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 1,
+				 MDEVX_CMD_STAT_NO_RES_ERR, 0x11, 0), 0);
+	CHECK_EQ(t_alloc_td(f, &td_h, &tdn), EREMOTEIO);
+	CHECK_EQ(t_alloc_td(f, &td_h, &tdn), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN), 2);
+
+	/* queries, one failing in the firmware (past the bulk) */
+	CHECK_EQ(t_alloc_counter(f, 1, 0, out, &info), 0);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(t_query_counter(f, info.handle, info.object_id, 128, 0, out,
+					 sizeof(out)), 0);
+	CHECK_EQ(t_query_counter(f, info.handle, info.object_id + 1, 128, 0, out, sizeof(out)),
+		 EREMOTEIO);
+	CHECK_EQ(t_query_counter(f, info.handle + 100, info.object_id, 1, 0, out, sizeof(out)),
+		 ENOENT);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER), 1);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER), 6);
+	CHECK_EQ(cmd_count(eng, "other", MDEVX_CMD_OP_QUERY_FLOW_COUNTER), 0);
+
+	/* destroys: by handle (a refused EBUSY is not run), and at close */
+	CHECK_EQ(swdev_file_pd_alloc(f, &h, &id), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_ALLOC_PD), 1);
+	CHECK_EQ(swdev_file_verbs_destroy(f, h), 0);
+	CHECK_EQ(swdev_file_verbs_destroy(f, h), ENOENT);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_DEALLOC_PD), 1);
+	CHECK_EQ(swdev_devx_obj_destroy(f, info.handle), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER), 1);
+	CHECK_EQ(swdev_ctl_fault(eng, T_DEV, MDEVX_CMD_OP_DEALLOC_TRANSPORT_DOMAIN, 1,
+				 MDEVX_CMD_STAT_INT_ERR, 0x12, 0), 0);
+	CHECK(swdev_devx_obj_destroy(f, td_h) != 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_DEALLOC_TRANSPORT_DOMAIN), 1);
+	CHECK_EQ(t_alloc_td(g, &h, &tdn), 0);
+	swdev_file_close(f);
+	swdev_file_close(g);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_DEALLOC_TRANSPORT_DOMAIN), 3);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN), 3);
+
+	/* 512 opcodes of the general range, each sent a number of times of its own */
+	f = swdev_file_open(eng, T_DEV);
+	for (i = 0; i < 512; i++) {
+		uint32_t k;
+
+		MDEVX_SET(mbox_in, in, opcode, 0xb00 + i);
+		for (k = 0; k < i % 7 + 1; k++)
+			CHECK_EQ(swdev_devx_general_cmd(f, in, 16, out, 16), EREMOTEIO);
+	}
+	for (i = 0; i < 512; i++)
+		if (cmd_count(eng, T_DEV, (uint16_t)(0xb00 + i)) != i % 7 + 1)
+			break;
+	CHECK_EQ(i, 512);
+	CHECK_EQ(cmd_count(eng, T_DEV, 0xd00), 0);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_NOP), 2);
+	CHECK_EQ(cmd_count(eng, T_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER), 6);
+	CHECK_EQ(cmd_count(eng, "other", 0xb00), 0);
+	swdev_engine_destroy(eng);
+}
+
 int
 main(void)
 {
@@ -409,5 +530,6 @@ main(void)
 	test_hca_cap();
 	test_devx_pd_and_info();
 	test_syndrome_names();
+	test_cmd_count();
 	return check_summary();
 }

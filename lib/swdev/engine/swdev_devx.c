@@ -205,8 +205,9 @@ check_buffers(const void *in, size_t inlen, const void *out, size_t outlen)
 }
 
 /*
- * Firmware execution: zero the output mailbox, apply fault rules, run the
- * handler, write status and syndrome. 0, EREMOTEIO or ENOMEM.
+ * Firmware execution: count the command, zero the output mailbox, apply
+ * fault rules, run the handler, write status and syndrome. 0, EREMOTEIO
+ * or ENOMEM.
  */
 static int
 run_fw(struct swdev_cmd *cmd, enum cmd_class cls)
@@ -215,6 +216,7 @@ run_fw(struct swdev_cmd *cmd, enum cmd_class cls)
 	uint32_t syndrome = 0;
 	int rc;
 
+	swdev_cmd_counted(cmd->dev, cmd->opcode);
 	memset(cmd->out, 0, cmd->outlen);
 	if (cmd->dev->nfaults != 0 &&
 	    swdev_fault_check(cmd->dev, cmd->file, cmd->opcode, &status, &syndrome)) {
@@ -459,6 +461,7 @@ swdev_obj_destroy_cmd(struct swdev_file *f, struct swdev_obj *obj)
 	}
 	cmd_init(&cmd, f, obj->destroy_cmd, sizeof(obj->destroy_cmd), out, sizeof(out));
 	cmd.uid = obj->uid;
+	swdev_cmd_counted(f->dev, cmd.opcode);
 	if (f->dev->nfaults != 0 &&
 	    swdev_fault_check(f->dev, f, cmd.opcode, &status, &syndrome)) {
 		/* mlx5_cmd_exec() turns the status into an errno */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Software mlx5 device engine: engine, devices, uverbs files, limits, the
- * control path (counts, traffic and fault injection) and logging.
+ * control path (counts, commands run, traffic and fault injection) and
+ * logging.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -186,6 +187,7 @@ dev_free(struct swdev_dev *dev)
 	swdev_rx_fini(dev);
 	swdev_counters_fini(&dev->cnt);
 	swdev_steer_fini(dev);
+	free(dev->opstat.slot);
 	free(dev->uid_used);
 	free(dev);
 }
@@ -260,11 +262,16 @@ swdev_engine_add_device(struct swdev_engine *eng, const char *name,
 	if (dev == NULL)
 		return -ENOMEM;
 	dev->uid_used = calloc((SWDEV_MAX_UID + 1) / 64, sizeof(uint64_t));
-	if (dev->uid_used == NULL || swdev_counters_init(&dev->cnt, lim->max_flow_counters)) {
+	dev->opstat.slot = calloc(SWDEV_OPSTAT_INIT, sizeof(*dev->opstat.slot));
+	if (dev->uid_used == NULL || dev->opstat.slot == NULL ||
+	    swdev_counters_init(&dev->cnt, lim->max_flow_counters)) {
+		free(dev->opstat.slot);
 		free(dev->uid_used);
 		free(dev);
 		return -ENOMEM;
 	}
+	dev->opstat.cap = SWDEV_OPSTAT_INIT;
+	dev->opstat.shift = 32u - (uint32_t)__builtin_ctz(SWDEV_OPSTAT_INIT);
 	dev->uid_used[0] = 1;	/* uid 0 is the kernel's own */
 	dev->eng = eng;
 	dev->index = eng->ndevs;
@@ -355,6 +362,20 @@ swdev_file_open(struct swdev_engine *eng, const char *devname)
 }
 
 /*
+ * The kernel's cleanup of a closed file runs each object's destroy command
+ * (root matchers and rules have none): counted as any command.
+ */
+static void
+close_destroy(struct swdev_dev *dev, struct swdev_obj *o)
+{
+	uint16_t opcode = (uint16_t)MDEVX_GET(mbox_in, o->destroy_cmd, opcode);
+
+	if (opcode != 0)
+		swdev_cmd_counted(dev, opcode);
+	swdev_obj_force_destroy(dev, o);
+}
+
+/*
  * The file's flow tables, lowest level first: a table references deeper
  * tables only (its miss table), so none is referenced when it goes. (The
  * file list's newest-first order would do today, a miss table being older
@@ -370,7 +391,7 @@ close_tables(struct swdev_file *f)
 		for (o = f->objs[SWDEV_KIND_FLOW_TABLE]; o != NULL; o = next) {
 			next = o->fnext;
 			if (o->u.ft.level == level)
-				swdev_obj_force_destroy(f->dev, o);
+				close_destroy(f->dev, o);
 		}
 }
 
@@ -389,7 +410,7 @@ swdev_file_close(struct swdev_file *f)
 		if (k == SWDEV_KIND_FLOW_TABLE)
 			close_tables(f);
 		while (f->objs[k] != NULL)
-			swdev_obj_force_destroy(dev, f->objs[k]);
+			close_destroy(dev, f->objs[k]);
 	}
 	swdev_idmap_fini(&f->handles);
 	dev->uid_used[f->uid / 64] &= ~(1ull << (f->uid % 64));
@@ -543,4 +564,88 @@ swdev_fault_check(struct swdev_dev *dev, struct swdev_file *file, uint16_t opcod
 	if (--r->count == 0)
 		dev->faults[i] = dev->faults[--dev->nfaults];
 	return *status != MDEVX_CMD_STAT_OK;
+}
+
+/* ---- commands run, per opcode ---- */
+
+static uint32_t
+opstat_home(const struct swdev_opstat *t, uint32_t key)
+{
+	return (key * 2654435761u) >> t->shift;
+}
+
+/* The slot of @p key, or the free slot where it goes; NULL if the table is full. */
+static struct swdev_opcount *
+opstat_find(const struct swdev_opstat *t, uint32_t key)
+{
+	uint32_t i, h = opstat_home(t, key);
+
+	for (i = 0; i < t->cap; i++) {
+		struct swdev_opcount *s = &t->slot[(h + i) & (t->cap - 1)];
+
+		if (s->key == key || s->key == 0)
+			return s;
+	}
+	return NULL;
+}
+
+/* Double the table: 0 or ENOMEM (the table is kept as it was). */
+static int
+opstat_grow(struct swdev_opstat *t)
+{
+	struct swdev_opstat nt = *t;
+	uint32_t i;
+
+	if (t->cap > UINT32_MAX / 2 / sizeof(*t->slot))
+		return ENOMEM;
+	nt.cap = t->cap * 2;
+	nt.shift = t->shift - 1;
+	nt.slot = calloc(nt.cap, sizeof(*nt.slot));
+	if (nt.slot == NULL)
+		return ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->slot[i].key != 0)
+			*opstat_find(&nt, t->slot[i].key) = t->slot[i];
+	free(t->slot);
+	*t = nt;
+	return 0;
+}
+
+void
+swdev_cmd_counted(struct swdev_dev *dev, uint16_t opcode)
+{
+	struct swdev_opstat *t = &dev->opstat;
+	uint32_t key = (uint32_t)opcode + 1;
+	struct swdev_opcount *s = opstat_find(t, key);
+
+	if (s != NULL && s->key == key) {
+		s->count++;
+		return;
+	}
+	/* a new opcode: keep the load at most 3/4 when memory allows */
+	if ((uint64_t)(t->n + 1) * 4 > (uint64_t)t->cap * 3 && opstat_grow(t) == 0)
+		s = opstat_find(t, key);
+	if (s == NULL) {
+		t->lost++;
+		return;
+	}
+	s->key = key;
+	s->count = 1;
+	t->n++;
+}
+
+int
+swdev_ctl_cmd_count(struct swdev_engine *eng, const char *devname, uint16_t opcode,
+		    uint64_t *count)
+{
+	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_opcount *s;
+
+	if (count == NULL)
+		return EINVAL;
+	if (dev == NULL)
+		return ENODEV;
+	s = opstat_find(&dev->opstat, (uint32_t)opcode + 1);
+	*count = s != NULL && s->key != 0 ? s->count : 0;
+	return 0;
 }

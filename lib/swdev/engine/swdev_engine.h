@@ -195,7 +195,7 @@ int swdev_ctl_fault(struct swdev_engine *eng, const char *devname, uint16_t opco
 /** Delay the last command asked to apply (set by a delay fault), microseconds. */
 uint32_t swdev_file_take_delay(struct swdev_file *f);
 
-/** Commands with @p opcode run on the device so far (every file): 0, ENODEV. */
+/** Commands with @p opcode run on the device so far (every file): 0, ENODEV, EINVAL. */
 int swdev_ctl_cmd_count(struct swdev_engine *eng, const char *devname, uint16_t opcode,
 			uint64_t *count);
 

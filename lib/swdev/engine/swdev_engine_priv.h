@@ -250,6 +250,30 @@ struct swdev_fault {
 	uint32_t delay_us;
 };
 
+/* ---- commands run, per opcode (swdev_engine.c) ---- */
+
+/** One opcode's count; key is opcode + 1 (0: free slot). */
+struct swdev_opcount {
+	uint32_t key;
+	uint64_t count;
+};
+
+/**
+ * Open-addressing table of the commands a device ran, by opcode: starts
+ * at SWDEV_OPSTAT_INIT slots, doubles past 3/4 load. Only opcodes that
+ * pass the kernel's checks reach it (a few hundred at most), so it stays
+ * small. When a doubling fails (host memory), the table keeps filling;
+ * a command that finds no slot at all is counted in lost.
+ */
+struct swdev_opstat {
+	struct swdev_opcount *slot;
+	uint32_t cap;		/* a power of two */
+	uint32_t shift;		/* 32 - log2(cap) */
+	uint32_t n;		/* opcodes seen */
+	uint64_t lost;
+};
+#define SWDEV_OPSTAT_INIT 64u
+
 /* ---- devices, files, engine ---- */
 
 struct swdev_dev {
@@ -268,6 +292,7 @@ struct swdev_dev {
 	struct swdev_fault faults[SWDEV_MAX_FAULT_RULES];
 	struct swdev_steer *steer;	/* swdev_steer.c */
 	struct swdev_rx *rx;		/* swdev_rx.c */
+	struct swdev_opstat opstat;	/* commands run, by opcode */
 };
 
 struct swdev_file {
@@ -411,6 +436,15 @@ swdev_obj_put(struct swdev_obj *o)
 void swdev_file_attach(struct swdev_file *f, struct swdev_obj *obj);
 /** Unlink from the file. */
 void swdev_file_detach(struct swdev_file *f, struct swdev_obj *obj);
+
+/* ---- command counting (swdev_engine.c) ---- */
+
+/**
+ * A command with @p opcode reaches the firmware of @p dev (whatever it
+ * answers). Called where the kernel would hand the mailbox over: after
+ * every kernel-level check, before fault rules and handlers.
+ */
+void swdev_cmd_counted(struct swdev_dev *dev, uint16_t opcode);
 
 /* ---- fault injection (swdev_engine.c) ---- */
 

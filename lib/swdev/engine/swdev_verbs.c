@@ -27,6 +27,8 @@ verbs_create(struct swdev_file *f, enum swdev_kind kind, uint16_t opcode,
 
 	if (swdev_idmap_reserve(&f->handles) != 0)
 		return ENOMEM;
+	/* what the kernel sends the firmware for this verbs call */
+	swdev_cmd_counted(dev, opcode);
 	if (dev->nfaults != 0 && swdev_fault_check(dev, f, opcode, &status, &syndrome)) {
 		rc = mdevx_cmd_status_to_errno(status);
 		swdev_engine_logf(dev->eng,
