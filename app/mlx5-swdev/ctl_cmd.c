@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl_cmd.h"
+#include "mdevx_prm.h"
 #include "swdev_client.h"
 #include "swdev_engine.h"
 
@@ -40,7 +41,11 @@ ctl_cmd_usage(FILE *f)
 		"  rq-capture DEV RQN IDX     captured frame IDX (0 = oldest): len= caplen=\n"
 		"                             hash= tirn= seq= data=HEX\n"
 		"  counts DEV [FILE_ID]       total= and one line per object kind\n"
-		"Statistics and captures need --test-mode or the daemon's own uid.\n"
+		"  cmd-count DEV OPCODE       firmware commands with OPCODE (a number or a PRM\n"
+		"                             name such as QUERY_FLOW_COUNTER) the device ran,\n"
+		"                             every file's: opcode= name= count=\n"
+		"Statistics, captures and command counts need --test-mode or the daemon's\n"
+		"own uid.\n"
 		"Exit 0 done, 1 refused (errno on stderr), 2 usage error.\n",
 		"mlx5-swdev");
 }
@@ -237,6 +242,47 @@ cmd_counts(struct swdev_ctl *ctl, char **a, int n)
 	return 0;
 }
 
+/* An opcode: a number in 0..0xffff, or a name of mdevx_cmd_op_name(). -1 if neither. */
+static int
+parse_opcode(const char *s, uint16_t *op)
+{
+	uint32_t v, i;
+
+	if (parse_u32(s, &v) == 0) {
+		if (v > UINT16_MAX)
+			return -1;
+		*op = (uint16_t)v;
+		return 0;
+	}
+	if (strcmp(s, "UNKNOWN") == 0)
+		return -1;
+	for (i = 0; i <= UINT16_MAX; i++)
+		if (strcmp(mdevx_cmd_op_name((uint16_t)i), s) == 0) {
+			*op = (uint16_t)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int
+cmd_cmd_count(struct swdev_ctl *ctl, char **a)
+{
+	uint64_t count;
+	uint16_t op;
+	int err;
+
+	if (parse_opcode(a[1], &op) != 0) {
+		fprintf(stderr, "mlx5-swdev: cmd-count: OPCODE: a number up to 0xffff or a "
+			"PRM command name (QUERY_FLOW_COUNTER, ...)\n");
+		return 2;
+	}
+	err = swdev_ctl_get_cmd_count(ctl, a[0], op, &count);
+	if (err != 0)
+		return failed("cmd-count", a[0], err);
+	printf("opcode=0x%04x\nname=%s\ncount=%" PRIu64 "\n", op, mdevx_cmd_op_name(op), count);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int min_args;
@@ -249,6 +295,7 @@ static const struct {
 	{ "rq-stats", 2, 2 },
 	{ "rq-capture", 3, 3 },
 	{ "counts", 1, 2 },
+	{ "cmd-count", 2, 2 },
 };
 
 int
@@ -299,8 +346,11 @@ ctl_cmd_run(const char *sock_path, int argc, char **argv)
 	case 5:
 		rc = cmd_rq_capture(ctl, argv);
 		break;
-	default:
+	case 6:
 		rc = cmd_counts(ctl, argv, n);
+		break;
+	default:
+		rc = cmd_cmd_count(ctl, argv);
 		break;
 	}
 	swdev_ctl_close(ctl);

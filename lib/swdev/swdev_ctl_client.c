@@ -290,6 +290,25 @@ swdev_ctl_ping(struct swdev_ctl *ctl)
 	return ctl_call(ctl, &req, "", &rep);
 }
 
+int
+swdev_ctl_get_cmd_count(struct swdev_ctl *ctl, const char *devname, uint16_t opcode,
+			uint64_t *count)
+{
+	struct swdev_ctl_cmd_count_rep cc;
+	struct swdev_ctl_req req;
+	int err;
+
+	if (count == NULL)
+		return EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.op = SWDEV_CTL_CMD_COUNT;
+	req.opcode = opcode;
+	err = ctl_call_out(ctl, &req, devname, NULL, 0, &cc, sizeof(cc));
+	if (err == 0)
+		*count = cc.count;
+	return err;
+}
+
 /* ---- receive path ---- */
 
 int

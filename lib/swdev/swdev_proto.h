@@ -146,6 +146,7 @@ enum swdev_ctl_op {
 	SWDEV_CTL_PORT_STATS = 8,	/**< reply: swdev_port_stats */
 	SWDEV_CTL_RQ_STATS = 9,		/**< rqn; reply: swdev_rq_stats */
 	SWDEV_CTL_RQ_CAPTURE = 10,	/**< rqn, idx; reply: swdev_capture_info + caplen bytes */
+	SWDEV_CTL_CMD_COUNT = 11,	/**< opcode; reply: swdev_ctl_cmd_count_rep */
 	SWDEV_CTL_MAX,
 };
 
@@ -160,7 +161,7 @@ struct swdev_ctl_req {
 	uint32_t count;		/**< FAULT */
 	uint32_t syndrome;	/**< FAULT */
 	uint32_t delay_us;	/**< FAULT */
-	uint16_t opcode;	/**< FAULT */
+	uint16_t opcode;	/**< FAULT, CMD_COUNT */
 	uint8_t status;		/**< FAULT */
 	uint8_t pad[5];
 	uint64_t packets;	/**< INJECT */
@@ -195,6 +196,11 @@ struct swdev_ctl_batch_rep {
 	uint32_t first_err;	/**< its errno (0 when none was refused) */
 	uint64_t bytes;		/**< bytes of the frames handed to the port */
 	uint64_t verdicts[4];	/**< accepted frames by enum swdev_rx_verdict */
+};
+
+/** Reply payload of CMD_COUNT (8 bytes). */
+struct swdev_ctl_cmd_count_rep {
+	uint64_t count;		/**< commands with the opcode the device ran */
 };
 
 /* ---- helpers shared by both ends ---- */

@@ -1231,6 +1231,7 @@ static const char *const ctl_op_names[SWDEV_CTL_MAX] = {
 	[SWDEV_CTL_PORT_STATS] = "PORT_STATS",
 	[SWDEV_CTL_RQ_STATS] = "RQ_STATS",
 	[SWDEV_CTL_RQ_CAPTURE] = "RQ_CAPTURE",
+	[SWDEV_CTL_CMD_COUNT] = "CMD_COUNT",
 };
 
 static const char *
@@ -1252,8 +1253,9 @@ ctl_op_injects(uint32_t op)
 /*
  * May peer @p k run @p req? Outside test mode: PING; the counts of a file
  * opened by the peer's own uid; the whole device's counts, the number of
- * files, port and RQ statistics and captured frames for the daemon's uid
- * only; never traffic (counters or frames) or fault injection. In test
+ * files, port and RQ statistics, captured frames and the commands the
+ * device ran (every file's, as the whole device's counts) for the daemon's
+ * uid only; never traffic (counters or frames) or fault injection. In test
  * mode everything (every peer is still an allowed uid).
  */
 static bool
@@ -1276,6 +1278,7 @@ ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_
 	case SWDEV_CTL_PORT_STATS:
 	case SWDEV_CTL_RQ_STATS:
 	case SWDEV_CTL_RQ_CAPTURE:
+	case SWDEV_CTL_CMD_COUNT:
 		return k->e.peer_uid == srv->euid;
 	default:
 		return true;	/* EINVAL below */
@@ -1343,6 +1346,7 @@ static int
 ctl_run(struct swdev_server *srv, const struct swdev_ctl_req *req, const char *devname,
 	const uint8_t *in, struct swdev_ctl_rep *rep, uint8_t *out, uint32_t *outlen)
 {
+	struct swdev_ctl_cmd_count_rep cc;
 	struct swdev_ctl_batch_rep br;
 	struct swdev_capture_info ci;
 	struct swdev_counts counts;
@@ -1418,6 +1422,14 @@ ctl_run(struct swdev_server *srv, const struct swdev_ctl_req *req, const char *d
 				ci.caplen = SWDEV_CAPTURE_SNAPLEN;
 			memcpy(out, &ci, sizeof(ci));
 			*outlen = (uint32_t)sizeof(ci) + ci.caplen;
+		}
+		return err;
+	case SWDEV_CTL_CMD_COUNT:
+		memset(&cc, 0, sizeof(cc));
+		err = swdev_ctl_cmd_count(srv->eng, devname, req->opcode, &cc.count);
+		if (err == 0) {
+			memcpy(out, &cc, sizeof(cc));
+			*outlen = sizeof(cc);
 		}
 		return err;
 	default:
