@@ -171,7 +171,7 @@ usage(const char *prog)
 	       "$DPDK_TEST_PARAMS adds EAL arguments.\n"
 	       "\n"
 	       "Return code: 0 all passed, 77 skipped, 1 failed.\n\n",
-	       prog, MDEVX_VERSION, MDEVX_DPDK_VERSION, MDEVX_RDMA_CORE_VERSION);
+	       prog, MDEVX_VERSION, MDEVX_DPDK_VERSION, MDEVX_LIBMLX5_VERSION);
 	list_commands(stdout);
 }
 

@@ -681,6 +681,18 @@ MDEVX_INTERNAL int mdevx_obj_hold(struct mdevx_obj *obj);
 MDEVX_INTERNAL int mdevx_obj_unimport_held(struct mdevx_obj *obj);
 
 /**
+ * Internal (for tests, not a stable API): the rdma backend's export path,
+ * chosen once per process from the libmlx5 it has loaded (doc/driver.rst):
+ * "native" (rdma-core's mlx5dv_devx_obj_export() and friends), "compat"
+ * (the compatibility path) or "none" (built with rdma_core_compat=native,
+ * and libmlx5 lacks the calls: rdma export and import fail with ENOTSUP).
+ * Needs no device. @p release (@p len bytes, may be NULL) receives the
+ * rdma-core release told by the file name of the loaded libmlx5 ("44.0"
+ * for libmlx5.so.1.24.44.0), or "unknown".
+ */
+MDEVX_INTERNAL const char *mdevx_rdma_export_path(char *release, size_t len);
+
+/**
  * Compact import of a flow counter bulk or a TIR, held in caller storage
  * (32 bytes): no wrapper allocation and no entry in the library's table of
  * live objects. For layers that keep their own handles (libmdevx_share keeps

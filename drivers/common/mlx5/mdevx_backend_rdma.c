@@ -2,30 +2,40 @@
 /*
  * rdma-core backend: thin calls into libibverbs / libmlx5.
  *
- * Export / import / unimport:
- * - MDEVX_USE_NATIVE_EXPORT (rdma-core >= 63): mlx5dv_devx_obj_export,
- *   mlx5dv_devx_obj_import, mlx5dv_devx_obj_unimport, mlx5dv_get_export_sizes.
- * - otherwise (rdma-core 38..62): the compatibility path over the private
+ * Export / import / unimport: both paths are compiled into every build and
+ * one is chosen at run time, once per process (rdma_rt_resolve()):
+ * - native (rdma-core >= 63): mlx5dv_devx_obj_export, mlx5dv_devx_obj_import,
+ *   mlx5dv_devx_obj_unimport and _mlx5dv_get_export_sizes, looked up with
+ *   dlvsym(..., "MLX5_1.27") in the libmlx5 the process has loaded. No
+ *   build refers to them at link time, so the library loads on any
+ *   rdma-core; used when libmlx5 has all four.
+ * - compatibility (rdma-core 38..62): the same behaviour over the private
  *   struct mlx5dv_devx_obj layout (mdevx_compat.c), producing and consuming
  *   the rdma-core 63 buffer layout (32 bytes). The layout is verified once
  *   per process on the first flow counter or TIR created through this
  *   backend; export/import before that create a single flow counter as a
  *   probe, check it and destroy it. A refused layout makes export and import
  *   fail with ENOTSUP for the rest of the process.
- * - MDEVX_RDMA_CORE_STUB (CI compile check of the native path against the
- *   stand-in header of test/rdma-core-63): the four rdma-core 63 functions
- *   are weak references; when the loaded libmlx5 lacks them the calls fail
- *   with ENOTSUP instead of jumping to address 0.
+ * The meson option rdma_core_compat (MDEVX_RDMA_EXPORT_MODE) constrains the
+ * choice: auto takes the native path when libmlx5 has it, native refuses
+ * export/import (ENOTSUP) without it, compat never uses it. The choice and
+ * the rdma-core release (from the file name of the loaded libmlx5) are
+ * logged once, on the first rdma-core context the process opens or imports.
  *
  * Root steering (matchers and rules) maps onto mlx5dv_create_flow_matcher()
  * and mlx5dv_create_flow(); see doc/driver.rst for the mapping and for what
  * the removal of a rule by handle relies on. Compile-checked only: no test
  * runs it (no NIC).
  */
+#include <assert.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,6 +77,238 @@ errno_or(int fallback)
 	return errno != 0 ? errno : fallback;
 }
 
+/* ---- export path, resolved at run time ---- */
+
+/* Values of MDEVX_RDMA_EXPORT_MODE (meson option rdma_core_compat). */
+#define RDMA_EXPORT_MODE_AUTO 0
+#define RDMA_EXPORT_MODE_NATIVE 1
+#define RDMA_EXPORT_MODE_COMPAT 2
+
+/* Version node of the rdma-core 63 export calls in libmlx5.map. */
+#define RDMA_NATIVE_VERSION "MLX5_1.27"
+
+/*
+ * Our own declarations of the rdma-core 63 interface (its prototypes, in
+ * libmlx5.map node MLX5_1.27): the installed <infiniband/mlx5dv.h> of an
+ * older rdma-core has none of them.
+ */
+struct rdma_export_sizes {
+	uint32_t var_attrs_size;
+	uint32_t devx_umem_attrs_size;
+	uint32_t devx_obj_attrs_size;
+};
+
+typedef void (*rdma_get_export_sizes_fn)(struct rdma_export_sizes *sizes, size_t sizes_len);
+typedef int (*rdma_devx_obj_export_fn)(struct mlx5dv_devx_obj *obj, void *data);
+typedef struct mlx5dv_devx_obj *(*rdma_devx_obj_import_fn)(struct ibv_context *context,
+							   void *data);
+typedef void (*rdma_devx_obj_unimport_fn)(struct mlx5dv_devx_obj *obj);
+
+#if MDEVX_HAVE_DEVX_OBJ_EXPORT
+/*
+ * The <infiniband/mlx5dv.h> of this build (rdma-core >= 63, or the stand-in
+ * of test/rdma-core-63) declares the calls: ours must agree with them.
+ * __typeof__ does not evaluate, so this makes no reference to the symbols.
+ */
+static_assert(__builtin_types_compatible_p(__typeof__(&mlx5dv_devx_obj_export),
+					   rdma_devx_obj_export_fn), "mlx5dv_devx_obj_export");
+static_assert(__builtin_types_compatible_p(__typeof__(&mlx5dv_devx_obj_import),
+					   rdma_devx_obj_import_fn), "mlx5dv_devx_obj_import");
+static_assert(__builtin_types_compatible_p(__typeof__(&mlx5dv_devx_obj_unimport),
+					   rdma_devx_obj_unimport_fn), "mlx5dv_devx_obj_unimport");
+static_assert(__builtin_types_compatible_p(__typeof__(&_mlx5dv_get_export_sizes),
+					   void (*)(struct mlx5dv_export_sizes *, size_t)),
+	      "_mlx5dv_get_export_sizes");
+static_assert(sizeof(struct mlx5dv_export_sizes) == sizeof(struct rdma_export_sizes),
+	      "struct mlx5dv_export_sizes size");
+static_assert(offsetof(struct mlx5dv_export_sizes, devx_obj_attrs_size) ==
+	      offsetof(struct rdma_export_sizes, devx_obj_attrs_size),
+	      "struct mlx5dv_export_sizes layout");
+#endif
+
+enum rdma_export_path {
+	RDMA_PATH_COMPAT,
+	RDMA_PATH_NATIVE,
+	RDMA_PATH_NONE,		/**< rdma_core_compat=native without the calls */
+};
+
+/* What rdma_rt_resolve() found; written once, read-only afterwards. */
+static struct {
+	enum rdma_export_path path;
+	bool have_native;	/**< libmlx5 has all four MLX5_1.27 calls */
+	rdma_get_export_sizes_fn get_export_sizes;
+	rdma_devx_obj_export_fn obj_export;
+	rdma_devx_obj_import_fn obj_import;
+	rdma_devx_obj_unimport_fn obj_unimport;
+	char file[NAME_MAX + 1];	/**< libmlx5's file name, or "libmlx5" */
+	char release[32];		/**< rdma-core release, or "unknown" */
+} rdma_rt;
+
+static pthread_once_t rdma_rt_once = PTHREAD_ONCE_INIT;
+static pthread_once_t rdma_rt_log_once = PTHREAD_ONCE_INIT;
+
+/*
+ * rdma-core's release from the name of libmlx5's file: providers are
+ * installed as lib<name>.so.1.<ABI>.<rdma-core version>, e.g.
+ * libmlx5.so.1.24.44.0 for rdma-core 44.0. "unknown" for anything else
+ * (the soname alone, a renamed file).
+ */
+static void
+rdma_rt_release(const char *path)
+{
+	static const char prefix[] = "libmlx5.so.1.";
+	const char *base = strrchr(path, '/');
+	const char *rel;
+	size_t i, n;
+
+	base = base != NULL ? base + 1 : path;
+	snprintf(rdma_rt.file, sizeof(rdma_rt.file), "%s", base);
+	snprintf(rdma_rt.release, sizeof(rdma_rt.release), "unknown");
+	if (strncmp(base, prefix, sizeof(prefix) - 1) != 0)
+		return;
+	/* Skip the ABI minor: the rest is the release. */
+	rel = strchr(base + sizeof(prefix) - 1, '.');
+	if (rel == NULL || rel == base + sizeof(prefix) - 1 || rel[1] < '0' || rel[1] > '9')
+		return;
+	rel++;
+	n = strlen(rel);
+	if (n >= sizeof(rdma_rt.release))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!((rel[i] >= '0' && rel[i] <= '9') || (rel[i] >= 'a' && rel[i] <= 'z') ||
+		      (rel[i] >= 'A' && rel[i] <= 'Z') || rel[i] == '.' || rel[i] == '_' ||
+		      rel[i] == '-'))
+			return;
+	}
+	memcpy(rdma_rt.release, rel, n + 1);
+}
+
+/* Where the loaded libmlx5 lives, into rdma_rt.file and rdma_rt.release. */
+static void
+rdma_rt_locate(void *lib)
+{
+	struct link_map *map = NULL;
+	const char *name = NULL;
+	char *real;
+	Dl_info info;
+
+	if (lib != NULL && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map != NULL)
+		name = map->l_name;
+	/* No handle: the object that holds a libmlx5 function we link to. */
+	if ((name == NULL || name[0] == '\0') &&
+	    dladdr((void *)(uintptr_t)&mlx5dv_devx_obj_create, &info) != 0)
+		name = info.dli_fname;
+	if (name == NULL || name[0] == '\0') {
+		snprintf(rdma_rt.file, sizeof(rdma_rt.file), "libmlx5");
+		snprintf(rdma_rt.release, sizeof(rdma_rt.release), "unknown");
+		return;
+	}
+	/* The link map names the soname link (libmlx5.so.1): follow it. */
+	real = realpath(name, NULL);
+	rdma_rt_release(real != NULL ? real : name);
+	free(real);
+}
+
+/*
+ * Look @p name up at RDMA_NATIVE_VERSION into the function pointer at @p fn
+ * (NULL if absent). POSIX makes dlvsym()'s result usable as a function
+ * pointer; the copy keeps ISO C's object-to-function conversion out.
+ */
+static void
+rdma_rt_sym(void *lib, const char *name, void *fn)
+{
+	void *sym = dlvsym(lib != NULL ? lib : RTLD_DEFAULT, name, RDMA_NATIVE_VERSION);
+
+	static_assert(sizeof(sym) == sizeof(rdma_devx_obj_export_fn), "function pointer size");
+	memcpy(fn, &sym, sizeof(sym));
+}
+
+static void
+rdma_rt_resolve(void)
+{
+	void *lib;
+
+	/*
+	 * The libmlx5 this library was linked with is loaded already:
+	 * RTLD_NOLOAD only takes a reference on it, kept for the life of the
+	 * process (the library needs libmlx5 anyway).
+	 */
+	lib = dlopen("libmlx5.so.1", RTLD_NOW | RTLD_NOLOAD);
+	rdma_rt_sym(lib, "_mlx5dv_get_export_sizes", &rdma_rt.get_export_sizes);
+	rdma_rt_sym(lib, "mlx5dv_devx_obj_export", &rdma_rt.obj_export);
+	rdma_rt_sym(lib, "mlx5dv_devx_obj_import", &rdma_rt.obj_import);
+	rdma_rt_sym(lib, "mlx5dv_devx_obj_unimport", &rdma_rt.obj_unimport);
+	rdma_rt.have_native = rdma_rt.get_export_sizes != NULL && rdma_rt.obj_export != NULL &&
+			      rdma_rt.obj_import != NULL && rdma_rt.obj_unimport != NULL;
+	rdma_rt_locate(lib);
+	if (MDEVX_RDMA_EXPORT_MODE == RDMA_EXPORT_MODE_COMPAT)
+		rdma_rt.path = RDMA_PATH_COMPAT;
+	else if (rdma_rt.have_native)
+		rdma_rt.path = RDMA_PATH_NATIVE;
+	else if (MDEVX_RDMA_EXPORT_MODE == RDMA_EXPORT_MODE_NATIVE)
+		rdma_rt.path = RDMA_PATH_NONE;
+	else
+		rdma_rt.path = RDMA_PATH_COMPAT;
+}
+
+static enum rdma_export_path
+rdma_rt_path(void)
+{
+	pthread_once(&rdma_rt_once, rdma_rt_resolve);
+	return rdma_rt.path;
+}
+
+static const char *
+rdma_rt_path_name(enum rdma_export_path path)
+{
+	switch (path) {
+	case RDMA_PATH_NATIVE:
+		return "native";
+	case RDMA_PATH_COMPAT:
+		return "compat";
+	default:
+		return "none";
+	}
+}
+
+/* The log line of doc/driver.rst, once per process. */
+static void
+rdma_rt_log(void)
+{
+	enum rdma_export_path path = rdma_rt_path();
+
+	if (path == RDMA_PATH_NATIVE)
+		MDEVX_LOG_PLAIN(NOTICE, "rdma-core %s (%s): export/import on the native path "
+				"(mlx5dv_devx_obj_export@%s)", rdma_rt.release, rdma_rt.file,
+				RDMA_NATIVE_VERSION);
+	else if (path == RDMA_PATH_COMPAT)
+		MDEVX_LOG_PLAIN(NOTICE, "rdma-core %s (%s): export/import on the compatibility "
+				"path (%s)", rdma_rt.release, rdma_rt.file,
+				rdma_rt.have_native ? "rdma_core_compat=compat" :
+				"no mlx5dv_devx_obj_export@" RDMA_NATIVE_VERSION);
+	else
+		MDEVX_LOG_PLAIN(ERR, "rdma-core %s (%s): no export/import: built with "
+				"rdma_core_compat=native and libmlx5 lacks "
+				"mlx5dv_devx_obj_export@%s", rdma_rt.release, rdma_rt.file,
+				RDMA_NATIVE_VERSION);
+}
+
+MDEVX_INTERNAL const char *
+mdevx_rdma_export_path(char *release, size_t len)
+{
+	enum rdma_export_path path = rdma_rt_path();
+
+	if (release != NULL && len > 0)
+		snprintf(release, len, "%s", rdma_rt.release);
+	return rdma_rt_path_name(path);
+}
+
+bool
+mdevx_rdma_export_native(void)
+{
+	return rdma_rt_path() == RDMA_PATH_NATIVE;
+}
+
 static int
 rdma_open(const char *spec, void **bctx)
 {
@@ -75,6 +317,8 @@ rdma_open(const char *spec, void **bctx)
 	struct ibv_context *ctx = NULL;
 	int n = 0, i, err = ENODEV;
 
+	pthread_once(&rdma_rt_log_once, rdma_rt_log);
+	errno = 0;
 	list = ibv_get_device_list(&n);
 	if (list == NULL)
 		return errno_or(ENODEV);
@@ -117,6 +361,7 @@ rdma_import_device(int cmd_fd, void **bctx)
 	struct ibv_context *ctx;
 	int fd, err;
 
+	pthread_once(&rdma_rt_log_once, rdma_rt_log);
 	pthread_mutex_lock(&import_lock);
 	/* Import a dup so that the caller keeps its fd on failure. */
 	fd = fcntl(cmd_fd, F_DUPFD_CLOEXEC, 0);
@@ -161,6 +406,7 @@ rdma_import_device(int cmd_fd, void **bctx)
 #else
 	(void)cmd_fd;
 	(void)bctx;
+	pthread_once(&rdma_rt_log_once, rdma_rt_log);
 	return ENOTSUP;
 #endif
 }
@@ -189,7 +435,8 @@ rdma_obj_new(struct ibv_context *ctx, enum rdma_obj_type type)
 	return o;
 }
 
-#if !MDEVX_USE_NATIVE_EXPORT
+/* ---- compatibility path (rdma-core 38..62): the layout check ---- */
+
 static uint32_t
 be32_at(const void *p, size_t off)
 {
@@ -221,7 +468,7 @@ compat_verify(struct ibv_context *ctx, struct mlx5dv_devx_obj *obj, const void *
 	if (mdevx_compat_check_layout(obj, ctx, id) == 0) {
 		atomic_store(&compat_state, 1);
 		MDEVX_LOG(INFO, "rdma-core %s: compatibility export path verified",
-			  MDEVX_RDMA_CORE_VERSION);
+			  rdma_rt.release);
 	} else {
 		atomic_store(&compat_state, -1);
 	}
@@ -260,7 +507,6 @@ compat_ensure(struct ibv_context *ctx)
 	}
 	return atomic_load(&compat_state) == 1 ? 0 : ENOTSUP;
 }
-#endif
 
 static int
 rdma_obj_create(void *bctx, const void *in, size_t inlen, void *out, size_t outlen,
@@ -277,9 +523,8 @@ rdma_obj_create(void *bctx, const void *in, size_t inlen, void *out, size_t outl
 		free(o);
 		return errno_or(EIO);
 	}
-#if !MDEVX_USE_NATIVE_EXPORT
-	compat_verify(ctx, o->devx, in, out);
-#endif
+	if (rdma_rt_path() == RDMA_PATH_COMPAT)
+		compat_verify(ctx, o->devx, in, out);
 	*bobj = o;
 	return 0;
 }
@@ -317,56 +562,40 @@ rdma_general_cmd(void *bctx, const void *in, size_t inlen, void *out, size_t out
 	return mlx5dv_devx_general_cmd(bctx, in, inlen, out, outlen);
 }
 
-#if MDEVX_USE_NATIVE_EXPORT
-/* ---- native rdma-core >= 63 path ---- */
-
-static bool
-native_available(void)
-{
-#if MDEVX_RDMA_CORE_STUB
-	/* Weak references from the stand-in header: NULL when absent. */
-	return &mlx5dv_devx_obj_export != NULL && &mlx5dv_devx_obj_import != NULL &&
-	       &mlx5dv_devx_obj_unimport != NULL && &_mlx5dv_get_export_sizes != NULL;
-#else
-	return true;
-#endif
-}
+/* ---- native path: rdma-core >= 63, calls resolved by rdma_rt_resolve() ---- */
 
 static int
-rdma_export_size(size_t *size)
+native_export_size(size_t *size)
 {
-	struct mlx5dv_export_sizes sizes = { 0 };
+	struct rdma_export_sizes sizes = { 0 };
 
-	if (!native_available())
-		return ENOTSUP;
-	mlx5dv_get_export_sizes(&sizes);
+	rdma_rt.get_export_sizes(&sizes, sizeof(sizes));
 	*size = sizes.devx_obj_attrs_size;
 	return 0;
 }
 
 static int
-rdma_obj_export(void *bobj, void *data)
+native_obj_export(struct rdma_obj *o, void *data)
 {
-	struct rdma_obj *o = bobj;
+	int rc;
 
-	if (!native_available())
-		return ENOTSUP;
-	return mlx5dv_devx_obj_export(o->devx, data);
+	errno = 0;
+	rc = rdma_rt.obj_export(o->devx, data);
+	if (rc == 0)
+		return 0;
+	return rc > 0 ? rc : errno_or(EIO);
 }
 
 static int
-rdma_obj_import(void *bctx, const void *data, void **bobj)
+native_obj_import(struct ibv_context *ctx, const void *data, void **bobj)
 {
-	struct rdma_obj *o;
+	struct rdma_obj *o = rdma_obj_new(ctx, RDMA_OBJ_DEVX);
 
-	if (!native_available())
-		return ENOTSUP;
-	o = rdma_obj_new(bctx, RDMA_OBJ_DEVX);
 	if (o == NULL)
 		return ENOMEM;
 	errno = 0;
 	/* rdma-core does not write through data; its prototype lacks const. */
-	o->devx = mlx5dv_devx_obj_import(bctx, (void *)(uintptr_t)data);
+	o->devx = rdma_rt.obj_import(ctx, (void *)(uintptr_t)data);
 	if (o->devx == NULL) {
 		free(o);
 		return errno_or(EIO);
@@ -376,32 +605,17 @@ rdma_obj_import(void *bctx, const void *data, void **bobj)
 	return 0;
 }
 
-static int
-rdma_obj_unimport(void *bobj)
+static void
+native_obj_unimport(struct rdma_obj *o)
 {
-	struct rdma_obj *o = bobj;
-
-	if (!native_available())
-		return ENOTSUP;
-	mlx5dv_devx_obj_unimport(o->devx);
-	free(o);
-	return 0;
+	rdma_rt.obj_unimport(o->devx);
 }
 
-#else
-/* ---- compatibility path, rdma-core 38..62 ---- */
+/* ---- compatibility path: our own export over the private layout ---- */
 
 static int
-rdma_export_size(size_t *size)
+compat_obj_export(struct rdma_obj *o, void *data)
 {
-	*size = sizeof(struct mdevx_compat_export_attrs);
-	return 0;
-}
-
-static int
-rdma_obj_export(void *bobj, void *data)
-{
-	struct rdma_obj *o = bobj;
 	const struct mdevx_compat_devx_obj *d = (const void *)o->devx;
 	struct mdevx_compat_export_attrs a;
 	int rc = compat_ensure(o->ctx);
@@ -419,17 +633,17 @@ rdma_obj_export(void *bobj, void *data)
 }
 
 static int
-rdma_obj_import(void *bctx, const void *data, void **bobj)
+compat_obj_import(struct ibv_context *ctx, const void *data, void **bobj)
 {
 	struct mdevx_compat_export_attrs a;
 	struct mdevx_compat_devx_obj *d;
 	struct rdma_obj *o;
-	int rc = compat_ensure(bctx);
+	int rc = compat_ensure(ctx);
 
 	if (rc != 0)
 		return rc;
 	memcpy(&a, data, sizeof(a));
-	o = rdma_obj_new(bctx, RDMA_OBJ_DEVX);
+	o = rdma_obj_new(ctx, RDMA_OBJ_DEVX);
 	/* Allocated like rdma-core allocates its own objects (calloc), so that
 	 * mlx5dv_devx_obj_destroy() could free it as well. */
 	d = calloc(1, sizeof(*d));
@@ -438,7 +652,7 @@ rdma_obj_import(void *bctx, const void *data, void **bobj)
 		free(d);
 		return ENOMEM;
 	}
-	d->context = bctx;
+	d->context = ctx;
 	d->handle = a.handle;
 	d->type = a.type;
 	d->object_id = a.object_id;
@@ -450,16 +664,61 @@ rdma_obj_import(void *bctx, const void *data, void **bobj)
 	return 0;
 }
 
+/* ---- the backend ops: the path of the process ---- */
+
+static int
+rdma_export_size(size_t *size)
+{
+	switch (rdma_rt_path()) {
+	case RDMA_PATH_NATIVE:
+		return native_export_size(size);
+	case RDMA_PATH_COMPAT:
+		*size = sizeof(struct mdevx_compat_export_attrs);
+		return 0;
+	default:
+		return ENOTSUP;
+	}
+}
+
+static int
+rdma_obj_export(void *bobj, void *data)
+{
+	switch (rdma_rt_path()) {
+	case RDMA_PATH_NATIVE:
+		return native_obj_export(bobj, data);
+	case RDMA_PATH_COMPAT:
+		return compat_obj_export(bobj, data);
+	default:
+		return ENOTSUP;
+	}
+}
+
+static int
+rdma_obj_import(void *bctx, const void *data, void **bobj)
+{
+	switch (rdma_rt_path()) {
+	case RDMA_PATH_NATIVE:
+		return native_obj_import(bctx, data, bobj);
+	case RDMA_PATH_COMPAT:
+		return compat_obj_import(bctx, data, bobj);
+	default:
+		return ENOTSUP;
+	}
+}
+
+/* Only objects rdma_obj_import() made come here: the path is the same. */
 static int
 rdma_obj_unimport(void *bobj)
 {
 	struct rdma_obj *o = bobj;
 
-	free(o->devx);
+	if (rdma_rt_path() == RDMA_PATH_NATIVE)
+		native_obj_unimport(o);
+	else
+		free(o->devx);
 	free(o);
 	return 0;
 }
-#endif
 
 static int
 rdma_umem_reg(void *bctx, void *addr, size_t size, uint32_t access, void **bobj,
@@ -646,10 +905,10 @@ rdma_flow_create(void *bmatcher, const void *value, size_t len, int dest, void *
 			act[n].bulk_obj.obj = cnt;
 			act[n++].bulk_obj.offset = cnt_offset;
 #else
-			MDEVX_LOG_FN(ERR, "mdevx_rule_create", "rdma-core %s cannot count on "
-				     "counter %u of a bulk (MLX5DV_FLOW_ACTION_COUNTERS_DEVX_"
-				     "WITH_OFFSET, rdma-core >= 60): errno=%d (%s)",
-				     MDEVX_RDMA_CORE_VERSION, cnt_offset, ENOTSUP,
+			MDEVX_LOG_FN(ERR, "mdevx_rule_create", "built against rdma-core %s: "
+				     "cannot count on counter %u of a bulk (MLX5DV_FLOW_ACTION_"
+				     "COUNTERS_DEVX_WITH_OFFSET, rdma-core >= 60): errno=%d (%s)",
+				     MDEVX_RDMA_CORE_BUILD_RELEASE, cnt_offset, ENOTSUP,
 				     strerror(ENOTSUP));
 			return ENOTSUP;
 #endif

@@ -235,7 +235,7 @@ attrs_consistent(const struct mdevx_ctx *ctx, const struct export_hdr *hdr,
 {
 	uint32_t type, object_id;
 
-	if (MDEVX_USE_NATIVE_EXPORT && ctx->ops->id == MDEVX_BACKEND_RDMA)
+	if (ctx->ops->id == MDEVX_BACKEND_RDMA && mdevx_rdma_export_native())
 		return true;
 	if (hdr->attr_size != sizeof(struct mdevx_compat_export_attrs))
 		return true;	/* another layout: opaque */

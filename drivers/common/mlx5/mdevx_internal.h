@@ -285,6 +285,15 @@ mdevx_ret(int err)
 /** Read general caps (and caps 2 if offered) into ctx->caps. 0 or errno. */
 int mdevx_caps_query(struct mdevx_ctx *ctx);
 
+/* ---- rdma-core export path (mdevx_backend_rdma.c) ---- */
+
+/**
+ * Does the rdma backend export with rdma-core's own calls (the native path,
+ * chosen once per process at run time)? Its attributes are then opaque;
+ * false: the compatibility path's layout (or no rdma export at all).
+ */
+bool mdevx_rdma_export_native(void);
+
 /* ---- rdma-core compatibility layout (mdevx_compat.c) ---- */
 
 /** rdma-core's private struct mlx5dv_devx_obj as assumed for v38..v62+. */

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Stand-in for <infiniband/mlx5dv.h> of rdma-core >= 63, for a compile-only
- * check of libmdevx's native export path on a system with an older
+ * Stand-in for <infiniband/mlx5dv.h> of rdma-core >= 63, for building
+ * libmdevx against the rdma-core 63 declarations on a system with an older
  * rdma-core:
  *
  *   meson setup build-stub -Drdma_core_stub_dir=$PWD/test/rdma-core-63
  *
- * It pulls in the installed header with #include_next and adds the four
- * rdma-core 63 declarations the native path uses. They are declared weak:
- * the binaries still link against an rdma-core that lacks them, and the
- * library (built with MDEVX_RDMA_CORE_STUB) tests their addresses and fails
- * export/import with ENOTSUP instead of calling address 0. A real rdma-core
- * 63 build never sees this file.
+ * It pulls in the installed header with #include_next and adds the
+ * declarations of the four rdma-core 63 calls the native export path uses
+ * (libmlx5.map node MLX5_1.27), as rdma-core 63 declares them. The library
+ * resolves those calls at run time and refers to none of them at link
+ * time; built with this header, it checks its own prototypes of them
+ * against these (static assertions in mdevx_backend_rdma.c), and the
+ * result must still load and run on the installed rdma-core, on the
+ * compatibility path (test rdma_export_path, devtools/test.sh). A real
+ * rdma-core 63 build never sees this file.
  */
 #ifndef MDEVX_STUB_RDMA_CORE_63_MLX5DV_H
 #define MDEVX_STUB_RDMA_CORE_63_MLX5DV_H
@@ -39,7 +42,6 @@ struct mlx5dv_export_sizes {
 	uint32_t devx_obj_attrs_size;
 };
 
-__attribute__((weak))
 void _mlx5dv_get_export_sizes(struct mlx5dv_export_sizes *sizes, size_t sizes_len);
 
 static inline void
@@ -48,13 +50,10 @@ mlx5dv_get_export_sizes(struct mlx5dv_export_sizes *sizes)
 	_mlx5dv_get_export_sizes(sizes, sizeof(*sizes));
 }
 
-__attribute__((weak))
 int mlx5dv_devx_obj_export(struct mlx5dv_devx_obj *obj, void *data);
 
-__attribute__((weak))
 struct mlx5dv_devx_obj *mlx5dv_devx_obj_import(struct ibv_context *context, void *data);
 
-__attribute__((weak))
 void mlx5dv_devx_obj_unimport(struct mlx5dv_devx_obj *obj);
 
 #endif
