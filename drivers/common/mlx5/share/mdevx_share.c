@@ -30,6 +30,7 @@
 #include "mdevx_share.h"
 #include "mdevx_share_internal.h"
 #include "mdevx_share_lock.h"
+#include "mdevx_share_snap.h"
 
 RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 
@@ -54,6 +55,8 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 #define PEER_RULES_MAX (1u << 20)	/* primary: rules of secondaries, per device */
 #define REAP_PERIOD_MS 100		/* primary: look for dead secondaries with rules */
 #define RULE_MSG_TRIES 1000		/* rule messages from application threads: 1 s */
+#define SNAP_COUNTERS_MAX (1u << 26)	/* counter snapshot: 1 GiB of values */
+#define REFRESH_POLL_US 200		/* mdevx_share_counter_refresh() looks this often */
 
 enum mp_op {
 	MP_OP_ATTACH = 1,		/* secondary -> primary (request): give me the device */
@@ -63,6 +66,7 @@ enum mp_op {
 	MP_OP_DETACH = 5,		/* secondary -> primary: closed the device */
 	MP_OP_RULE_ADD = 6,		/* secondary -> primary: made a root rule */
 	MP_OP_RULE_DEL = 7,		/* secondary -> primary: removed a root rule */
+	MP_OP_REFRESH = 8,		/* secondary -> primary: refresh a counter snapshot */
 };
 
 /* A secondary attached to a device of the primary: its IPC socket. */
@@ -87,6 +91,11 @@ struct mp_param {
 	uint64_t generation2;		/* RULE_ADD: the counter's record generation */
 	uint32_t rec_idx2;		/* RULE_ADD: the counter's record (UINT32_MAX: none) */
 	uint32_t handle;		/* RULE_ADD/DEL: the rule's handle in the uverbs file */
+	/*
+	 * The ATTACH reply also carries the counter snapshot's geometry:
+	 * rec_idx the period, rec_idx2 the capacity, handle the slots,
+	 * generation2 the primary's pid.
+	 */
 	char mz_name[RTE_MEMZONE_NAMESIZE];
 	char devstr[DEVSTR_MAX];
 };
@@ -166,6 +175,7 @@ struct mdevx_share_dev {
 	struct mdevx_ctx *ctx;
 	const struct rte_memzone *mz;
 	struct mdevx_share_reg *reg;
+	struct mdevx_share_snap *snap;	/* counter snapshot service; NULL: off */
 	size_t reg_len;			/* the memzone's length (for the exit handler) */
 	bool exit_seen;			/* the exit handler has tried it */
 	uint64_t cookie;
@@ -1241,8 +1251,15 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			SHARE_LOG(ERR, "%s: %u secondaries attached already: %s refused",
 				  dev->devstr, MAX_PEERS, (const char *)peer);
 		} else {
+			struct mdevx_share_snap_geo geo;
+
 			rep->cookie = dev->cookie;
 			snprintf(rep->mz_name, sizeof(rep->mz_name), "%s", dev->mz->name);
+			snap_geo(dev->snap, &geo);
+			rep->rec_idx = geo.period_ms;
+			rep->rec_idx2 = geo.counters;
+			rep->handle = geo.nb_slots;
+			rep->generation2 = (uint64_t)geo.primary_pid;
 			/* Our own descriptor: the device may be closed once we unlock. */
 			fd = mdevx_cmd_fd(dev->ctx);
 			if (fd >= 0)
@@ -1427,6 +1444,22 @@ notify_ack(const struct mp_param *ack, pid_t pid)
 	pthread_mutex_unlock(&pending_lock);
 }
 
+/*
+ * Primary, acknowledgement reader: a refresh request. Any process may send
+ * one: it costs a bulk query of a published bulk, nothing else.
+ */
+static void
+peer_refresh(const struct mp_param *p)
+{
+	struct mdevx_share_dev *dev;
+
+	pthread_mutex_lock(&share_devs_lock);
+	dev = find_instance_locked(p->devstr, p->cookie);
+	if (dev != NULL && dev->primary)
+		snap_request(dev->snap, p->rec_idx, p->generation);
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
 /* Primary, acknowledgement reader: one message of secondary @p pid. */
 static void
 peer_msg(const struct mp_param *p, pid_t pid)
@@ -1437,6 +1470,8 @@ peer_msg(const struct mp_param *p, pid_t pid)
 		peer_detach(p, pid);
 	else if (p->op == MP_OP_RULE_ADD || p->op == MP_OP_RULE_DEL)
 		peer_rule_msg(p, pid);
+	else if (p->op == MP_OP_REFRESH)
+		peer_refresh(p);
 }
 
 /* pending_lock held: the expected peers that died meanwhile count as done. */
@@ -1583,6 +1618,7 @@ dev_free(struct mdevx_share_dev *dev)
 		free(dev->chunks[c]);
 	free(dev->owned);
 	free(dev->owned_set);
+	snap_free(dev->snap, false);
 	mdevx_share_reg_free(dev->reg);
 	pthread_mutex_destroy(&dev->wlock);
 	pthread_mutex_destroy(&dev->rules_lock);
@@ -1592,6 +1628,27 @@ dev_free(struct mdevx_share_dev *dev)
 }
 
 static void share_exit(void);
+
+/* Primary: the counter snapshot service of the open configuration. 0 or errno. */
+static int
+snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
+{
+	struct mdevx_share_snap_geo geo = {
+		.period_ms = MDEVX_SHARE_COUNTER_PERIOD_DEFAULT,
+		.counters = MDEVX_SHARE_SNAPSHOT_DEFAULT,
+		.nb_slots = mdevx_share_reg_capacity(dev->reg),
+		.primary_pid = getpid(),
+	};
+
+	if (conf != NULL) {
+		geo.period_ms = conf->counter_period_ms;
+		if (conf->snapshot_counters != 0)
+			geo.counters = conf->snapshot_counters;
+	}
+	if (geo.counters > SNAP_COUNTERS_MAX)
+		return EINVAL;
+	return snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
+}
 
 static int
 check_devstr(const char *devstr)
@@ -1686,6 +1743,9 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		goto err_mz;
 	}
 	dev->reg_len = dev->mz->len;
+	err = snap_start(dev, conf);
+	if (err != 0)
+		goto err_reg;
 	if (exit_pid == 0) {
 		exit_pid = getpid();
 		if (atexit(share_exit) != 0) {
@@ -1717,6 +1777,8 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	return dev;
 
 err_reg:
+	snap_free(dev->snap, true);
+	dev->snap = NULL;
 	mdevx_share_reg_free(dev->reg);
 	dev->reg = NULL;
 err_mz:
@@ -1848,6 +1910,18 @@ mdevx_share_dev_attach(const char *devstr)
 		else if (mdevx_share_reg_cookie(dev->reg) != dev->cookie)
 			err = EPROTO;
 	}
+	if (err == 0) {
+		struct mdevx_share_snap_geo geo = {
+			.period_ms = r->rec_idx, .counters = r->rec_idx2,
+			.nb_slots = r->handle, .primary_pid = (pid_t)r->generation2,
+		};
+		int serr = snap_attach(&dev->snap, dev->mz->name, &geo);
+
+		/* The device works without: reads of the snapshot give ENODATA. */
+		if (serr != 0)
+			SHARE_LOG(WARNING, "%s: counter snapshot not mapped: %s", devstr,
+				  strerror(serr));
+	}
 	mdevx_share_unlock_read(&dev->lock);
 	if (err != 0) {
 		close(fd);
@@ -1921,9 +1995,13 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 	uint64_t gen;
 
 	/* From the registry's private state: the memzone's bytes decide nothing. */
-	for (uint32_t s = 0; s < cap; s++)
+	for (uint32_t s = 0; s < cap; s++) {
 		if (mdevx_share_reg_owner_slot(dev->reg, s, &gen) == MDEVX_SHARE_REC_PUBLISHED)
 			mdevx_share_reg_withdraw(dev->reg, s, gen, NULL);
+		/* out of the counter snapshot before any destroy */
+		if (dev->owned[s] != NULL)
+			snap_del(dev->snap, s);
+	}
 	/* complete: every secondary told acknowledged this very request */
 	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
 	prules_remove(dev, UINT32_MAX, 0);
@@ -2093,6 +2171,8 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		 * memzone to the end of the instance. The next open of the
 		 * device reserves a memzone of another name.
 		 */
+		snap_free(dev->snap, all_acked);
+		dev->snap = NULL;
 		if (all_acked) {
 			rte_memzone_free(dev->mz);
 		} else {
@@ -2429,6 +2509,8 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	if (ret == 0) {
 		dev->owned[idx] = obj;
 		owned_add(dev, obj);
+		if (info.kind == MDEVX_SHARE_COUNTER)
+			snap_add(dev->snap, idx, gen, obj, info.size_or_tirn);
 	}
 	pthread_mutex_unlock(&dev->wlock);
 	if (ret != 0)
@@ -2465,6 +2547,8 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 		pthread_mutex_unlock(&dev->wlock);
 		return fail(ret);
 	}
+	/* Out of the counter snapshot: a refresh of it in progress ends first. */
+	snap_del(dev->snap, idx);
 	/* From here on every use of an import fails with ESTALE. */
 	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, old_gen, &nb_sent, NULL);
 	/* The primary's own rules and imports of the record go too. */
@@ -2765,6 +2849,106 @@ mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
 	use_end(dev, false);
 	return ret;
+}
+
+/*
+ * The snapshot is read under the process's read lock, like the registry:
+ * it keeps the withdraw-all handler from declaring the device orphaned
+ * (and the primary from freeing the area) under the reader. That lock is
+ * private to the process: no other process can hold it.
+ */
+int
+mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t offset,
+			 uint32_t n, struct mdevx_counter_stats *stats,
+			 struct mdevx_share_counter_snap *snap)
+{
+	struct imp_slot *s;
+	uint32_t bulk;
+	int err;
+
+	err = check_dev(dev);
+	if (err == 0 && (stats == NULL || n == 0))
+		err = EINVAL;
+	if (err != 0)
+		return fail(err);
+	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	if (s == NULL)
+		return fail(err);
+	bulk = s->ref.size_or_tirn;
+	if (offset >= bulk || n > bulk - offset)
+		err = ERANGE;
+	else
+		err = snap_read(dev->snap, s->rec_idx, s->rec_gen, bulk, offset, n, stats, snap);
+	use_end(dev, false);
+	return err == 0 ? 0 : fail(err);
+}
+
+int
+mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+			    unsigned int timeout_ms)
+{
+	uint64_t t0 = snap_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000ull;
+	struct mp_param p;
+	struct imp_slot *s;
+	uint64_t gen, started = 0;
+	uint32_t idx;
+	int err;
+
+	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	if (s == NULL)
+		return fail(err);
+	idx = s->rec_idx;
+	gen = s->rec_gen;
+	err = snap_started(dev->snap, idx, gen, &started);
+	use_end(dev, false);
+	if (err == EAGAIN)
+		err = 0;	/* being written: wait for ours all the same */
+	if (err != 0)
+		return fail(err);
+	if (dev->primary) {
+		snap_request(dev->snap, idx, gen);
+	} else {
+		memset(&p, 0, sizeof(p));
+		p.op = MP_OP_REFRESH;
+		p.rec_idx = idx;
+		p.generation = gen;
+		p.cookie = dev->cookie;
+		snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+		ack_send(&p, ACK_SEND_TRIES);
+	}
+	/* Poll the bulk's slot: no lock of another process, bounded. */
+	for (;;) {
+		s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+		if (s == NULL)
+			return fail(err);
+		err = snap_started(dev->snap, idx, gen, &started);
+		use_end(dev, false);
+		if (err == 0 && started >= t0)
+			return 0;
+		if (err != 0 && err != EAGAIN)
+			return fail(err);
+		if (snap_now_ns() >= deadline)
+			return fail(ETIMEDOUT);
+		usleep(REFRESH_POLL_US);
+	}
+}
+
+int
+mdevx_share_service_stats(struct mdevx_share_dev *dev, struct mdevx_share_service_stats *st)
+{
+	int err = check_dev(dev);
+
+	if (err == 0 && st == NULL)
+		err = EINVAL;
+	if (err != 0)
+		return fail(err);
+	mdevx_share_lock_read(&dev->lock);
+	if (dev->snap == NULL || dev->orphan)
+		err = ENODATA;
+	else
+		snap_stats(dev->snap, st);
+	mdevx_share_unlock_read(&dev->lock);
+	return err == 0 ? 0 : fail(err);
 }
 
 int

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private interface of the counter snapshot service (mdevx_share_snap.c)
+ * to mdevx_share.c. One service per shared device: in the primary it owns
+ * the snapshot memzone and the refresh thread, in a secondary it is the
+ * private copy of the area's geometry taken at attach.
+ */
+#ifndef MDEVX_SHARE_SNAP_H
+#define MDEVX_SHARE_SNAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mdevx_share.h"
+
+extern int mdevx_share_logtype;
+
+struct mdevx_share_snap;
+
+/** The geometry a primary hands to its secondaries in the attach reply. */
+struct mdevx_share_snap_geo {
+	uint32_t period_ms;	/* 0: no service */
+	uint32_t counters;	/* capacity of the area, counters */
+	uint32_t nb_slots;	/* one slot per registry record */
+	pid_t primary_pid;
+};
+
+/*
+ * Primary: reserve the area (named after the registry memzone @p reg_mz)
+ * and start the refresh thread. @p geo->period_ms 0: *out NULL, 0.
+ * 0 or a positive errno.
+ */
+int snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
+	      struct mdevx_ctx *ctx, const struct mdevx_share_snap_geo *geo);
+/* Primary: stop the refresh thread (a refresh in progress ends first). */
+void snap_stop(struct mdevx_share_snap *sn);
+/* Any process: free the private state; the primary frees the memzone with @p free_mz. */
+void snap_free(struct mdevx_share_snap *sn, bool free_mz);
+/* Primary (writer lock held): bulk @p obj of record @p idx, generation @p gen, in. */
+void snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_obj *obj,
+	      uint32_t bulk_size);
+/* Primary: record @p idx out of the service; a refresh of it in progress ends first. */
+void snap_del(struct mdevx_share_snap *sn, uint32_t idx);
+/* Primary: refresh record @p idx (generation @p gen) soon. */
+void snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen);
+
+/* Secondary: the area of the attach reply. 0 or a positive errno. */
+int snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
+		const struct mdevx_share_snap_geo *geo);
+/* Any: the geometry (attach reply). */
+void snap_geo(const struct mdevx_share_snap *sn, struct mdevx_share_snap_geo *geo);
+
+/*
+ * Any process: counters @p offset.. of record @p idx, generation @p gen,
+ * whose bulk has @p bulk_size counters (all private values). 0 or a
+ * positive errno (EAGAIN, ENODATA, EIO).
+ */
+int snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk_size,
+	      uint32_t offset, uint32_t n, struct mdevx_counter_stats *stats,
+	      struct mdevx_share_counter_snap *snap);
+/*
+ * Any process: the time a refresh of record @p idx started, consistent
+ * with its generation @p gen, in *@p started_ns: 0, ENODATA, EAGAIN.
+ */
+int snap_started(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint64_t *started_ns);
+/* Any process. */
+void snap_stats(struct mdevx_share_snap *sn, struct mdevx_share_service_stats *st);
+/* CLOCK_MONOTONIC, nanoseconds. */
+uint64_t snap_now_ns(void);
+
+#endif /* MDEVX_SHARE_SNAP_H */
