@@ -2892,19 +2892,22 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	struct imp_slot *s;
 	uint64_t gen, started = 0;
 	uint32_t idx;
-	int err;
+	int err, last;
 
 	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
 	if (s == NULL)
 		return fail(err);
 	idx = s->rec_idx;
 	gen = s->rec_gen;
-	err = snap_started(dev->snap, idx, gen, &started);
+	last = dev->snap == NULL ? ENODATA : 0;
 	use_end(dev, false);
-	if (err == EAGAIN)
-		err = 0;	/* being written: wait for ours all the same */
-	if (err != 0)
-		return fail(err);
+	if (last != 0)
+		return fail(last);
+	/*
+	 * Asked also when the slot reads as not in the service: a scribble
+	 * can make it look so, and the refresh writes it anew. The primary
+	 * refreshes only what is in its (private) service.
+	 */
 	if (dev->primary) {
 		snap_request(dev->snap, idx, gen);
 	} else {
@@ -2925,10 +2928,10 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 		use_end(dev, false);
 		if (err == 0 && started >= t0)
 			return 0;
-		if (err != 0 && err != EAGAIN)
-			return fail(err);
+		if (err != EAGAIN)
+			last = err;
 		if (snap_now_ns() >= deadline)
-			return fail(ETIMEDOUT);
+			return fail(last == ENODATA ? ENODATA : ETIMEDOUT);
 		usleep(REFRESH_POLL_US);
 	}
 }
