@@ -1017,12 +1017,13 @@ test_snap_perf(void)
 	/* 3. The largest age over 30 periods. */
 	if (observe_age(pdev, imp, 30 * PERIOD_MS, &max_age, &max_round) != 0)
 		goto out;
-	printf("counter snapshot service (period %d ms, %s):\n"
-	       "  64k-counter bulk: snapshot read %9.1f us, device query %9.1f us, "
+	printf("perf: counter snapshot service (period %d ms, %s):\n"
+	       "perf:   64k-counter bulk: snapshot read %.1f us, device query %.1f us, "
 	       "ratio %.1fx (target >= 50)\n"
-	       "  device commands per period: 16 readers %.2f, 1 reader %.2f, ratio %.2f "
-	       "(target 1.00)\n"
-	       "  largest age %.1f ms / period %d ms = %.2f (target <= 1.2; round %.2f ms)\n",
+	       "perf:   device commands per period: 16 readers %.2f, 1 reader %.2f, "
+	       "ratio %.2f (target 1.00)\n"
+	       "perf:   largest age %.1f ms / period %d ms = %.2f (target <= 1.2; "
+	       "round %.2f ms)\n",
 	       PERIOD_MS, swdev_ctl_get_cmd_count != NULL ? "device counts" : "service counts",
 	       snap_ns / 1e3, query_ns / 1e3, (double)query_ns / (double)snap_ns, per[1],
 	       per[0], per[1] / per[0], max_age / 1e6, PERIOD_MS,

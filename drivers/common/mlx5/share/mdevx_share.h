@@ -329,7 +329,10 @@ struct mdevx_share_counter_snap {
  * @return 0 with @p snap filled; -EAGAIN (still torn after the retries);
  *   -ENODATA (the bulk is not in the service: service off, area full, not
  *   refreshed yet); -ESTALE (withdrawn); -EINVAL; -ENOENT; -ERANGE
- *   (offset + n past the bulk).
+ *   (offset + n past the bulk); -EIO (the area's slot is inconsistent with
+ *   the import: scribbled). A bulk that does not fit the area is published
+ *   all the same (logged): its reads give -ENODATA, fresh queries work.
+ *   @p snap may be NULL.
  */
 MDEVX_API int mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 				       uint32_t offset, uint32_t n,
