@@ -81,9 +81,6 @@ static struct test_children children;
 static struct mdevx_share_dev *pdev;
 static struct mdevx_obj *bulks[NB_BULKS];
 
-/* Present once the engine counts commands (a test of the device's load). */
-#pragma weak swdev_ctl_get_cmd_count
-
 static struct snap_sync *
 sync_area(void)
 {
@@ -531,7 +528,6 @@ cmds_per_round(unsigned int nb, uint64_t rounds, double *per_round, double *svc_
 	struct snap_sync *s = sync_area();
 	struct mdevx_share_service_stats a, b;
 	uint64_t ca = 0, cb = 0, r0;
-	bool dev_count = swdev_ctl_get_cmd_count != NULL;
 
 	s->ready = 0;
 	s->stop = 0;
@@ -543,22 +539,19 @@ cmds_per_round(unsigned int nb, uint64_t rounds, double *per_round, double *svc_
 	/* Sampled right after a round ended: none is in progress. */
 	TEST_ASSERT_SUCCESS(wait_rounds(pdev, 1, WAIT_MS), "round");
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &a), "stats");
-	if (dev_count)
-		TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &ca),
-				    "command count");
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &ca),
+			    "command count");
 	TEST_ASSERT_SUCCESS(wait_rounds(pdev, rounds, WAIT_MS), "rounds");
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &b), "stats");
-	if (dev_count)
-		TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &cb),
-				    "command count");
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &cb),
+			    "command count");
 	*reads = __atomic_load_n(&s->reads, __ATOMIC_RELAXED) - r0;
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 	TEST_ASSERT_SUCCESS(test_children_wait(&children, CHILD_TIMEOUT_MS), "readers");
 	TEST_ASSERT_EQUAL(s->failures, 0, "a reader failed");
 	TEST_ASSERT(b.refreshes > a.refreshes, "no round");
 	*svc_per_round = (double)(b.commands - a.commands) / (double)(b.refreshes - a.refreshes);
-	*per_round = dev_count ? (double)(cb - ca) / (double)(b.refreshes - a.refreshes) :
-		     *svc_per_round;
+	*per_round = (double)(cb - ca) / (double)(b.refreshes - a.refreshes);
 	return TEST_SUCCESS;
 }
 
@@ -569,8 +562,6 @@ test_snap_readers_cost(void)
 	double per[3], svc[3];
 	uint64_t reads;
 
-	if (swdev_ctl_get_cmd_count == NULL)
-		printf("swdev_ctl_get_cmd_count() not in this build: the service's own count\n");
 	for (int i = 0; i < 3; i++) {
 		TEST_ASSERT_SUCCESS(cmds_per_round(nbs[i], 4, &per[i], &svc[i], &reads),
 				    "%u readers", nbs[i]);
@@ -1017,14 +1008,14 @@ test_snap_perf(void)
 	/* 3. The largest age over 30 periods. */
 	if (observe_age(pdev, imp, 30 * PERIOD_MS, &max_age, &max_round) != 0)
 		goto out;
-	printf("perf: counter snapshot service (period %d ms, %s):\n"
+	printf("perf: counter snapshot service (period %d ms, device counts):\n"
 	       "perf:   64k-counter bulk: snapshot read %.1f us, device query %.1f us, "
 	       "ratio %.1fx (target >= 50)\n"
 	       "perf:   device commands per period: 16 readers %.2f, 1 reader %.2f, "
 	       "ratio %.2f (target 1.00)\n"
 	       "perf:   largest age %.1f ms / period %d ms = %.2f (target <= 1.2; "
 	       "round %.2f ms)\n",
-	       PERIOD_MS, swdev_ctl_get_cmd_count != NULL ? "device counts" : "service counts",
+	       PERIOD_MS,
 	       snap_ns / 1e3, query_ns / 1e3, (double)query_ns / (double)snap_ns, per[1],
 	       per[0], per[1] / per[0], max_age / 1e6, PERIOD_MS,
 	       max_age / 1e6 / PERIOD_MS, max_round / 1e6);
