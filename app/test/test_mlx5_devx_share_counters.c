@@ -715,6 +715,21 @@ find_snap_mz(const struct rte_memzone *mz, void *arg)
 }
 
 /*
+ * Write @p byte over @p len bytes at @p p (8-byte aligned) as another
+ * process would, with atomic stores: the service's thread writes the same
+ * words (ThreadSanitizer would report plain stores as a race in the test).
+ */
+static void
+scribble(void *p, size_t len, uint8_t byte)
+{
+	uint64_t w;
+
+	memset(&w, byte, sizeof(w));
+	for (size_t i = 0; i + 8 <= len; i += 8)
+		__atomic_store_n((uint64_t *)((uint8_t *)p + i), w, __ATOMIC_RELAXED);
+}
+
+/*
  * The area scribbled: reads fail (never outside the area, which ASan
  * would see), and the next refresh repairs the slot from the primary's
  * private state. The slot layout (doc/share.rst): 64 bytes per record
@@ -744,17 +759,17 @@ test_snap_scribble(void)
 		switch (k) {
 		case 0:	/* counters past the area */
 			v = 0xfffffff0u;
-			memcpy(slot + 40, &v, 4);
+			__atomic_store_n((uint32_t *)(slot + 40), v, __ATOMIC_RELAXED);
 			break;
 		case 1:	/* a bulk larger than the area */
 			v = UINT32_MAX;
-			memcpy(slot + 44, &v, 4);
+			__atomic_store_n((uint32_t *)(slot + 44), v, __ATOMIC_RELAXED);
 			break;
 		case 2:	/* a sequence forever odd */
-			slot[0] |= 1;
+			__atomic_fetch_or((uint64_t *)slot, 1, __ATOMIC_RELAXED);
 			break;
 		default: /* everything */
-			memset(slot, 0xa5, 64);
+			scribble(slot, 64, 0xa5);
 			break;
 		}
 		r = mdevx_share_counter_read(pdev, imp, 0, BULK, st, NULL);
@@ -767,7 +782,7 @@ test_snap_scribble(void)
 		TEST_ASSERT(memcmp(st, s->want[0], sizeof(st)) == 0, "values after %d", k);
 	}
 	/* The whole area, header and counters too: reads fail or read inside it. */
-	memset(snap_mz_found->addr, 0x5a, snap_mz_found->len);
+	scribble(snap_mz_found->addr, snap_mz_found->len, 0x5a);
 	r = mdevx_share_counter_read(pdev, imp, 0, BULK, st, NULL);
 	TEST_ASSERT(r == 0 || r == -EIO || r == -EAGAIN || r == -ENODATA, "read %d", r);
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
