@@ -94,6 +94,11 @@ struct snap_own {
 	bool pending;
 };
 
+struct snap_ext {
+	uint32_t off;
+	uint32_t n;
+};
+
 struct mdevx_share_snap {
 	/* private geometry, never read back from the area */
 	struct mdevx_share_snap_geo geo;
@@ -112,6 +117,8 @@ struct mdevx_share_snap {
 	bool running;
 	pthread_t thread;
 	struct snap_own *own;
+	struct snap_ext *ext;	/* extents in use, by offset */
+	uint32_t nb_ext;
 	uint32_t nb_pending;
 	uint32_t bulks, used;
 	uint64_t refreshes, failures, commands;
@@ -211,29 +218,50 @@ slot_write(struct mdevx_share_snap *sn, uint32_t idx, const struct mdevx_counter
 	__atomic_store_n(&s->seq, o->seq, __ATOMIC_RELEASE);
 }
 
-/* Primary, lock held: the first gap of @p n counters in the area, or UINT32_MAX. */
+/*
+ * Primary, lock held: the first gap of @p n counters in the area, taken,
+ * or UINT32_MAX. The extents in use are a private array sorted by offset.
+ */
 static uint32_t
-area_alloc(const struct mdevx_share_snap *sn, uint32_t n)
+area_alloc(struct mdevx_share_snap *sn, uint32_t n)
 {
 	uint64_t cand = 0;
-	bool moved = true;
+	uint32_t pos;
 
-	while (moved) {
-		moved = false;
-		if (cand + n > sn->geo.counters)
-			return UINT32_MAX;
-		for (uint32_t i = 0; i < sn->geo.nb_slots; i++) {
-			const struct snap_own *o = &sn->own[i];
-
-			if (o->obj == NULL || !o->fits)
-				continue;
-			if (o->offset < cand + n && cand < (uint64_t)o->offset + o->n) {
-				cand = (uint64_t)o->offset + o->n;
-				moved = true;
-			}
-		}
+	if ((uint64_t)sn->used + n > sn->geo.counters || sn->nb_ext >= sn->geo.nb_slots)
+		return UINT32_MAX;
+	for (pos = 0; pos < sn->nb_ext; pos++) {
+		if (sn->ext[pos].off - cand >= n)
+			break;
+		cand = (uint64_t)sn->ext[pos].off + sn->ext[pos].n;
 	}
+	if (cand + n > sn->geo.counters)
+		return UINT32_MAX;
+	memmove(&sn->ext[pos + 1], &sn->ext[pos], (sn->nb_ext - pos) * sizeof(sn->ext[0]));
+	sn->ext[pos].off = (uint32_t)cand;
+	sn->ext[pos].n = n;
+	sn->nb_ext++;
 	return (uint32_t)cand;
+}
+
+/* Primary, lock held: the extent at @p off is free again. */
+static void
+area_release(struct mdevx_share_snap *sn, uint32_t off)
+{
+	uint32_t lo = 0, hi = sn->nb_ext;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sn->ext[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == sn->nb_ext || sn->ext[lo].off != off)
+		return;
+	memmove(&sn->ext[lo], &sn->ext[lo + 1], (sn->nb_ext - lo - 1) * sizeof(sn->ext[0]));
+	sn->nb_ext--;
 }
 
 static bool
@@ -372,7 +400,10 @@ snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 	sn->max_per_cmd = caps.log_max_flow_counter_bulk >= 31 ? UINT32_MAX :
 			  1u << caps.log_max_flow_counter_bulk;
 	sn->own = calloc(geo->nb_slots, sizeof(*sn->own));
-	if (sn->own == NULL) {
+	sn->ext = calloc(geo->nb_slots, sizeof(*sn->ext));
+	if (sn->own == NULL || sn->ext == NULL) {
+		free(sn->own);
+		free(sn->ext);
 		free(sn);
 		return ENOMEM;
 	}
@@ -436,9 +467,31 @@ snap_free(struct mdevx_share_snap *sn, bool free_mz)
 		pthread_mutex_destroy(&sn->lock);
 		pthread_cond_destroy(&sn->cond);
 		free(sn->own);
+		free(sn->ext);
 		free(sn->buf);
 	}
 	free(sn);
+}
+
+/* Primary, lock held: slot @p idx out of the service. */
+static void
+slot_remove(struct mdevx_share_snap *sn, uint32_t idx)
+{
+	struct snap_own *o = &sn->own[idx];
+
+	if (o->obj == NULL)
+		return;
+	ST(sn->bulks, sn->bulks - 1);
+	if (o->fits) {
+		ST(sn->used, sn->used - o->n);
+		area_release(sn, o->offset);
+	}
+	o->obj = NULL;
+	o->fits = false;
+	o->pending = false;
+	o->refresh_seq = 0;
+	slot_write(sn, idx, NULL, 0, 0);
+	hdr_stats(sn);
 }
 
 void
@@ -452,6 +505,7 @@ snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_o
 		return;
 	pthread_mutex_lock(&sn->lock);
 	o = &sn->own[idx];
+	slot_remove(sn, idx);	/* never in use: the registry released it first */
 	if (bulk_size > sn->buf_n) {
 		struct mdevx_counter_stats *b = realloc(sn->buf, (size_t)bulk_size * sizeof(*b));
 
@@ -489,24 +543,11 @@ snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_o
 void
 snap_del(struct mdevx_share_snap *sn, uint32_t idx)
 {
-	struct snap_own *o;
-
 	if (sn == NULL || idx >= sn->geo.nb_slots)
 		return;
 	/* A refresh of it in progress holds the lock: it ends before we go on. */
 	pthread_mutex_lock(&sn->lock);
-	o = &sn->own[idx];
-	if (o->obj != NULL) {
-		ST(sn->bulks, sn->bulks - 1);
-		if (o->fits)
-			ST(sn->used, sn->used - o->n);
-		o->obj = NULL;
-		o->fits = false;
-		o->pending = false;
-		o->refresh_seq = 0;
-		slot_write(sn, idx, NULL, 0, 0);
-		hdr_stats(sn);
-	}
+	slot_remove(sn, idx);
 	pthread_mutex_unlock(&sn->lock);
 }
 
