@@ -114,6 +114,7 @@ struct mdevx_share_snap {
 	pthread_mutex_t lock;	/* the service: slots, refreshes */
 	pthread_cond_t cond;
 	bool stop;
+	bool exited;		/* the thread is past its last access to the area */
 	bool running;
 	pthread_t thread;
 	struct snap_own *own;
@@ -294,6 +295,16 @@ slot_refresh(struct mdevx_share_snap *sn, uint32_t idx)
 		if (rc != 0)
 			break;
 	}
+	/*
+	 * rte_eal_cleanup() with the device open unmaps the area under us
+	 * (the exit handler can do nothing then either): stop writing. Checked
+	 * right before every write of the thread: the window left is the
+	 * writes of one bulk.
+	 */
+	if (!area_mapped(sn)) {
+		sn->stop = true;
+		return;
+	}
 	if (rc != 0) {
 		uint64_t f = __atomic_add_fetch(&sn->failures, 1, __ATOMIC_RELAXED);
 
@@ -302,14 +313,6 @@ slot_refresh(struct mdevx_share_snap *sn, uint32_t idx)
 				 "(values kept; %" PRIu64 " failures)", sn->devstr, idx,
 				 strerror(-rc), f);
 		hdr_stats(sn);
-		return;
-	}
-	/*
-	 * rte_eal_cleanup() with the device open unmaps the area under us
-	 * (the exit handler can do nothing then either): stop writing.
-	 */
-	if (!area_mapped(sn)) {
-		sn->stop = true;
 		return;
 	}
 	o->refresh_seq++;
@@ -345,7 +348,8 @@ snap_thread(void *arg)
 				pthread_mutex_unlock(&sn->lock);
 				pthread_mutex_lock(&sn->lock);
 			}
-			hdr_stats(sn);
+			if (area_mapped(sn))
+				hdr_stats(sn);
 			continue;
 		}
 		if (now < next) {
@@ -363,12 +367,17 @@ snap_thread(void *arg)
 		}
 		now = snap_now_ns();
 		__atomic_add_fetch(&sn->refreshes, 1, __ATOMIC_RELAXED);
+		if (!area_mapped(sn))
+			break;
 		hdr_stats(sn);
 		ST(sn->hdr->last_round_ns, now - start);
 		ST(sn->hdr->last_round_end_ns, now);
 		/* the next round one period after this one started; late: at once */
 		next = start + period;
 	}
+	/* snap_stop() waits for this (the thread is detached: see snap_open()) */
+	sn->exited = true;
+	pthread_cond_broadcast(&sn->cond);
 	pthread_mutex_unlock(&sn->lock);
 	return NULL;
 }
@@ -437,6 +446,12 @@ snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 		snap_free(sn, true);
 		return err;
 	}
+	/*
+	 * Detached: a process that calls rte_eal_cleanup() with the device
+	 * open exits without a close that could join it. snap_stop() waits
+	 * for its exited flag instead.
+	 */
+	pthread_detach(sn->thread);
 	sn->running = true;
 	*out = sn;
 	return 0;
@@ -450,8 +465,9 @@ snap_stop(struct mdevx_share_snap *sn)
 	pthread_mutex_lock(&sn->lock);
 	sn->stop = true;
 	pthread_cond_broadcast(&sn->cond);
+	while (!sn->exited)
+		pthread_cond_wait(&sn->cond, &sn->lock);
 	pthread_mutex_unlock(&sn->lock);
-	pthread_join(sn->thread, NULL);
 	sn->running = false;
 }
 
