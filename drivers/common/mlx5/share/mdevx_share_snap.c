@@ -125,7 +125,66 @@ struct mdevx_share_snap {
 	uint64_t refreshes, failures, commands;
 	struct mdevx_counter_stats *buf;	/* one bulk's query */
 	uint32_t buf_n;
+	struct mdevx_share_snap *next_svc;	/* snaps (snaps_lock) */
 };
+
+/*
+ * The primary's services, for fork(): a child forked without exec (from
+ * any thread of the application) must not inherit the allocator's or a
+ * device client's lock from a refresh in progress (GCC 12's ASan does not
+ * intercept fork(), so its allocator lock is only safe if no thread
+ * allocates across it). The fork waits for the refreshes in progress.
+ */
+static pthread_mutex_t snaps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mdevx_share_snap *snaps;
+static pthread_once_t snaps_atfork_once = PTHREAD_ONCE_INIT;
+
+static void
+snaps_fork_prepare(void)
+{
+	pthread_mutex_lock(&snaps_lock);
+	for (struct mdevx_share_snap *sn = snaps; sn != NULL; sn = sn->next_svc)
+		pthread_mutex_lock(&sn->lock);
+}
+
+static void
+snaps_fork_done(void)
+{
+	for (struct mdevx_share_snap *sn = snaps; sn != NULL; sn = sn->next_svc)
+		pthread_mutex_unlock(&sn->lock);
+	pthread_mutex_unlock(&snaps_lock);
+}
+
+static void
+snaps_atfork(void)
+{
+	if (pthread_atfork(snaps_fork_prepare, snaps_fork_done, snaps_fork_done) != 0)
+		SNAP_LOG(WARNING, "pthread_atfork() failed: fork() during a counter "
+			 "refresh is unsafe");
+}
+
+static void
+snaps_link(struct mdevx_share_snap *sn)
+{
+	pthread_once(&snaps_atfork_once, snaps_atfork);
+	pthread_mutex_lock(&snaps_lock);
+	sn->next_svc = snaps;
+	snaps = sn;
+	pthread_mutex_unlock(&snaps_lock);
+}
+
+static void
+snaps_unlink(struct mdevx_share_snap *sn)
+{
+	pthread_mutex_lock(&snaps_lock);
+	for (struct mdevx_share_snap **p = &snaps; *p != NULL; p = &(*p)->next_svc) {
+		if (*p == sn) {
+			*p = sn->next_svc;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&snaps_lock);
+}
 
 uint64_t
 snap_now_ns(void)
@@ -421,6 +480,7 @@ snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&sn->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	snaps_link(sn);
 	sn->mz = rte_memzone_reserve_aligned(name, snap_size(geo->nb_slots, geo->counters),
 					     SOCKET_ID_ANY, 0, 64);
 	if (sn->mz == NULL) {
@@ -478,6 +538,7 @@ snap_free(struct mdevx_share_snap *sn, bool free_mz)
 		return;
 	if (sn->primary) {
 		snap_stop(sn);
+		snaps_unlink(sn);
 		if (free_mz && sn->mz != NULL)
 			rte_memzone_free(sn->mz);
 		pthread_mutex_destroy(&sn->lock);
