@@ -67,6 +67,7 @@ enum mp_op {
 	MP_OP_RULE_ADD = 6,		/* secondary -> primary: made a root rule */
 	MP_OP_RULE_DEL = 7,		/* secondary -> primary: removed a root rule */
 	MP_OP_REFRESH = 8,		/* secondary -> primary: refresh a counter snapshot */
+	MP_OP_LIST = 9,			/* secondary -> primary (request): device rec_idx */
 };
 
 /* A secondary attached to a device of the primary: its IPC socket. */
@@ -101,6 +102,7 @@ struct mp_param {
 };
 
 _Static_assert(sizeof(struct mp_param) <= RTE_MP_MAX_PARAM_LEN, "rte_mp param size");
+_Static_assert(DEVSTR_MAX == MDEVX_SHARE_DEVSTR_MAX, "public device string bound");
 
 /* rte_mp_msg.param is only 4-byte aligned: parameters travel by copy. */
 static void
@@ -1267,6 +1269,22 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			if (fd < 0)
 				rep->status = -EBADF;
 		}
+	} else if (req->op == MP_OP_LIST && primary) {
+		uint32_t n = 0;
+
+		/* the device of index rec_idx, and how many there are */
+		rep->status = -ENOENT;
+		TAILQ_FOREACH(dev, &share_devs, next) {
+			if (!dev->primary)
+				continue;
+			if (n++ == req->rec_idx) {
+				rep->status = 0;
+				rep->cookie = dev->cookie;
+				snprintf(rep->devstr, sizeof(rep->devstr), "%s", dev->devstr);
+			}
+		}
+		rep->rec_idx = req->rec_idx;
+		rep->rec_idx2 = n;
 	} else {
 		rep->status = -EINVAL;
 	}
@@ -2967,6 +2985,80 @@ mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);
 	use_end(dev, false);
 	return ret;
+}
+
+/* One LIST request: device @p idx of the primary into @p devstr, *total. 0 or errno. */
+static int
+primary_dev_at(uint32_t idx, char *devstr, uint32_t *total)
+{
+	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
+	struct rte_mp_reply reply;
+	struct mp_param p, r;
+	struct rte_mp_msg req;
+
+	memset(&p, 0, sizeof(p));
+	p.op = MP_OP_LIST;
+	p.rec_idx = idx;
+	mp_msg_pack(&req, MP_ACTION, &p);
+	memset(&reply, 0, sizeof(reply));
+	if (rte_mp_request_sync(&req, &reply, &ts) != 0)
+		return rte_errno != 0 ? rte_errno : EIO;
+	if (reply.nb_received != 1) {
+		free(reply.msgs);
+		return ETIMEDOUT;
+	}
+	for (int i = 0; i < reply.msgs[0].num_fds; i++)
+		close(reply.msgs[0].fds[i]);
+	if (reply.msgs[0].len_param != sizeof(r)) {
+		free(reply.msgs);
+		return EPROTO;
+	}
+	memcpy(&r, reply.msgs[0].param, sizeof(r));
+	free(reply.msgs);
+	r.devstr[DEVSTR_MAX - 1] = '\0';
+	if (r.op != MP_OP_LIST)
+		return EPROTO;
+	if (r.status == -EINVAL)	/* a library that does not know the request */
+		return EOPNOTSUPP;
+	*total = r.rec_idx2;
+	if (r.status != 0)
+		return r.status == -ENOENT ? ENOENT : EPROTO;
+	if (r.rec_idx != idx || check_devstr(r.devstr) != 0)
+		return EPROTO;
+	memcpy(devstr, r.devstr, DEVSTR_MAX);
+	return 0;
+}
+
+int
+mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max)
+{
+	uint32_t total = 0, i;
+	char devstr[DEVSTR_MAX];
+	int err;
+
+	if (devs == NULL && max != 0) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+		errno = EPERM;
+		return -EPERM;
+	}
+	/* at most the devices a process holds; the list may change meanwhile */
+	for (i = 0; i < MAX_DEVS; i++) {
+		err = primary_dev_at(i, devstr, &total);
+		if (err == ENOENT)
+			break;
+		if (err != 0) {
+			errno = err;
+			return -err;
+		}
+		if (i < max)
+			memcpy(devs[i], devstr, DEVSTR_MAX);
+		if (i + 1 >= total)
+			break;
+	}
+	return (int)(total < MAX_DEVS ? total : MAX_DEVS);
 }
 
 /* For telemetry: call @p fn on every device of the process. */

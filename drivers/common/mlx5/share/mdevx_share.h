@@ -194,6 +194,22 @@ MDEVX_API int mdevx_share_publish(struct mdevx_share_dev *dev, const char *name,
 MDEVX_API int mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name,
 				   unsigned int *acked);
 
+/** Longest device string of mdevx_share_dev_open(), NUL included. */
+#define MDEVX_SHARE_DEVSTR_MAX 128
+
+/**
+ * Secondary: the device strings the primary of this instance has open for
+ * sharing, asked over rte_mp (one request per device, each bounded like an
+ * attach; the list may change between them). Up to @p max go to @p devs,
+ * in the primary's order. For tools that attach to whatever a primary
+ * shares (app/mlx5-share-info).
+ * @return how many devices the primary shares (may exceed @p max); -EPERM
+ *   (not a secondary); -EINVAL; -ETIMEDOUT (no answer: a primary that does
+ *   not load the library); -EOPNOTSUPP (a library that does not know the
+ *   request); -EPROTO; the rte_mp error (no primary).
+ */
+MDEVX_API int mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max);
+
 /** Any process: a consistent copy of record @p name. 0 or negative errno. */
 MDEVX_API int mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name,
 				 struct mdevx_share_record *rec);
