@@ -4,8 +4,13 @@
  *   /mdevx/share/devs           devices shared by this process
  *   /mdevx/share/list,<dev>     record names of a device (all devices if omitted)
  *   /mdevx/share/info,<name>    one record, looked up on every device
+ *   /mdevx/share/counter,<name>[,<offset>,<n>]
+ *                               counters of a counter record, from the snapshot
+ *   /mdevx/share/service[,<dev>] the counter snapshot service of a device
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -112,6 +117,200 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	return ia.found ? 0 : -1;
 }
 
+/* A record found by name: its device (a handle checked by every call). */
+struct find_arg {
+	const char *name;
+	struct mdevx_share_dev *dev;
+	struct mdevx_share_record rec;
+};
+
+static void
+find_cb(struct mdevx_share_dev *dev, void *arg)
+{
+	struct find_arg *fa = arg;
+
+	if (fa->dev == NULL && mdevx_share_lookup(dev, fa->name, &fa->rec) == 0)
+		fa->dev = dev;
+}
+
+/* A decimal number in 0..UINT32_MAX filling @p s[0..len). -1 if not. */
+static int
+parse_u32(const char *s, size_t len, uint32_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (len == 0 || len > 10)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/*
+ * "<name>[,<offset>,<n>]" into @p name (NUL-terminated, at most
+ * MDEVX_SHARE_NAME_MAX characters), @p offset and @p n (0 when absent).
+ * The two numbers are taken from the right, so a name may hold commas
+ * unless it ends in ",<digits>,<digits>". -1 for a bad parameter.
+ */
+static int
+counter_params(const char *params, char *name, uint32_t *offset, uint32_t *n)
+{
+	const char *c2, *c1 = NULL;
+	size_t len;
+
+	*offset = 0;
+	*n = 0;
+	if (params == NULL || params[0] == '\0')
+		return -1;
+	/* longer than a name and two 10-digit numbers with their commas: refused */
+	len = strnlen(params, MDEVX_SHARE_NAME_MAX + 2 * 11 + 1);
+	if (len > MDEVX_SHARE_NAME_MAX + 2 * 11)
+		return -1;
+	c2 = memrchr(params, ',', len);
+	if (c2 != NULL && c2 > params)
+		c1 = memrchr(params, ',', (size_t)(c2 - params));
+	if (c1 != NULL && c1 > params &&
+	    parse_u32(c1 + 1, (size_t)(c2 - c1 - 1), offset) == 0 &&
+	    parse_u32(c2 + 1, len - (size_t)(c2 + 1 - params), n) == 0)
+		len = (size_t)(c1 - params);
+	else
+		*offset = *n = 0;
+	if (len == 0 || len > MDEVX_SHARE_NAME_MAX)
+		return -1;
+	memcpy(name, params, len);
+	name[len] = '\0';
+	return 0;
+}
+
+/* Counters one /mdevx/share/counter answer carries at most (16 KiB of output). */
+#define TEL_COUNTERS_MAX 256u
+
+static int
+cmd_counter(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct mdevx_counter_stats st[TEL_COUNTERS_MAX];
+	char name[MDEVX_SHARE_NAME_MAX + 1];
+	struct mdevx_share_counter_snap snap;
+	struct find_arg fa = { .name = name, .dev = NULL };
+	struct rte_tel_data *pk, *by;
+	mdevx_share_imp_t imp;
+	uint32_t offset, n, i;
+	int ret;
+
+	RTE_SET_USED(cmd);
+	if (counter_params(params, name, &offset, &n) != 0)
+		return -EINVAL;
+	mdevx_share_foreach_dev(find_cb, &fa);
+	if (fa.dev == NULL || fa.rec.kind != MDEVX_SHARE_COUNTER || fa.rec.withdrawn ||
+	    !mdevx_share_dev_is_primary(fa.dev))
+		return -EINVAL;
+	if (offset >= fa.rec.bulk_size || n > fa.rec.bulk_size - offset || n > TEL_COUNTERS_MAX)
+		return -EINVAL;
+	if (n == 0)	/* the rest of the bulk, up to the bound */
+		n = RTE_MIN(fa.rec.bulk_size - offset, TEL_COUNTERS_MAX);
+	/*
+	 * Out of the device list's lock: a call on a device closed meanwhile
+	 * gives ENOENT (the library checks every handle).
+	 */
+	ret = mdevx_share_import(fa.dev, name, MDEVX_SHARE_COUNTER, &imp);
+	if (ret != 0)
+		return ret == -ENOENT || ret == -ESTALE ? -EINVAL : ret;
+	ret = mdevx_share_counter_read(fa.dev, imp, offset, n, st, &snap);
+	mdevx_share_unimport(fa.dev, imp);
+	if (ret != 0)
+		return ret;
+	pk = rte_tel_data_alloc();
+	by = rte_tel_data_alloc();
+	if (pk == NULL || by == NULL) {
+		rte_tel_data_free(pk);
+		rte_tel_data_free(by);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_array(pk, RTE_TEL_U64_VAL);
+	rte_tel_data_start_array(by, RTE_TEL_U64_VAL);
+	for (i = 0; i < n; i++) {
+		rte_tel_data_add_array_u64(pk, st[i].packets);
+		rte_tel_data_add_array_u64(by, st[i].bytes);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(fa.dev));
+	rte_tel_data_add_dict_string(d, "name", name);
+	rte_tel_data_add_dict_u64(d, "object_id", fa.rec.object_id);
+	rte_tel_data_add_dict_u64(d, "bulk_size", fa.rec.bulk_size);
+	rte_tel_data_add_dict_u64(d, "offset", offset);
+	rte_tel_data_add_dict_u64(d, "n", n);
+	rte_tel_data_add_dict_u64(d, "refresh_seq", snap.refresh_seq);
+	rte_tel_data_add_dict_u64(d, "refreshed_ns", snap.refreshed_ns);
+	rte_tel_data_add_dict_u64(d, "age_ns", snap.age_ns);
+	rte_tel_data_add_dict_u64(d, "age_ms", snap.age_ns / 1000000);
+	rte_tel_data_add_dict_int(d, "primary_alive", snap.primary_alive);
+	rte_tel_data_add_dict_container(d, "packets", pk, 0);
+	rte_tel_data_add_dict_container(d, "bytes", by, 0);
+	return 0;
+}
+
+struct svc_arg {
+	const char *filter;
+	struct mdevx_share_dev *dev;
+};
+
+static void
+svc_cb(struct mdevx_share_dev *dev, void *arg)
+{
+	struct svc_arg *sa = arg;
+
+	if (sa->dev == NULL && mdevx_share_dev_is_primary(dev) &&
+	    (sa->filter == NULL || strcmp(sa->filter, mdevx_share_dev_name(dev)) == 0))
+		sa->dev = dev;
+}
+
+static int
+cmd_service(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct svc_arg sa = { .filter = NULL, .dev = NULL };
+	struct mdevx_share_service_stats st;
+	int ret;
+
+	RTE_SET_USED(cmd);
+	if (params != NULL && params[0] != '\0')
+		sa.filter = params;
+	mdevx_share_foreach_dev(svc_cb, &sa);
+	if (sa.dev == NULL)
+		return -EINVAL;
+	memset(&st, 0, sizeof(st));
+	ret = mdevx_share_service_stats(sa.dev, &st);
+	if (ret != 0 && ret != -ENODATA)
+		return ret == -ENOENT ? -EINVAL : ret;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(sa.dev));
+	rte_tel_data_add_dict_string(d, "state", ret == -ENODATA ? "off" :
+				     st.period_ms == 0 ? "off" : "running");
+	rte_tel_data_add_dict_u64(d, "period_ms", st.period_ms);
+	rte_tel_data_add_dict_u64(d, "bulks", st.bulks);
+	rte_tel_data_add_dict_u64(d, "capacity", st.capacity);
+	rte_tel_data_add_dict_u64(d, "used", st.used);
+	rte_tel_data_add_dict_u64(d, "last_refresh_ns", st.last_round_ns);
+	rte_tel_data_add_dict_u64(d, "last_refresh_end_ns", st.last_round_end_ns);
+	rte_tel_data_add_dict_u64(d, "refreshes", st.refreshes);
+	rte_tel_data_add_dict_u64(d, "failures", st.failures);
+	rte_tel_data_add_dict_u64(d, "commands", st.commands);
+	return 0;
+}
+
+/* Help texts: EAL refuses a command whose help does not fit RTE_TEL_MAX_STRING_LEN. */
+#define HELP_COUNTER "Snapshot of a counter record: packets, bytes, age. " \
+	"Parameters: name[,offset,n] (n 0: whole bulk, max 256)"
+#define HELP_SERVICE "The counter snapshot service. Parameter: device (optional)"
+_Static_assert(sizeof(HELP_COUNTER) <= RTE_TEL_MAX_STRING_LEN, "telemetry help length");
+_Static_assert(sizeof(HELP_SERVICE) <= RTE_TEL_MAX_STRING_LEN, "telemetry help length");
+
 void
 mdevx_share_telemetry_init(void)
 {
@@ -125,4 +324,6 @@ mdevx_share_telemetry_init(void)
 				   "Names of the export records. Parameter: device (optional)");
 	rte_telemetry_register_cmd("/mdevx/share/info", cmd_info,
 				   "One export record. Parameter: record name");
+	rte_telemetry_register_cmd("/mdevx/share/counter", cmd_counter, HELP_COUNTER);
+	rte_telemetry_register_cmd("/mdevx/share/service", cmd_service, HELP_SERVICE);
 }
