@@ -114,6 +114,8 @@ struct demo_opts {
 	unsigned int duration_ms;
 	const char *device;
 	const char *pcap;		/* traffic for the rules, or NULL */
+	unsigned int counter_period_ms;	/* the counter snapshot service (0: off) */
+	unsigned int hold_ms;		/* stay this long after the counter phase */
 	int reader_id;			/* secondary: its slot, -1 in the primary */
 };
 
@@ -182,12 +184,18 @@ usage(const char *prog)
 	       "                    IPv4/UDP or IPv6/UDP to a direct port, IPv4/UDP only\n"
 	       "                    to an RSS port. Without it: no steering phase.\n"
 	       "  --device NAME     software device name (default mlx5_0)\n"
+	       "  --counter-period MS  period of the library's counter snapshot service\n"
+	       "                    (default %d; 0: off)\n"
+	       "  --hold MS         after the counter phase, print what was injected into\n"
+	       "                    each bulk and wait MS milliseconds (SIGINT ends the\n"
+	       "                    wait), so that mlx5-share-info can look at the primary\n"
 	       "  --help            this text\n"
 	       "\n"
 	       "Run it with devtools/run-demo.sh, which starts the software device,\n"
 	       "writes a pcap for the rules with test/steer/gen_steer_pcap.py and\n"
 	       "gives EAL --no-pci and a --file-prefix of its own.\n",
-	       prog, MAX_SECONDARIES, BULK_SIZE, MAX_BULKS, RULE_PORT_BASE, RULE_OFFSET_BASE);
+	       prog, MAX_SECONDARIES, BULK_SIZE, MAX_BULKS, RULE_PORT_BASE, RULE_OFFSET_BASE,
+	       MDEVX_SHARE_COUNTER_PERIOD_DEFAULT);
 }
 
 static int
@@ -199,6 +207,8 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "pcap", required_argument, NULL, 'p' },
+		{ "counter-period", required_argument, NULL, 'c' },
+		{ "hold", required_argument, NULL, 'H' },
 		{ "reader", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -210,6 +220,8 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 	o->duration_ms = 2000;
 	o->device = "mlx5_0";
 	o->pcap = NULL;
+	o->counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_DEFAULT;
+	o->hold_ms = 0;
 	o->reader_id = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -228,6 +240,12 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 			break;
 		case 'p':
 			o->pcap = optarg;
+			break;
+		case 'c':
+			o->counter_period_ms = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'H':
+			o->hold_ms = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		case 'r':
 			o->reader_id = atoi(optarg);
@@ -908,10 +926,50 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 	return 0;
 }
 
+/*
+ * --hold: refresh the counter snapshot of every bulk (the service would
+ * within a period), say what each bulk got and wait, for mlx5-share-info.
+ */
+static void
+hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *packets,
+     const uint64_t *bytes)
+{
+	uint64_t end = now_ns() + (uint64_t)o->hold_ms * 1000000;
+	char name[32];
+
+	for (uint32_t b = 0; b < o->bulks; b++) {
+		mdevx_share_imp_t imp;
+		int rc;
+
+		snprintf(name, sizeof(name), "counters-%u", b);
+		rc = mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp);
+		if (rc == 0) {
+			if (o->counter_period_ms > 0)
+				rc = mdevx_share_counter_refresh(dev, imp, 2000);
+			mdevx_share_unimport(dev, imp);
+		}
+		printf("hold: %s packets=%" PRIu64 " bytes=%" PRIu64 " counters=", name,
+		       packets[b], bytes[b]);
+		for (int k = 0; k < TRAFFIC_COUNTERS; k++)
+			printf("%s%d", k ? "," : "", k * TRAFFIC_STRIDE);
+		printf("%s%s\n", rc != 0 ? " refresh=" : "", rc != 0 ? strerror(-rc) : "");
+	}
+	printf("hold: %u ms; look with: mlx5-share-info --file-prefix=%s -- [--json]\n",
+	       o->hold_ms, strrchr(rte_eal_get_runtime_dir(), '/') + 1);
+	fflush(stdout);
+	while (!interrupted && now_ns() < end)
+		usleep(10000);
+	if (interrupted) {
+		interrupted = 0;	/* the hold ends; the demo goes on */
+		printf("hold: interrupted\n");
+	}
+}
+
 static int
 run_primary(struct demo_state *st, const struct demo_opts *o)
 {
-	struct mdevx_share_conf conf = { .capacity = 1024, .withdraw_timeout_ms = 2000 };
+	struct mdevx_share_conf conf = { .capacity = 1024, .withdraw_timeout_ms = 2000,
+					 .counter_period_ms = o->counter_period_ms };
 	uint64_t truth_p[MAX_BULKS] = { 0 }, truth_b[MAX_BULKS] = { 0 }, tp = 0, tb = 0;
 	struct mdevx_obj *bulk[MAX_BULKS] = { NULL };
 	uint32_t base[MAX_BULKS];
@@ -1099,6 +1157,9 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 		       r->failed ? "failed" : imp_str, rp, rb,
 		       r->failed ? (const char *)r->error : checks_ok(mark) ? "yes" : "NO");
 	}
+
+	if (o->hold_ms > 0 && !interrupted)
+		hold(dev, o, truth_p, truth_b);
 
 	/* Packets through the shared objects. */
 	if (st->steering && !interrupted &&
