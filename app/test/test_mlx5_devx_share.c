@@ -635,9 +635,37 @@ test_share_telemetry(void)
 			    "info");
 	TEST_ASSERT(strstr(buf, "\"kind\":\"tir\"") && strstr(buf, "\"state\":\"published\"") &&
 		    strstr(buf, "rx_icm_addr"), "info: %s", buf);
+	/* registered (DPDK refuses a command whose help text is too long) */
+	TEST_ASSERT_SUCCESS(telemetry_query("/", buf, sizeof(buf)), "commands");
+	TEST_ASSERT(strstr(buf, "\"/mdevx/share/counter\"") &&
+		    strstr(buf, "\"/mdevx/share/service\""), "commands: %s", buf);
+	/* this primary runs no counter snapshot service */
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/service", buf, sizeof(buf)),
+			    "service");
+	TEST_ASSERT(strstr(buf, "\"state\":\"off\"") && strstr(buf, "\"period_ms\":0") &&
+		    strstr(buf, "\"device\":\"" DEVSTR "\""), "service: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/service,nodev", buf, sizeof(buf)),
+			    "service");
+	TEST_ASSERT(strstr(buf, "null") != NULL, "service of no device: %s", buf);
+	/* no snapshot (ENODATA), a TIR, a range past the bulk, no name: null */
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/counter,ctr0", buf, sizeof(buf)),
+			    "counter");
+	TEST_ASSERT(strstr(buf, "null") != NULL, "counter without a service: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/counter,tir_rss", buf, sizeof(buf)),
+			    "counter");
+	TEST_ASSERT(strstr(buf, "null") != NULL, "counter of a TIR: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/counter,ctr0,0,100000", buf,
+					    sizeof(buf)), "counter");
+	TEST_ASSERT(strstr(buf, "null") != NULL, "counters past the bulk: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/counter", buf, sizeof(buf)),
+			    "counter");
+	TEST_ASSERT(strstr(buf, "null") != NULL, "counter without a name: %s", buf);
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr1", NULL), "withdraw");
 	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/list", buf, sizeof(buf)), "list");
 	TEST_ASSERT(strstr(buf, "\"ctr1\"") == NULL, "withdrawn record listed: %s", buf);
+	/* a primary does not ask itself for its devices */
+	TEST_ASSERT_EQUAL(mdevx_share_primary_devs(NULL, 0), -EPERM, "primary_devs in the "
+			  "primary");
 	return TEST_SUCCESS;
 }
 
