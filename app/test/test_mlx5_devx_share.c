@@ -1881,44 +1881,6 @@ test_fault_mute_secondary(void)
  * read the counter through their import and write "<dir>/result.N".
  */
 static int
-write_file(const char *dir, const char *name, const char *text)
-{
-	char path[512], tmp[520];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (f == NULL)
-		return -1;
-	fputs(text, f);
-	fclose(f);
-	return rename(tmp, path);
-}
-
-static int
-read_file(const char *dir, const char *name, char *buf, size_t len, unsigned int wait_ms)
-{
-	uint64_t end = test_now_ms() + wait_ms;
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	do {
-		FILE *f = fopen(path, "r");
-
-		if (f != NULL) {
-			size_t n = fread(buf, 1, len - 1, f);
-
-			fclose(f);
-			buf[n] = '\0';
-			return 0;
-		}
-		usleep(2000);
-	} while (test_now_ms() < end);
-	return -1;
-}
-
-static int
 role_victim_secondary(int argc, char **argv)
 {
 	struct mdevx_share_dev *dev;
@@ -1933,16 +1895,16 @@ role_victim_secondary(int argc, char **argv)
 	if (dev == NULL || mdevx_share_import(dev, "victim_ctr", MDEVX_SHARE_COUNTER, &imp) != 0)
 		return 3;
 	snprintf(name, sizeof(name), "ready.%s", argv[1]);
-	write_file(argv[0], name, "1");
-	if (read_file(argv[0], "dead", buf, sizeof(buf), WAIT_MS) != 0)
+	test_file_write(argv[0], name, "1");
+	if (test_file_read(argv[0], "dead", buf, sizeof(buf), WAIT_MS) != 0)
 		return 4;
 	want = strtoull(buf, NULL, 10);
 	snprintf(name, sizeof(name), "result.%s", argv[1]);
 	/* The primary is gone; the uverbs file lives on with our fd. */
 	if (mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 && st.packets == want)
-		write_file(argv[0], name, "ok");
+		test_file_write(argv[0], name, "ok");
 	else
-		write_file(argv[0], name, "bad");
+		test_file_write(argv[0], name, "bad");
 	mdevx_share_unimport(dev, imp);
 	mdevx_share_dev_close(dev);
 	return 0;
@@ -1977,10 +1939,10 @@ role_victim_primary(int argc, char **argv)
 		char name[16], tmp[8];
 
 		snprintf(name, sizeof(name), "ready.%d", i);
-		if (read_file(argv[0], name, tmp, sizeof(tmp), WAIT_MS) != 0)
+		if (test_file_read(argv[0], name, tmp, sizeof(tmp), WAIT_MS) != 0)
 			return 7;
 	}
-	write_file(argv[0], "ready", buf);
+	test_file_write(argv[0], "ready", buf);
 	for (;;)
 		pause();
 	return 0;
@@ -2000,7 +1962,7 @@ test_fault_primary_killed(void)
 	snprintf(prefix, sizeof(prefix), "%s_victim", test_file_prefix());
 	victim = test_mp_spawn_primary("share_victim_primary", prefix, 1, args);
 	TEST_ASSERT(victim > 0, "spawn");
-	rc = read_file(dir, "ready", buf, sizeof(buf), WAIT_MS);
+	rc = test_file_read(dir, "ready", buf, sizeof(buf), WAIT_MS);
 	if (rc != 0) {
 		kill(victim, SIGKILL);
 		printf("victim primary exited with %d\n", test_mp_wait(victim, 1000));
@@ -2012,12 +1974,12 @@ test_fault_primary_killed(void)
 	kill(victim, SIGKILL);
 	TEST_ASSERT_EQUAL(test_mp_wait(victim, 5000), 128 + SIGKILL, "victim");
 	snprintf(val, sizeof(val), "%d", 4242);
-	TEST_ASSERT_SUCCESS(write_file(dir, "dead", val), "dead file");
+	TEST_ASSERT_SUCCESS(test_file_write(dir, "dead", val), "dead file");
 	for (int i = 0; i < 2; i++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "result.%d", i);
-		if (read_file(dir, name, buf, sizeof(buf), WAIT_MS) == 0 && strcmp(buf, "ok") == 0)
+		if (test_file_read(dir, name, buf, sizeof(buf), WAIT_MS) == 0 && strcmp(buf, "ok") == 0)
 			ok++;
 		else
 			printf("secondary %d of the killed primary: '%s'\n", i, buf);
@@ -2052,8 +2014,8 @@ role_exit_secondary(int argc, char **argv)
 	dev = mdevx_share_dev_attach(DEVSTR2);
 	if (dev == NULL || mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp) != 0)
 		return 3;
-	write_file(argv[0], "ready.sec", "1");
-	if (read_file(argv[0], "check", buf, sizeof(buf), WAIT_MS) != 0)
+	test_file_write(argv[0], "ready.sec", "1");
+	if (test_file_read(argv[0], "check", buf, sizeof(buf), WAIT_MS) != 0)
 		return 4;
 	q = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
 	r = mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp2);
@@ -2061,7 +2023,7 @@ role_exit_secondary(int argc, char **argv)
 		mdevx_share_unimport(dev, imp2);
 	snprintf(res, sizeof(res), "%s %s", q == -ESTALE ? "estale" : q == 0 ? "ok" : "bad",
 		 r == 0 ? "imports" : "refused");
-	write_file(argv[0], "result", res);
+	test_file_write(argv[0], "result", res);
 	/* A withdrawn import is still unimported, once. */
 	r = mdevx_share_unimport(dev, imp);
 	mdevx_share_dev_close(dev);
@@ -2103,10 +2065,10 @@ role_exit_primary(int argc, char **argv)
 		return 8;
 	if (test_mp_spawn("share_exit_secondary", NULL, 1, args) <= 0)
 		return 5;
-	if (read_file(argv[0], "ready.sec", buf, sizeof(buf), WAIT_MS) != 0)
+	if (test_file_read(argv[0], "ready.sec", buf, sizeof(buf), WAIT_MS) != 0)
 		return 6;
-	write_file(argv[0], "ready", "1");
-	if (read_file(argv[0], "go", buf, sizeof(buf), WAIT_MS) != 0)
+	test_file_write(argv[0], "ready", "1");
+	if (test_file_read(argv[0], "go", buf, sizeof(buf), WAIT_MS) != 0)
 		return 7;
 	if (strcmp(argv[1], "exit") == 0)
 		exit(0);
@@ -2121,7 +2083,7 @@ exit_in_import(void *arg)
 	char when[32];
 
 	snprintf(when, sizeof(when), "%" PRIu64, test_now_ms());
-	if (write_file(arg, "exiting", when) != 0)
+	if (test_file_write(arg, "exiting", when) != 0)
 		exit(6);
 	exit(0);
 }
@@ -2164,17 +2126,17 @@ primary_exits(const char *mode)
 	snprintf(prefix, sizeof(prefix), "%s_exit_%s", test_file_prefix(), mode);
 	primary = test_mp_spawn_primary("share_exit_primary", prefix, 2, args);
 	TEST_ASSERT(primary > 0, "spawn");
-	if (read_file(dir, "ready", buf, sizeof(buf), WAIT_MS) != 0) {
+	if (test_file_read(dir, "ready", buf, sizeof(buf), WAIT_MS) != 0) {
 		kill(primary, SIGKILL);
 		printf("%s: primary not ready, exited with %d\n", mode,
 		       test_mp_wait(primary, 1000));
 		goto out;
 	}
-	write_file(dir, "go", "1");
+	test_file_write(dir, "go", "1");
 	st = test_mp_wait(primary, CHILD_TIMEOUT_MS);
 	if (st != 0) {
 		printf("%s: primary exited with %d\n", mode, st);
-		write_file(dir, "check", "1");	/* let the secondary go */
+		test_file_write(dir, "check", "1");	/* let the secondary go */
 		goto out;
 	}
 	/*
@@ -2185,8 +2147,8 @@ primary_exits(const char *mode)
 		rc = test_wait_dev_empty(ctl, DEV2, 5000);
 	else
 		rc = test_dev_total(ctl, DEV2, &total) != 0 || total == 0 ? -1 : 0;
-	write_file(dir, "check", "1");
-	if (read_file(dir, "result", res, sizeof(res), WAIT_MS) != 0)
+	test_file_write(dir, "check", "1");
+	if (test_file_read(dir, "result", res, sizeof(res), WAIT_MS) != 0)
 		printf("%s: no result from the secondary\n", mode);
 	if (rc != 0)
 		printf("%s: %s on %s after the primary's exit\n", mode,
@@ -2240,7 +2202,7 @@ test_fault_exit_with_lock_held(void)
 	primary = test_mp_spawn_primary("share_exit_locked_primary", prefix, 1, args);
 	st = primary > 0 ? test_mp_wait(primary, 30000) : -1;	/* kills it at the timeout */
 	/* From the exit() call, not from the spawn: EAL start-up does not count. */
-	got = read_file(dir, "exiting", when, sizeof(when), 0);
+	got = test_file_read(dir, "exiting", when, sizeof(when), 0);
 	t_exit = strtoull(when, NULL, 10);
 	if (got == 0 && t_exit != 0)
 		dt = test_now_ms() - t_exit;

@@ -88,15 +88,6 @@ sync_area(void)
 }
 
 static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static uint64_t
 now_ns(void)
 {
 	struct timespec ts;
@@ -209,44 +200,6 @@ REGISTER_TEST_SECONDARY(snap_compare, role_snap_compare);
 
 /* ---- files between the killed primary's processes and us ---- */
 
-static int
-write_file(const char *dir, const char *name, const char *text)
-{
-	char path[512], tmp[520];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (f == NULL)
-		return -1;
-	fputs(text, f);
-	fclose(f);
-	return rename(tmp, path);
-}
-
-static int
-read_file(const char *dir, const char *name, char *buf, size_t len, unsigned int wait_ms)
-{
-	uint64_t end = now_ms() + wait_ms;
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	do {
-		FILE *f = fopen(path, "r");
-
-		if (f != NULL) {
-			size_t n = fread(buf, 1, len - 1, f);
-
-			fclose(f);
-			buf[n] = '\0';
-			return 0;
-		}
-		usleep(2000);
-	} while (now_ms() < end);
-	return -1;
-}
-
 /*
  * Secondary of the primary killed: once it is dead ("dead" holds the
  * packets injected before its death), cached reads must age and say the
@@ -272,8 +225,8 @@ role_snap_orphan(int argc, char **argv)
 		return 3;
 	if (mdevx_share_counter_refresh(dev, imp, 5000) != 0)
 		return 4;
-	write_file(argv[0], "ready.sec", "1");
-	if (read_file(argv[0], "dead", buf, sizeof(buf), WAIT_MS) != 0)
+	test_file_write(argv[0], "ready.sec", "1");
+	if (test_file_read(argv[0], "dead", buf, sizeof(buf), WAIT_MS) != 0)
 		return 5;
 	want = strtoull(buf, NULL, 10);
 	r1 = mdevx_share_counter_read(dev, imp, 0, 1, &st, &a);
@@ -293,7 +246,7 @@ role_snap_orphan(int argc, char **argv)
 			 " %" PRIu64 " seq %" PRIu64 " %" PRIu64 " cached %" PRIu64 " fresh %"
 			 PRIu64, r1, r2, rq, rf, rs, a.primary_alive, b.primary_alive, a.age_ns,
 			 b.age_ns, a.refresh_seq, b.refresh_seq, st.packets, q.packets);
-	write_file(argv[0], "result", res);
+	test_file_write(argv[0], "result", res);
 	mdevx_share_unimport(dev, imp);
 	mdevx_share_dev_close(dev);
 	return 0;
@@ -325,9 +278,9 @@ role_snap_victim(int argc, char **argv)
 		return 5;
 	if (test_mp_spawn("snap_orphan", NULL, 1, args) <= 0)
 		return 6;
-	if (read_file(argv[0], "ready.sec", tmp, sizeof(tmp), WAIT_MS) != 0)
+	if (test_file_read(argv[0], "ready.sec", tmp, sizeof(tmp), WAIT_MS) != 0)
 		return 7;
-	write_file(argv[0], "ready", buf);
+	test_file_write(argv[0], "ready", buf);
 	for (;;)
 		pause();
 	return 0;
@@ -414,12 +367,12 @@ static int
 wait_rounds(struct mdevx_share_dev *dev, uint64_t more, unsigned int ms)
 {
 	struct mdevx_share_service_stats st;
-	uint64_t end = now_ms() + ms, want;
+	uint64_t end = test_now_ms() + ms, want;
 
 	if (mdevx_share_service_stats(dev, &st) != 0)
 		return -1;
 	want = st.refreshes + more;
-	while (now_ms() < end) {
+	while (test_now_ms() < end) {
 		if (mdevx_share_service_stats(dev, &st) != 0)
 			return -1;
 		if (st.refreshes >= want)
@@ -476,11 +429,11 @@ observe_age(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, unsigned int ms,
 	struct mdevx_share_service_stats ss;
 	struct mdevx_counter_stats st;
 	struct mdevx_share_counter_snap sn;
-	uint64_t end = now_ms() + ms;
+	uint64_t end = test_now_ms() + ms;
 
 	*max_age = 0;
 	*max_round = 0;
-	while (now_ms() < end) {
+	while (test_now_ms() < end) {
 		int r = mdevx_share_counter_read(dev, imp, 0, 1, &st, &sn);
 
 		if (r == -EAGAIN)
@@ -805,7 +758,7 @@ test_snap_primary_killed(void)
 	snprintf(prefix, sizeof(prefix), "%s_snapvictim", test_file_prefix());
 	victim = test_mp_spawn_primary("snap_victim", prefix, 1, args);
 	TEST_ASSERT(victim > 0, "spawn");
-	rc = read_file(dir, "ready", buf, sizeof(buf), WAIT_MS);
+	rc = test_file_read(dir, "ready", buf, sizeof(buf), WAIT_MS);
 	if (rc != 0) {
 		kill(victim, SIGKILL);
 		printf("victim primary exited with %d\n", test_mp_wait(victim, 1000));
@@ -819,8 +772,8 @@ test_snap_primary_killed(void)
 	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV2, counter_id, 4242, 4242 * 60),
 			    "inject");
 	snprintf(val, sizeof(val), "%d", 4242);
-	TEST_ASSERT_SUCCESS(write_file(dir, "dead", val), "dead file");
-	rc = read_file(dir, "result", buf, sizeof(buf), WAIT_MS);
+	TEST_ASSERT_SUCCESS(test_file_write(dir, "dead", val), "dead file");
+	rc = test_file_read(dir, "result", buf, sizeof(buf), WAIT_MS);
 	snprintf(val, sizeof(val), "rm -rf '%s'", dir);
 	if (system(val) != 0)
 		printf("cannot remove %s\n", dir);

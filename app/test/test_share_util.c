@@ -208,3 +208,41 @@ test_swdev_case_setup(struct swdev_ctl *ctl, const char *dev, const struct rte_m
 	TEST_ASSERT_EQUAL(total, 0, "device not empty before the case");
 	return TEST_SUCCESS;
 }
+
+int
+test_file_write(const char *dir, const char *name, const char *text)
+{
+	char path[512], tmp[520];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return rename(tmp, path);
+}
+
+int
+test_file_read(const char *dir, const char *name, char *buf, size_t len, unsigned int wait_ms)
+{
+	uint64_t end = test_now_ms() + wait_ms;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	do {
+		FILE *f = fopen(path, "r");
+
+		if (f != NULL) {
+			size_t n = fread(buf, 1, len - 1, f);
+
+			fclose(f);
+			buf[n] = '\0';
+			return 0;
+		}
+		usleep(2000);
+	} while (test_now_ms() < end);
+	return -1;
+}

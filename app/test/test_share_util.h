@@ -130,4 +130,17 @@ void test_swdev_suite_teardown(struct swdev_ctl **ctl, const struct rte_memzone 
 int test_swdev_case_setup(struct swdev_ctl *ctl, const char *dev,
 			  const struct rte_memzone *mz, size_t size);
 
+/*
+ * Files that processes of different instances (a killed primary's and the
+ * test's) exchange: @p text written to <dir>/<name> atomically (a rename),
+ * 0 or -1.
+ */
+int test_file_write(const char *dir, const char *name, const char *text);
+/**
+ * Read <dir>/<name> into @p buf (NUL-terminated, at most @p len - 1 bytes),
+ * waiting up to @p wait_ms for it to appear: 0, or -1 at the timeout.
+ */
+int test_file_read(const char *dir, const char *name, char *buf, size_t len,
+		   unsigned int wait_ms);
+
 #endif /* MDEVX_TEST_SHARE_UTIL_H */
