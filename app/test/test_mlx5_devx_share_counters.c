@@ -856,6 +856,20 @@ test_snap_badinput(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(d2, &ss), "stats");
 	TEST_ASSERT(ss.bulks == 2 && ss.used == BULK && ss.capacity == BULK,
 		    "full: bulks %u used %u capacity %u", ss.bulks, ss.used, ss.capacity);
+	/*
+	 * The bulk with no room is never written anywhere: after rounds that
+	 * saw different traffic on both, the first one reads its own values.
+	 */
+	for (int i = 0; i < 2; i++)
+		TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV2, test_obj_id(c[i]),
+							     10 + i, 1000 + i), "inject");
+	usleep(3 * PERIOD_MS * 1000);
+	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full0", MDEVX_SHARE_COUNTER, &imp), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(d2, imp, 0, 1, st, &sn), "read");
+	TEST_ASSERT(st[0].packets == 10 && st[0].bytes == 1000,
+		    "full0 reads %" PRIu64 "/%" PRIu64 ", want 10/1000", st[0].packets,
+		    st[0].bytes);
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(d2, imp), "unimport");
 	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full1", MDEVX_SHARE_COUNTER, &imp), "imp");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(d2, imp, 0, 1, st, &sn), ENODATA);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_refresh(d2, imp, 10), ENODATA);
