@@ -783,6 +783,43 @@ test_snap_primary_killed(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A refresh asked for is done at once, not at the next round: with a
+ * period of a minute, traffic injected after the first refresh shows only
+ * through mdevx_share_counter_refresh().
+ */
+static int
+test_snap_refresh_on_demand(void)
+{
+	struct mdevx_share_conf slow = { .capacity = 8, .counter_period_ms = 60000 };
+	struct mdevx_share_counter_snap a, b;
+	struct mdevx_counter_stats st;
+	struct mdevx_share_dev *d2;
+	struct mdevx_obj *cnt;
+	mdevx_share_imp_t imp;
+
+	d2 = mdevx_share_dev_open(DEVSTR2, &slow);
+	TEST_ASSERT_NOT_NULL(d2, "open: %s", strerror(errno));
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(d2), BULK);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(d2, "slow", cnt), "publish");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "slow", MDEVX_SHARE_COUNTER, &imp), "imp");
+	/* A new bulk is refreshed at once. */
+	for (int i = 0; i < 500 && mdevx_share_counter_read(d2, imp, 0, 1, &st, &a) != 0; i++)
+		usleep(2000);
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(d2, imp, 0, 1, &st, &a), "first read");
+	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV2, test_obj_id(cnt), 7, 700),
+			    "inject");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(d2, imp, 2000), "refresh on demand");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(d2, imp, 0, 1, &st, &b), "read");
+	TEST_ASSERT(st.packets == 7 && st.bytes == 700 && b.refresh_seq > a.refresh_seq,
+		    "after the refresh: %" PRIu64 "/%" PRIu64 ", refresh %" PRIu64 " -> %" PRIu64,
+		    st.packets, st.bytes, a.refresh_seq, b.refresh_seq);
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(d2, imp), "unimport");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(d2), "close");
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static int
 test_snap_badinput(void)
 {
@@ -909,6 +946,7 @@ static struct unit_test_suite counters_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_snap_reader_killed),
 		TEST_CASE_ST(case_setup, case_teardown, test_snap_refresh_failure),
 		TEST_CASE_ST(case_setup, case_teardown, test_snap_scribble),
+		TEST_CASE_ST(case_setup, case_teardown, test_snap_refresh_on_demand),
 		TEST_CASE_ST(case_setup, case_teardown, test_snap_badinput),
 		TEST_CASE(test_snap_primary_killed),
 		TEST_CASE(test_nothing_left),
