@@ -302,9 +302,21 @@ out:
 			printf("the foreign secondary exited during the test\n");
 			ret = TEST_FAILED;
 		}
-		close(fd);		/* end of its input: it exits */
-		kill(pid, SIGTERM);
-		waitpid(pid, NULL, 0);
+		int st;
+
+		/*
+		 * End of its input: it runs rte_eal_cleanup() and exits. It is
+		 * never signalled during that: killed while it holds one of the
+		 * instance's shared EAL locks (memory detach), it would leave the
+		 * lock taken and our rte_memzone_free() below would spin forever.
+		 */
+		close(fd);
+		st = test_mp_wait(pid, 20000);
+		if (st != 0) {
+			printf("the foreign secondary did not exit cleanly at the end of its "
+			       "input: %d\n", st);
+			ret = TEST_FAILED;
+		}
 		close(foreign_out);
 		foreign_out = -1;
 	}
