@@ -13,6 +13,7 @@
  * revocation waits for the call, and a rule creation that comes after it
  * gets ESTALE. No library lock is held across a device call.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,24 @@
 #include "mdevx_prm.h"
 
 #include "mdevx_internal.h"
+
+/*
+ * Match buffers, criteria, entry actions and destination types of the
+ * public attributes go into the PRM mailboxes (fte_match_param,
+ * match_criteria_enable, flow_context.action, dest_format) as they are:
+ * the public constants of mdevx.h must be the PRM ones.
+ */
+static_assert(MDEVX_MATCH_PARAM_LEN == MDEVX_ST_SZ_BYTES(fte_match_param),
+	      "fte_match_param size");
+static_assert(MDEVX_MATCH_OUTER == MDEVX_MATCH_CRITERIA_OUTER,
+	      "match_criteria_enable outer headers");
+static_assert(MDEVX_FTE_ACTION_DROP == MDEVX_FLOW_CONTEXT_ACTION_DROP, "action drop");
+static_assert(MDEVX_FTE_ACTION_FWD_DEST == MDEVX_FLOW_CONTEXT_ACTION_FWD_DEST,
+	      "action fwd_dest");
+static_assert(MDEVX_FTE_ACTION_COUNT == MDEVX_FLOW_CONTEXT_ACTION_COUNT, "action count");
+static_assert(MDEVX_FTE_DEST_FLOW_TABLE == MDEVX_FLOW_DEST_TYPE_FLOW_TABLE,
+	      "destination_type flow table");
+static_assert(MDEVX_FTE_DEST_TIR == MDEVX_FLOW_DEST_TYPE_TIR, "destination_type TIR");
 
 /* Bytes of fte_match_param this library matches on: the outer headers. */
 #define OUTER_LEN MDEVX_ST_SZ_BYTES(fte_match_set_lyr_2_4)

@@ -1,11 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* TIRs: CREATE_TIR (direct or indirect with Toeplitz RSS), QUERY_TIR. */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
 #include "mdevx_prm.h"
 
 #include "mdevx_internal.h"
+
+/*
+ * struct mdevx_tir_attr carries PRM values (tirc: disp_type, rx_hash_fn,
+ * rx_hash_field_select) and is written into the mailbox and read back from
+ * it as is: the public constants of mdevx.h must be the PRM ones.
+ */
+static_assert(MDEVX_TIR_DISP_DIRECT == MDEVX_TIRC_DISP_TYPE_DIRECT, "disp_type direct");
+static_assert(MDEVX_TIR_DISP_INDIRECT == MDEVX_TIRC_DISP_TYPE_INDIRECT, "disp_type indirect");
+static_assert(MDEVX_TIR_HASH_FN_NONE == MDEVX_RX_HASH_FN_NONE, "rx_hash_fn none");
+static_assert(MDEVX_TIR_HASH_FN_INVERTED_XOR8 == MDEVX_RX_HASH_FN_INVERTED_XOR8,
+	      "rx_hash_fn inverted xor8");
+static_assert(MDEVX_TIR_HASH_FN_TOEPLITZ == MDEVX_RX_HASH_FN_TOEPLITZ, "rx_hash_fn toeplitz");
+static_assert(MDEVX_L3_PROT_IPV4 == MDEVX_L3_PROT_TYPE_IPV4, "l3_prot_type ipv4");
+static_assert(MDEVX_L3_PROT_IPV6 == MDEVX_L3_PROT_TYPE_IPV6, "l3_prot_type ipv6");
+static_assert(MDEVX_L4_PROT_TCP == MDEVX_L4_PROT_TYPE_TCP, "l4_prot_type tcp");
+static_assert(MDEVX_L4_PROT_UDP == MDEVX_L4_PROT_TYPE_UDP, "l4_prot_type udp");
+static_assert(MDEVX_HASH_FIELD_SRC_IP == MDEVX_RX_HASH_FIELD_SRC_IP, "selected_fields src ip");
+static_assert(MDEVX_HASH_FIELD_DST_IP == MDEVX_RX_HASH_FIELD_DST_IP, "selected_fields dst ip");
+static_assert(MDEVX_HASH_FIELD_L4_SPORT == MDEVX_RX_HASH_FIELD_L4_SPORT,
+	      "selected_fields l4 sport");
+static_assert(MDEVX_HASH_FIELD_L4_DPORT == MDEVX_RX_HASH_FIELD_L4_DPORT,
+	      "selected_fields l4 dport");
+static_assert(MDEVX_HASH_FIELD_IPSEC_SPI == MDEVX_RX_HASH_FIELD_IPSEC_SPI,
+	      "selected_fields ipsec spi");
+static_assert(MDEVX_TOEPLITZ_KEY_LEN == MDEVX_FLD_SZ_BYTES(tirc, rx_hash_toeplitz_key),
+	      "rx_hash_toeplitz_key length");
 
 #define HASH_FIELDS_ALL (MDEVX_HASH_FIELD_SRC_IP | MDEVX_HASH_FIELD_DST_IP | \
 			 MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT | \
@@ -21,7 +48,8 @@ check_attr(const struct mdevx_tir_attr *a)
 		return EINVAL;
 	if (a->disp_type == MDEVX_TIR_DISP_INDIRECT &&
 	    (a->rx_hash_fn > MDEVX_TIR_HASH_FN_TOEPLITZ || a->rx_hash_symmetric > 1 ||
-	     a->outer_l3_prot_type > 1 || a->outer_l4_prot_type > 1 ||
+	     a->outer_l3_prot_type > MDEVX_L3_PROT_IPV6 ||
+	     a->outer_l4_prot_type > MDEVX_L4_PROT_UDP ||
 	     (a->outer_selected_fields & ~HASH_FIELDS_ALL) != 0))
 		return EINVAL;
 	return 0;
