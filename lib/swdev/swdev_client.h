@@ -41,7 +41,7 @@ struct swdev_ctx;
 struct swdev_obj {
 	struct swdev_ctx *ctx;
 	uint32_t handle;
-	uint32_t type;		/**< 2 = flow counter, 6 = TIR, else 0 */
+	uint32_t type;		/**< enum mlx5_devx_obj_type (MDEVX_DEVX_TYPE_*), else 0 */
 	uint32_t object_id;
 	uint64_t rx_icm_addr;
 	uint8_t log_obj_range;

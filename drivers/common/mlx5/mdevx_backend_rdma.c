@@ -45,6 +45,7 @@
 
 #include "mdevx_build_config.h"
 #include "mdevx_internal.h"
+#include "mdevx_prm.h"
 
 /* Our handle on an rdma-core object: the context is known without relying
  * on rdma-core's private layout. */
@@ -66,10 +67,6 @@ struct rdma_obj {
 		struct ibv_pd *pd;
 	};
 };
-
-/* Opcodes whose create output rdma-core records an object id for. */
-#define RDMA_OP_CREATE_TIR 0x900
-#define RDMA_OP_ALLOC_FLOW_COUNTER 0x939
 
 static int
 errno_or(int fallback)
@@ -437,15 +434,6 @@ rdma_obj_new(struct ibv_context *ctx, enum rdma_obj_type type)
 
 /* ---- compatibility path (rdma-core 38..62): the layout check ---- */
 
-static uint32_t
-be32_at(const void *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, (const char *)p + off, sizeof(v));
-	return __builtin_bswap32(v);
-}
-
 /* Compatibility path: 0 unknown, 1 verified, -1 refused (process-wide: the
  * layout is a property of the loaded libmlx5). */
 static atomic_int compat_state;
@@ -454,15 +442,16 @@ static void
 compat_verify(struct ibv_context *ctx, struct mlx5dv_devx_obj *obj, const void *in,
 	      const void *out)
 {
-	uint16_t opcode = (uint16_t)(be32_at(in, 0) >> 16);
+	uint32_t opcode = MDEVX_GET(mbox_in, in, opcode);
 	uint32_t id;
 
 	if (atomic_load(&compat_state) != 0)
 		return;
-	if (opcode == RDMA_OP_ALLOC_FLOW_COUNTER)
-		id = be32_at(out, 8);
-	else if (opcode == RDMA_OP_CREATE_TIR)
-		id = be32_at(out, 8) & 0xffffff;
+	/* The two creates whose output carries the id rdma-core records. */
+	if (opcode == MDEVX_CMD_OP_ALLOC_FLOW_COUNTER)
+		id = MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id);
+	else if (opcode == MDEVX_CMD_OP_CREATE_TIR)
+		id = MDEVX_GET(create_tir_out, out, tirn);
 	else
 		return;
 	if (mdevx_compat_check_layout(obj, ctx, id) == 0) {
@@ -483,19 +472,21 @@ compat_verify(struct ibv_context *ctx, struct mlx5dv_devx_obj *obj, const void *
 static int
 compat_ensure(struct ibv_context *ctx)
 {
-	uint32_t in[4] = { 0 }, out[4] = { 0 };
+	uint8_t in[MDEVX_ST_SZ_BYTES(alloc_flow_counter_in)] = { 0 };
+	uint8_t out[MDEVX_ST_SZ_BYTES(alloc_flow_counter_out)] = { 0 };
 	struct mlx5dv_devx_obj *probe;
 	int rc;
 
 	if (atomic_load(&compat_state) == 0) {
-		in[0] = __builtin_bswap32((uint32_t)RDMA_OP_ALLOC_FLOW_COUNTER << 16);
+		MDEVX_SET(alloc_flow_counter_in, in, opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER);
 		errno = 0;
 		probe = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
 		if (probe == NULL) {
 			rc = errno_or(EIO);
 			MDEVX_LOG(ERR, "rdma-core compatibility path: probe flow counter "
 				  "failed (%s, status %#x syndrome %#x), layout not verified",
-				  strerror(rc), be32_at(out, 0) >> 24, be32_at(out, 4));
+				  strerror(rc), MDEVX_GET(alloc_flow_counter_out, out, status),
+				  MDEVX_GET(alloc_flow_counter_out, out, syndrome));
 			return rc;
 		}
 		compat_verify(ctx, probe, in, out);

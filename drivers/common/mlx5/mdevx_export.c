@@ -35,6 +35,7 @@
 #include "mdevx_build_config.h"
 #include "mdevx_csum.h"
 #include "mdevx_internal.h"
+#include "mdevx_prm.h"
 
 #define EXPORT_MAGIC 0x5856444du
 #define EXPORT_VERSION 3	/* 2: word-wise checksum; 3: mdevx_csum64 */
@@ -243,9 +244,9 @@ attrs_consistent(const struct mdevx_ctx *ctx, const struct export_hdr *hdr,
 	object_id = ATTR_LD(uint32_t, attrs, object_id);
 	switch (hdr->kind) {
 	case MDEVX_OBJ_FLOW_COUNTER:
-		return type == MDEVX_RDMA_OBJ_TYPE_FLOW_COUNTER && object_id == hdr->id;
+		return type == MDEVX_DEVX_TYPE_FLOW_COUNTER && object_id == hdr->id;
 	case MDEVX_OBJ_TIR:
-		return type == MDEVX_RDMA_OBJ_TYPE_TIR && object_id == hdr->id &&
+		return type == MDEVX_DEVX_TYPE_TIR && object_id == hdr->id &&
 		       ATTR_LD(uint64_t, attrs, rx_icm_addr) == hdr->rx_icm_addr &&
 		       hdr->tirn == hdr->id;
 	default:

@@ -316,8 +316,4 @@ struct mdevx_compat_export_attrs {
 	uint8_t log_obj_range;
 };
 
-/** rdma-core object type values (enum mlx5_devx_obj_type). */
-#define MDEVX_RDMA_OBJ_TYPE_FLOW_COUNTER 2
-#define MDEVX_RDMA_OBJ_TYPE_TIR 6
-
 #endif /* MDEVX_INTERNAL_H */
