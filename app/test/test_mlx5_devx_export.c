@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <mdevx.h>
+#include <mdevx_prm.h>
 #include <swdev_client.h>
 
 #include "test.h"
@@ -27,13 +28,6 @@
 
 #define DEV "mlx5_0"
 #define DEVSTR "swdev:" DEV
-/* PRM opcodes and statuses used for fault injection (see lib/prm/mdevx_prm.h). */
-#define OP_ALLOC_FLOW_COUNTER 0x939
-#define OP_CREATE_TIR 0x900
-#define OP_QUERY_HCA_CAP 0x100
-#define OP_QUERY_FLOW_COUNTER 0x93b
-#define STAT_BAD_PARAM 0x03
-#define STAT_LIM 0x08
 
 static struct mdevx_ctx *ctx1;	/* the "primary" context */
 static struct mdevx_ctx *ctx2;	/* import of a dup of ctx1's command fd */
@@ -369,8 +363,8 @@ test_revoke(void)
 	 * counter query shows that none of them reached the device: the
 	 * original's query meets it afterwards.
 	 */
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1,
-						STAT_BAD_PARAM, 0x5a, 0), "fault");
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 1,
+						MDEVX_CMD_STAT_BAD_PARAM_ERR, 0x5a, 0), "fault");
 	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(a.imp, 0, 1, 0, &one), ESTALE);
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_info(a.imp, &info), ESTALE);
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_export(a.imp, buf, exp_size), ESTALE);
@@ -420,7 +414,7 @@ static int
 start_delayed_query(struct inflight_arg *a, pthread_t *th, uint32_t delay_us, uint32_t lead_us)
 {
 	TEST_ASSERT_NOT_NULL(a->imp, "import: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 1, 0, 0,
 						delay_us), "delay fault");
 	TEST_ASSERT_SUCCESS(pthread_create(th, NULL, inflight_query_thread, a), "thread");
 	while (!__atomic_load_n(&a->started, __ATOMIC_ACQUIRE))
@@ -456,7 +450,7 @@ test_revoke_in_flight(void)
 		revoked_ms = test_now_ms();
 		pthread_join(th, NULL);
 		/* clear the rule if the query never reached the device */
-		swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
+		swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
 		TEST_ASSERT_SUCCESS(mdevx_obj_unimport(a.imp), "unimport");
 		if (a.rc == -ESTALE)
 			continue;
@@ -525,7 +519,7 @@ test_revoke_concurrent(void)
 		pthread_join(tq, NULL);
 		pthread_join(t1, NULL);
 		pthread_join(t2, NULL);
-		swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
+		swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
 		TEST_ASSERT_SUCCESS(rc, "unimport: %s", strerror(-rc));
 		TEST_ASSERT_SUCCESS(r1.rc, "first revocation: %s", strerror(-r1.rc));
 		TEST_ASSERT_SUCCESS(r2.rc, "second revocation: %s", strerror(-r2.rc));
@@ -976,21 +970,21 @@ test_errno_cases(void)
 	TEST_ASSERT_RC_ERRNO(mdevx_counter_query(imp, 0, 1, 0, &st), ENOENT);
 
 	/* Firmware errors: mapped errno, status and syndrome recorded. */
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_ALLOC_FLOW_COUNTER, 1,
-						STAT_BAD_PARAM, 0x1234, 0), "fault");
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER, 1,
+						MDEVX_CMD_STAT_BAD_PARAM_ERR, 0x1234, 0), "fault");
 	TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(ctx1, 1), EINVAL);
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
-	TEST_ASSERT_EQUAL(ce.opcode, OP_ALLOC_FLOW_COUNTER, "opcode %#x", ce.opcode);
-	TEST_ASSERT_EQUAL(ce.status, STAT_BAD_PARAM, "status %#x", ce.status);
+	TEST_ASSERT_EQUAL(ce.opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER, "opcode %#x", ce.opcode);
+	TEST_ASSERT_EQUAL(ce.status, MDEVX_CMD_STAT_BAD_PARAM_ERR, "status %#x", ce.status);
 	TEST_ASSERT_EQUAL(ce.syndrome, 0x1234u, "syndrome %#x", ce.syndrome);
 	TEST_ASSERT_EQUAL(ce.err, EINVAL, "err %d", ce.err);
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_CREATE_TIR, 1, STAT_LIM,
-						0xbeef, 0), "fault");
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_CREATE_TIR, 1,
+						MDEVX_CMD_STAT_LIM_ERR, 0xbeef, 0), "fault");
 	memset(&ta, 0, sizeof(ta));
 	ta.transport_domain = test_obj_id(td);
 	TEST_ASSERT_NULL_ERRNO(mdevx_tir_create(ctx1, &ta), ENOMEM);
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
-	TEST_ASSERT_EQUAL(ce.status, STAT_LIM, "status %#x", ce.status);
+	TEST_ASSERT_EQUAL(ce.status, MDEVX_CMD_STAT_LIM_ERR, "status %#x", ce.status);
 	TEST_ASSERT_EQUAL(ce.syndrome, 0xbeefu, "syndrome %#x", ce.syndrome);
 	/*
 	 * A device import whose capability query fails: the caller still owns
@@ -998,8 +992,8 @@ test_errno_cases(void)
 	 */
 	fd = dup(mdevx_cmd_fd(ctx1));
 	TEST_ASSERT(fd >= 0, "dup: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_HCA_CAP, 1, STAT_BAD_PARAM,
-						0x77, 0), "fault");
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_HCA_CAP, 1,
+						MDEVX_CMD_STAT_BAD_PARAM_ERR, 0x77, 0), "fault");
 	errno = 0;
 	c = mdevx_import_device(DEVSTR, fd);
 	if (c != NULL)
@@ -1017,7 +1011,7 @@ test_errno_cases(void)
 	TEST_ASSERT_NULL(imp, "TIR on a missing RQ created");
 	TEST_ASSERT_NOT_EQUAL(errno, 0, "no errno");
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
-	TEST_ASSERT_EQUAL(ce.opcode, OP_CREATE_TIR, "opcode %#x", ce.opcode);
+	TEST_ASSERT_EQUAL(ce.opcode, MDEVX_CMD_OP_CREATE_TIR, "opcode %#x", ce.opcode);
 	TEST_ASSERT_NOT_EQUAL(ce.status, 0, "no status for a device refusal");
 	rc = TEST_SUCCESS;
 out:

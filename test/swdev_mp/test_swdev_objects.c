@@ -257,7 +257,8 @@ test_faults(struct swdev_ctl *ctl)
 	CHECK(obj != NULL, "the next create succeeds: %s", strerror(errno));
 	if (obj != NULL)
 		swdev_obj_destroy(obj);
-	CHECK(swdev_ctl_set_fault(ctl, "mlx5_nope", 0x939, 1, 3, 0, 0) != 0,
+	CHECK(swdev_ctl_set_fault(ctl, "mlx5_nope", MDEVX_CMD_OP_ALLOC_FLOW_COUNTER, 1,
+				  MDEVX_CMD_STAT_BAD_PARAM_ERR, 0, 0) != 0,
 	      "fault on an unknown device refused");
 	swdev_close(ctx);
 }

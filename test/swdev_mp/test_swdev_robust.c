@@ -551,11 +551,18 @@ test_random_mailboxes(void)
 		fill_random(in, inlen, &seed);
 		/* Keep opcodes near the ones the device knows half of the time. */
 		if (inlen >= 2 && (i & 1)) {
-			static const uint16_t ops[] = { 0x100, 0x816, 0x900, 0x939, 0x93b, 0x908,
-							0x90a, 0x916, 0x400, 0x401, 0x93a };
+			static const uint16_t ops[] = {
+				MDEVX_CMD_OP_QUERY_HCA_CAP, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN,
+				MDEVX_CMD_OP_CREATE_TIR, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER,
+				MDEVX_CMD_OP_QUERY_FLOW_COUNTER, MDEVX_CMD_OP_CREATE_RQ,
+				MDEVX_CMD_OP_DESTROY_RQ, MDEVX_CMD_OP_CREATE_RQT,
+				MDEVX_CMD_OP_CREATE_CQ, MDEVX_CMD_OP_DESTROY_CQ,
+				MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER,
+			};
+			const size_t nops = sizeof(ops) / sizeof(ops[0]);
 
-			in[0] = (uint8_t)(ops[i % 11] >> 8);
-			in[1] = (uint8_t)ops[i % 11];
+			in[0] = (uint8_t)(ops[i % nops] >> 8);
+			in[1] = (uint8_t)ops[i % nops];
 		}
 		switch (i % 3) {
 		case 0:
