@@ -22,6 +22,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "mdevx_devx_export.h"
 #include "swdev_client.h"
 #include "swdev_proto.h"
 
@@ -48,20 +49,6 @@ struct swdev_ctx {
 	uint32_t file_id;
 	char devname[SWDEV_PROTO_NAME_LEN];
 };
-
-/*
- * Private copy of rdma-core 63's export attributes (host order, natural
- * layout: 32 bytes on LP64).
- */
-struct swdev_obj_attrs {
-	uint32_t handle;
-	uint32_t type;
-	uint32_t object_id;
-	uint64_t rx_icm_addr;
-	uint8_t log_obj_range;
-};
-
-_Static_assert(sizeof(struct swdev_obj_attrs) == 32, "export attribute layout");
 
 static bool
 debug_enabled(void)
@@ -564,13 +551,13 @@ swdev_get_export_sizes(struct swdev_export_sizes *sizes)
 		return;
 	memset(sizes, 0, sizeof(*sizes));
 	/* VAR and umem export are not emulated: their sizes stay 0. */
-	sizes->devx_obj_attrs_size = sizeof(struct swdev_obj_attrs);
+	sizes->devx_obj_attrs_size = sizeof(struct mdevx_devx_obj_attrs);
 }
 
 int
 swdev_obj_export(struct swdev_obj *obj, void *data)
 {
-	struct swdev_obj_attrs a;
+	struct mdevx_devx_obj_attrs a;
 
 	if (obj == NULL || data == NULL || obj->kind != OBJ_DEVX)
 		return EINVAL;
@@ -587,7 +574,7 @@ swdev_obj_export(struct swdev_obj *obj, void *data)
 struct swdev_obj *
 swdev_obj_import(struct swdev_ctx *ctx, const void *data)
 {
-	struct swdev_obj_attrs a;
+	struct mdevx_devx_obj_attrs a;
 	struct swdev_obj *obj;
 
 	if (ctx == NULL || data == NULL) {

@@ -608,7 +608,7 @@ static int
 compat_obj_export(struct rdma_obj *o, void *data)
 {
 	const struct mdevx_compat_devx_obj *d = (const void *)o->devx;
-	struct mdevx_compat_export_attrs a;
+	struct mdevx_devx_obj_attrs a;
 	int rc = compat_ensure(o->ctx);
 
 	if (rc != 0)
@@ -626,7 +626,7 @@ compat_obj_export(struct rdma_obj *o, void *data)
 static int
 compat_obj_import(struct ibv_context *ctx, const void *data, void **bobj)
 {
-	struct mdevx_compat_export_attrs a;
+	struct mdevx_devx_obj_attrs a;
 	struct mdevx_compat_devx_obj *d;
 	struct rdma_obj *o;
 	int rc = compat_ensure(ctx);
@@ -664,7 +664,7 @@ rdma_export_size(size_t *size)
 	case RDMA_PATH_NATIVE:
 		return native_export_size(size);
 	case RDMA_PATH_COMPAT:
-		*size = sizeof(struct mdevx_compat_export_attrs);
+		*size = sizeof(struct mdevx_devx_obj_attrs);
 		return 0;
 	default:
 		return ENOTSUP;

@@ -24,8 +24,6 @@ static_assert(offsetof(struct mdevx_compat_devx_obj, type) == 12, "type offset")
 static_assert(offsetof(struct mdevx_compat_devx_obj, object_id) == 16, "object_id offset");
 static_assert(offsetof(struct mdevx_compat_devx_obj, rx_icm_addr) == 24, "rx_icm offset");
 static_assert(offsetof(struct mdevx_compat_devx_obj, log_obj_range) == 32, "range offset");
-static_assert(offsetof(struct mdevx_compat_export_attrs, rx_icm_addr) == 16, "export layout");
-static_assert(sizeof(struct mdevx_compat_export_attrs) == 32, "export attrs size");
 
 MDEVX_API int
 mdevx_compat_check_layout(const void *obj, const void *ctx, uint32_t expected_id)

@@ -220,7 +220,7 @@ buf_ld_uint64_t(const uint8_t *p)
 
 #define HDR_LD(type, buf, field) BUF_LD(type, buf, offsetof(struct export_hdr, field))
 #define ATTR_LD(type, attrs, field) \
-	BUF_LD(type, attrs, offsetof(struct mdevx_compat_export_attrs, field))
+	BUF_LD(type, attrs, offsetof(struct mdevx_devx_obj_attrs, field))
 
 /*
  * Cross-check the header with the attributes where their layout is ours:
@@ -238,7 +238,7 @@ attrs_consistent(const struct mdevx_ctx *ctx, const struct export_hdr *hdr,
 
 	if (ctx->ops->id == MDEVX_BACKEND_RDMA && mdevx_rdma_export_native())
 		return true;
-	if (hdr->attr_size != sizeof(struct mdevx_compat_export_attrs))
+	if (hdr->attr_size != sizeof(struct mdevx_devx_obj_attrs))
 		return true;	/* another layout: opaque */
 	type = ATTR_LD(uint32_t, attrs, type);
 	object_id = ATTR_LD(uint32_t, attrs, object_id);

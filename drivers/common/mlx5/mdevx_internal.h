@@ -12,6 +12,7 @@
 
 #include "mdevx.h"
 #include "mdevx_backend.h"
+#include "mdevx_devx_export.h"
 
 /* ---- logging (mdevx_log.c) ---- */
 
@@ -307,13 +308,9 @@ struct mdevx_compat_devx_obj {
 	void *priv;
 };
 
-/** rdma-core 63's export attributes (32 bytes on LP64), host order. */
-struct mdevx_compat_export_attrs {
-	uint32_t handle;
-	uint32_t type;
-	uint32_t object_id;
-	uint64_t rx_icm_addr;
-	uint8_t log_obj_range;
-};
+/*
+ * The compatibility path writes and reads rdma-core 63's export record,
+ * struct mdevx_devx_obj_attrs (mdevx_devx_export.h).
+ */
 
 #endif /* MDEVX_INTERNAL_H */
