@@ -73,11 +73,21 @@
 #include <stdint.h>
 
 #include "mdevx.h"
-#include "mdevx_share_reg.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * Limits of the registry. mdevx_share_reg.h (internal, not installed)
+ * defines the same values: should they ever differ, a file that includes
+ * both gets a macro redefinition diagnostic (an error in this project's
+ * -Werror build).
+ */
+/** Longest record name, without the terminating NUL. */
+#define MDEVX_SHARE_NAME_MAX 47
+/** Largest capacity (records) of one registry. */
+#define MDEVX_SHARE_CAPACITY_MAX (1u << 22)
 
 /** What a record may hold. */
 enum mdevx_share_kind {

@@ -4,6 +4,7 @@
 #define MDEVX_SHARE_INTERNAL_H
 
 #include "mdevx_share.h"
+#include "mdevx_share_reg.h"
 
 /** Register the telemetry commands (once per process). */
 void mdevx_share_telemetry_init(void);

@@ -46,6 +46,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * MDEVX_SHARE_NAME_MAX and MDEVX_SHARE_CAPACITY_MAX are public API too:
+ * mdevx_share.h repeats them (another value there is a macro redefinition
+ * diagnostic, an error in this project's -Werror build).
+ */
 /** Longest record name, without the terminating NUL. */
 #define MDEVX_SHARE_NAME_MAX 47
 /** Largest opaque export buffer a record holds (the mdevx export buffer is 80 bytes today). */
