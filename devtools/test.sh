@@ -3,6 +3,9 @@
 #
 # Set up, build and run every test of the project:
 #   1. the default build: all meson test suites (fast-tests, emu, perf-tests...);
+#      fast-tests include the install test (devtools/test-install.sh: a
+#      -Dtests=false build installed into a temporary prefix, clients built
+#      against it with pkg-config alone);
 #   2. an ASan/UBSan build, then a ThreadSanitizer build: the fast-tests and
 #      emu suites in each (test/tsan.supp lists TSan's known false positives);
 #   3. build checks: a build against the rdma-core 63 stand-in header in
@@ -17,7 +20,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
-[ "${1:-}" = "--help" ] && { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[ "${1:-}" = "--help" ] && { sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 passed=0 failed=0 skipped=0
 

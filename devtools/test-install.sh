@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Install test: what a user of an installed prefix gets (doc/install.rst).
+#   1. configure the source tree with -Dtests=false and a temporary
+#      --prefix, check that no test is registered and that every program
+#      built is an installed one, build and install;
+#   2. the prefix holds the public headers only (include/mdevx), the
+#      programs (no dpdk-test) and the libraries, and every function the
+#      headers declare is exported by an installed library;
+#   3. the installed programs and libraries find our libraries in the
+#      prefix without LD_LIBRARY_PATH (ldd, and --help of each program);
+#   4. test/install/share_client.c, built with nothing but
+#      `pkg-config --cflags --libs libmdevx_share`, and
+#      test/install/mdevx_client.c with `... libmdevx`, run against the
+#      installed mlx5-swdev and print their OK line; the copies of both in
+#      doc/install.rst and doc/driver.rst are the files;
+#   5. a configuration for the system prefix (/usr) writes no -Wl,-rpath in
+#      the .pc files and no RUNPATH.
+#
+# usage: test-install.sh [--keep]   (--keep: leave the temporary directory)
+# env:   CC (default cc) for the clients.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+keep=0
+[ "${1:-}" = "--keep" ] && keep=1
+if [ "${1:-}" = "--help" ]; then
+	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+fi
+cc=${CC:-cc}
+
+tmp=$(mktemp -d /tmp/mdevx-install.XXXXXX)
+prefix="$tmp/prefix"
+eal_prefix="mdevx_install_$$"
+sock="$tmp/swdev.sock"
+daemon_started=0
+
+cleanup() {
+	if [ "$daemon_started" -eq 1 ]; then
+		MLX5_SWDEV="$prefix/bin/mlx5-swdev" "$top/devtools/swdev-start.sh" stop "$sock" \
+			>/dev/null 2>&1
+	fi
+	rm -rf /var/run/dpdk/"$eal_prefix" 2>/dev/null
+	if [ "$keep" -eq 1 ]; then
+		echo "kept: $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+ok() {
+	echo "ok: $*"
+}
+
+# Runs a command with no LD_LIBRARY_PATH: what is found must come from
+# RUNPATH or the system.
+run_clean() {
+	env -u LD_LIBRARY_PATH "$@"
+}
+
+# ---- 1. configure -Dtests=false, build, install -------------------------
+build="$tmp/build"
+meson setup "$build" "$top" --prefix="$prefix" -Dtests=false -Dfuzz=disabled \
+	> "$tmp/setup.log" 2>&1 || { cat "$tmp/setup.log"; fail "meson setup"; }
+[ "$(meson introspect "$build" --tests)" = "[]" ] ||
+	fail "-Dtests=false registers tests: $(meson introspect "$build" --tests)"
+[ "$(meson introspect "$build" --benchmarks)" = "[]" ] || fail "-Dtests=false registers benchmarks"
+not_installed=$(meson introspect "$build" --targets | python3 -c '
+import json, sys
+print(" ".join(t["name"] for t in json.load(sys.stdin)
+               if t["type"] == "executable" and not t["installed"]))')
+[ -z "$not_installed" ] || fail "-Dtests=false builds programs that are not installed: $not_installed"
+ok "-Dtests=false: no test, no benchmark, every program built is installed"
+ninja -C "$build" -j1 > "$tmp/build.log" 2>&1 || { tail -30 "$tmp/build.log"; fail "ninja"; }
+meson install -C "$build" --quiet > "$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log"; fail "meson install"; }
+
+libdir=$(meson introspect "$build" --buildoptions | python3 -c '
+import json, sys
+print({o["name"]: o["value"] for o in json.load(sys.stdin)}["libdir"])')
+case "$libdir" in
+/*) ;;
+*) libdir="$prefix/$libdir" ;;
+esac
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+unset PKG_CONFIG_LIBDIR
+ok "installed into $prefix (libdir $libdir)"
+
+# ---- 2. what the prefix holds ---------------------------------------------
+headers=$(cd "$prefix/include" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
+want_headers="mdevx/mdevx.h mdevx/mdevx_share.h mdevx/swdev_client.h mdevx/swdev_types.h "
+[ "$headers" = "$want_headers" ] || fail "installed headers: $headers (want: $want_headers)"
+ok "headers: $headers"
+programs=$(cd "$prefix/bin" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
+[ "$programs" = "mlx5-share-demo mlx5-share-info mlx5-swdev " ] ||
+	fail "installed programs: $programs"
+ok "programs: $programs"
+for l in libmdevx_common_mlx5 libmdevx_share libswdev; do
+	[ -f "$libdir/$l.so" ] || fail "$l.so not installed"
+done
+for pc in libmdevx libmdevx_share libswdev; do
+	[ -f "$libdir/pkgconfig/$pc.pc" ] || fail "$pc.pc not installed"
+done
+
+# Every mdevx_/swdev_ function the installed headers declare is exported.
+for h in $headers; do
+	printf '#include <%s>\n' "${h#mdevx/}"
+done > "$tmp/headers.c"
+# shellcheck disable=SC2046
+"$cc" -E -P $(pkg-config --cflags libmdevx_share libswdev) "$tmp/headers.c" \
+	> "$tmp/headers.i" || fail "the installed headers do not preprocess"
+grep -oE '\b(mdevx|swdev)_[a-z0-9_]+ *\(' "$tmp/headers.i" | tr -d ' (' | sort -u \
+	> "$tmp/declared"
+for l in "$libdir"/lib*.so; do
+	nm -D --defined-only "$l" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }'
+done | sort -u > "$tmp/exported"
+missing=$(comm -23 "$tmp/declared" "$tmp/exported" | tr '\n' ' ')
+[ -z "$missing" ] || fail "declared by the installed headers, exported by no library: $missing"
+ok "$(wc -l < "$tmp/declared") functions declared by the headers, each exported"
+
+# ---- 3. installed binaries find their libraries ----------------------------
+for f in "$prefix"/bin/* "$libdir"/lib*.so; do
+	run_clean ldd "$f" > "$tmp/ldd" 2>&1 || fail "ldd $f"
+	if grep -q 'not found' "$tmp/ldd"; then
+		fail "$(basename "$f"): $(grep 'not found' "$tmp/ldd" | tr -s ' \t' ' ')"
+	fi
+	for l in libmdevx_common_mlx5 libmdevx_share libswdev; do
+		where=$(awk -v l="$l.so." 'index($1, l) == 1 { print $3 }' "$tmp/ldd")
+		[ -z "$where" ] || [ "$(dirname "$where")" = "$libdir" ] ||
+			fail "$(basename "$f") loads $l from $where, not from $libdir"
+	done
+done
+ok "every installed program and library loads ours from $libdir"
+for p in mlx5-swdev mlx5-share-info mlx5-share-demo; do
+	run_clean "$prefix/bin/$p" --help > "$tmp/help" 2>&1 ||
+		{ cat "$tmp/help"; fail "$p --help exits $?"; }
+	grep -q 'Usage' "$tmp/help" || fail "$p --help: no usage"
+done
+ok "mlx5-swdev, mlx5-share-info and mlx5-share-demo --help run without LD_LIBRARY_PATH"
+
+# ---- 4. clients built with pkg-config alone ---------------------------------
+# The documentation shows the two clients: its copies must be the files.
+doc_copy() { # rst file, source file
+	python3 - "$1" "$2" <<'EOF'
+import sys
+rst, src = sys.argv[1], sys.argv[2]
+lines = open(rst).read().split("\n")
+name = "test/install/" + src.split("/test/install/")[-1]
+marker = "   :caption: " + name
+try:
+    i = lines.index(marker)
+except ValueError:
+    sys.exit(rst + ": no code block of caption " + name)
+if lines[i - 1] != ".. code-block:: c" or lines[i + 1] != "":
+    sys.exit(rst + ": the caption " + name + " is not that of a C code block")
+block = []
+for line in lines[i + 2:]:
+    if line and not line.startswith("   "):
+        break
+    block.append(line[3:])
+while block and block[-1] == "":
+    block.pop()
+if "\n".join(block) + "\n" != open(src).read():
+    sys.exit(rst + ": the code block " + name + " differs from the file")
+EOF
+}
+doc_copy "$top/doc/driver.rst" "$top/test/install/mdevx_client.c" || fail "doc/driver.rst"
+doc_copy "$top/doc/install.rst" "$top/test/install/share_client.c" || fail "doc/install.rst"
+ok "doc/driver.rst and doc/install.rst show test/install/*.c as they are"
+
+flags_share=$(pkg-config --cflags --libs libmdevx_share) || fail "pkg-config libmdevx_share"
+flags_mdevx=$(pkg-config --cflags --libs libmdevx) || fail "pkg-config libmdevx"
+echo "pkg-config --cflags --libs libmdevx_share: $flags_share" | sed 's/ -lrte_[a-z0-9_]*//g'
+# shellcheck disable=SC2086
+"$cc" -Wall -Wextra -Werror -o "$tmp/share_client" "$top/test/install/share_client.c" $flags_share ||
+	fail "share_client does not build with pkg-config libmdevx_share alone"
+# shellcheck disable=SC2086
+"$cc" -Wall -Wextra -Werror -o "$tmp/mdevx_client" "$top/test/install/mdevx_client.c" $flags_mdevx ||
+	fail "mdevx_client does not build with pkg-config libmdevx alone"
+ok "both clients built and linked with pkg-config alone"
+
+MLX5_SWDEV="$prefix/bin/mlx5-swdev" run_clean "$top/devtools/swdev-start.sh" start "$sock" \
+	--device mlx5_0 --log-level warn > /dev/null || fail "the installed mlx5-swdev does not start"
+daemon_started=1
+
+SWDEV_SOCKET="$sock" run_clean "$tmp/mdevx_client" > "$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+[ "$rc" -eq 0 ] || fail "mdevx_client exits $rc"
+grep -qE '^mdevx_client: counter [0-9]+ bulk 4 imported and read on swdev:mlx5_0: OK$' \
+	"$tmp/out" || fail "mdevx_client: no OK line"
+
+SWDEV_SOCKET="$sock" run_clean "$tmp/share_client" --no-pci --no-huge -m 64 \
+	--file-prefix="$eal_prefix" --log-level=lib.eal:warning > "$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+[ "$rc" -eq 0 ] || fail "share_client exits $rc"
+grep -qE '^share_client: install-counters published \(1 record\), looked up \(counter [0-9]+, bulk 8\), imported, read, withdrawn on swdev:mlx5_0: OK$' \
+	"$tmp/out" || fail "share_client: no OK line"
+ok "both clients ran against the installed libraries and daemon"
+
+# ---- 5. a system prefix gets no rpath ---------------------------------------
+meson setup "$tmp/build-usr" "$top" --prefix=/usr -Dtests=false -Dfuzz=disabled \
+	> "$tmp/setup-usr.log" 2>&1 || { cat "$tmp/setup-usr.log"; fail "meson setup --prefix=/usr"; }
+for pc in "$tmp"/build-usr/meson-private/lib*.pc; do
+	! grep -q 'rpath' "$pc" || fail "$(basename "$pc") of prefix /usr: $(grep rpath "$pc")"
+done
+grep -q 'install RUNPATH *: *none' "$tmp/setup-usr.log" ||
+	fail "prefix /usr: RUNPATH is not none: $(grep 'install RUNPATH' "$tmp/setup-usr.log")"
+grep -q "install RUNPATH *: *$libdir" "$tmp/setup.log" ||
+	fail "private prefix: RUNPATH is not $libdir"
+ok "prefix /usr: no RUNPATH, no -Wl,-rpath; private prefix: RUNPATH $libdir"
+
+echo "install test OK"
