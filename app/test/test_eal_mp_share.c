@@ -9,7 +9,8 @@
  *   fd will do): the secondary reads the primary's bytes through it and
  *   writes a marker that the primary then reads back;
  * - a secondary started with a wrong prefix fails cleanly;
- * - the helper kills a hung child at its timeout, and reports unknown roles.
+ * - test_mp_wait() kills a hung child at its timeout, and a child given an
+ *   unknown role exits with TEST_MP_EXIT_NO_ROLE.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -277,7 +277,7 @@ check_boundary_values(const uint8_t *out, uint32_t tag, uint32_t off, uint32_t m
 }
 
 /*
- * Issue 17: the exact end of a bulk. For bulks of 2 (aligned to 4) up to
+ * The exact end of a bulk. For bulks of 2 (aligned to 4) up to
  * 512, a range ending at the bulk's last counter is read back in full; one
  * ending one counter past it is the firmware's BAD_PARAM (CNT_QUERY_RANGE)
  * and, with clear set, clears nothing. A first id outside the bulk (one
