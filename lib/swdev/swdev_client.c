@@ -632,6 +632,29 @@ swdev_pd_alloc(struct swdev_ctx *ctx, uint32_t *pdn)
 }
 
 struct swdev_obj *
+swdev_pd_import(struct swdev_ctx *ctx, uint32_t pd_handle, uint32_t *pdn)
+{
+	struct call c = { .op = SWDEV_OP_PD_IMPORT, .handle = pd_handle };
+	struct swdev_obj *obj;
+	int err;
+
+	err = do_call(ctx, &c, NULL, 0, NULL, 0);
+	if (err != 0) {
+		errno = err;
+		return NULL;
+	}
+	obj = obj_new(ctx, OBJ_PD, pd_handle);
+	if (obj == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	obj->object_id = c.rep.val;
+	if (pdn != NULL)
+		*pdn = c.rep.val;
+	return obj;
+}
+
+struct swdev_obj *
 swdev_uar_alloc(struct swdev_ctx *ctx, uint32_t *page_id)
 {
 	struct call c = { .op = SWDEV_OP_UAR_ALLOC };

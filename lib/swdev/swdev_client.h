@@ -96,6 +96,16 @@ void swdev_obj_unimport(struct swdev_obj *obj);
 /* Verbs side. Each returns a local object (kind != 0) destroyed with
  * swdev_obj_destroy(); the number comes back through the pointer. */
 struct swdev_obj *swdev_pd_alloc(struct swdev_ctx *ctx, uint32_t *pdn);
+/**
+ * ibv_import_pd(): a local object for the PD @p pd_handle of the context's
+ * uverbs file (created by any process sharing the file; the handle comes
+ * with the command fd), its pdn in @p pdn. swdev_obj_unimport() releases
+ * the local object only (ibv_unimport_pd()); swdev_obj_destroy()
+ * deallocates the PD for every holder (ibv_dealloc_pd()). NULL with errno:
+ * ENOENT (no such handle in the file), EINVAL (the handle is not a PD),
+ * EIO (daemon gone).
+ */
+struct swdev_obj *swdev_pd_import(struct swdev_ctx *ctx, uint32_t pd_handle, uint32_t *pdn);
 struct swdev_obj *swdev_uar_alloc(struct swdev_ctx *ctx, uint32_t *page_id);
 struct swdev_obj *swdev_umem_reg(struct swdev_ctx *ctx, void *addr, size_t size,
 				 uint32_t access, uint32_t *umem_id);

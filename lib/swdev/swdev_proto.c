@@ -44,6 +44,7 @@ static const char *const op_names[SWDEV_OP_MAX] = {
 	[SWDEV_OP_MATCHER_CREATE] = "MATCHER_CREATE",
 	[SWDEV_OP_FLOW_CREATE] = "FLOW_CREATE",
 	[SWDEV_OP_STEER_DESTROY] = "STEER_DESTROY",
+	[SWDEV_OP_PD_IMPORT] = "PD_IMPORT",
 };
 
 const char *

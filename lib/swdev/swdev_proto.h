@@ -67,6 +67,7 @@ enum swdev_proto_op {
 	SWDEV_OP_MATCHER_CREATE = 13,	/**< payload: swdev_proto_matcher + mask; reply: handle */
 	SWDEV_OP_FLOW_CREATE = 14,	/**< handle = matcher; payload: swdev_flow_attr + value */
 	SWDEV_OP_STEER_DESTROY = 15,	/**< handle, arg2 = SWDEV_KIND_MATCHER or _FLOW */
+	SWDEV_OP_PD_IMPORT = 16,	/**< handle of a PD of the file; reply: val = pdn */
 	SWDEV_OP_MAX,
 };
 

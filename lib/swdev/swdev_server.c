@@ -623,6 +623,9 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 	case SWDEV_OP_VERBS_DESTROY:
 		err = swdev_file_verbs_destroy(f, req->handle);
 		break;
+	case SWDEV_OP_PD_IMPORT:
+		err = swdev_file_pd_query(f, req->handle, &val);
+		break;
 	case SWDEV_OP_MATCHER_CREATE:
 		err = steer_matcher_create(f, req, ch->in, &handle);
 		break;
@@ -650,7 +653,7 @@ done:
 		rep->val = val;
 	} else if (req->op == SWDEV_OP_MATCHER_CREATE || req->op == SWDEV_OP_FLOW_CREATE) {
 		rep->handle = err == 0 ? handle : 0;
-	} else if (req->op == SWDEV_OP_QUERY_EQN) {
+	} else if (req->op == SWDEV_OP_QUERY_EQN || req->op == SWDEV_OP_PD_IMPORT) {
 		rep->val = val;
 	}
 	/* Output mailbox goes back on success and on a firmware failure. */

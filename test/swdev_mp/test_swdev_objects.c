@@ -6,7 +6,8 @@
  * handle is found only when used; a handle imported into an unrelated file
  * reaches that file's object of the same number or fails, never the
  * original; a command naming another file's object id is refused. Also
- * fault injection and a 65536-counter query (1 MiB reply).
+ * fault injection, a 65536-counter query (1 MiB reply) and the import of
+ * a PD by handle.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -377,6 +378,76 @@ test_arguments(struct swdev_ctl *ctl)
 	CHECK(swdev_close(ctx) == 0, "close");
 }
 
+/*
+ * ibv_import_pd() on the device: a PD handle of the file, received with a
+ * dup of the command fd, resolves there to the same pdn; a handle of
+ * another kind, an unknown one and one looked up in another file do not.
+ * Unimport is local; a destroy through the import removes the PD for all.
+ */
+static void
+test_pd_import(struct swdev_ctl *ctl)
+{
+	struct swdev_ctx *c1, *c2, *c3;
+	struct swdev_obj *pd, *imp, *ctr;
+	uint32_t pdn = 0, pdn2 = 0, base = 0, f1, before;
+	int fd, err;
+
+	printf("== PD import by handle\n");
+	c1 = swdev_open(mp_sock, MP_DEV);
+	CHECK(c1 != NULL, "open: %s", strerror(errno));
+	if (c1 == NULL)
+		return;
+	f1 = swdev_ctx_file_id(c1);
+	fd = dup(swdev_cmd_fd(c1));
+	c2 = fd >= 0 ? swdev_import_device(fd) : NULL;
+	CHECK(c2 != NULL, "import of a dup of the command fd: %s", strerror(errno));
+	c3 = swdev_open(mp_sock, MP_DEV);
+	CHECK(c3 != NULL, "another file: %s", strerror(errno));
+	pd = swdev_pd_alloc(c1, &pdn);
+	ctr = mp_counter_alloc(c1, 0, &base, &err);
+	CHECK(pd != NULL && ctr != NULL, "a PD and a counter in the file");
+	if (c2 == NULL || c3 == NULL || pd == NULL || ctr == NULL)
+		return;
+	before = total_of(ctl, f1);
+	imp = swdev_pd_import(c2, swdev_obj_handle(pd), &pdn2);
+	CHECK(imp != NULL, "import of handle %u: %s", swdev_obj_handle(pd), strerror(errno));
+	CHECK(pdn2 == pdn, "imported pdn %#x, allocated %#x", pdn2, pdn);
+	CHECK(swdev_obj_handle(imp) == swdev_obj_handle(pd), "import keeps the handle");
+	CHECK(total_of(ctl, f1) == before, "an import creates nothing: %u -> %u", before,
+	      total_of(ctl, f1));
+	errno = 0;
+	CHECK(swdev_pd_import(c2, swdev_obj_handle(ctr), NULL) == NULL && errno == EINVAL,
+	      "a counter's handle is not a PD: %s", strerror(errno));
+	errno = 0;
+	CHECK(swdev_pd_import(c2, 0xfffff0, NULL) == NULL && errno == ENOENT,
+	      "unknown handle: %s", strerror(errno));
+	errno = 0;
+	CHECK(swdev_pd_import(c3, swdev_obj_handle(pd), NULL) == NULL && errno == ENOENT,
+	      "the handle in a file without objects: %s", strerror(errno));
+	errno = 0;
+	CHECK(swdev_pd_import(NULL, swdev_obj_handle(pd), NULL) == NULL && errno == EINVAL,
+	      "NULL context: %s", strerror(errno));
+	/* Unimport is local: the PD is still there for both contexts. */
+	swdev_obj_unimport(imp);
+	imp = swdev_pd_import(c2, swdev_obj_handle(pd), &pdn2);
+	CHECK(imp != NULL && pdn2 == pdn, "imported again after the unimport");
+	CHECK(total_of(ctl, f1) == before, "still %u objects: %u", before, total_of(ctl, f1));
+	/* ibv_dealloc_pd() through the import: gone for the allocator too. */
+	if (imp != NULL)
+		CHECK(swdev_obj_destroy(imp) == 0, "destroy through the import");
+	CHECK(total_of(ctl, f1) == before - 1, "the PD is gone: %u", total_of(ctl, f1));
+	errno = 0;
+	CHECK(swdev_pd_import(c1, swdev_obj_handle(pd), NULL) == NULL && errno == ENOENT,
+	      "a destroyed PD's handle: %s", strerror(errno));
+	CHECK(swdev_obj_destroy(pd) == ENOENT, "the allocator's destroy finds nothing");
+	swdev_obj_unimport(pd);
+	CHECK(swdev_obj_destroy(ctr) == 0, "destroy the counter");
+	CHECK(total_of(ctl, f1) == 0, "nothing left: %u", total_of(ctl, f1));
+	swdev_close(c3);
+	swdev_close(c2);
+	swdev_close(c1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -400,6 +471,7 @@ main(int argc, char **argv)
 	test_faults(ctl);
 	test_large(ctl);
 	test_arguments(ctl);
+	test_pd_import(ctl);
 	swdev_ctl_close(ctl);
 	return mp_finish();
 }

@@ -125,3 +125,19 @@ swdev_file_verbs_destroy(struct swdev_file *f, uint32_t handle)
 {
 	return swdev_file_destroy_handle(f, handle, false);
 }
+
+int
+swdev_file_pd_query(struct swdev_file *f, uint32_t handle, uint32_t *pdn)
+{
+	struct swdev_obj *obj;
+
+	if (f == NULL || pdn == NULL)
+		return EINVAL;
+	obj = swdev_idmap_get(&f->handles, handle);
+	if (obj == NULL)
+		return ENOENT;
+	if (obj->kind != SWDEV_KIND_PD)
+		return EINVAL;
+	*pdn = obj->id;
+	return 0;
+}
