@@ -740,6 +740,75 @@ MDEVX_API int mdevx_ref_tir_query(struct mdevx_ctx *ctx, const struct mdevx_obj_
 				  struct mdevx_tir_attr *attr);
 
 /* ------------------------------------------------------------------ */
+/* Handing a context to DPDK's net/mlx5                               */
+/* ------------------------------------------------------------------ */
+
+/** Room for "cmd_fd=<int>,pd_handle=<u32>" and its NUL. */
+#define MDEVX_DEVARGS_LEN 48
+
+/**
+ * What net/mlx5 (DPDK 22.03 and later) needs to run on a context of this
+ * library instead of opening its own: devargs cmd_fd (it calls
+ * ibv_import_device() on it) and pd_handle (ibv_import_pd()). Objects of
+ * the library and of the driver then live in one uverbs file with one
+ * DEVX uid, so each can use the other's queues, TIRs and counters.
+ */
+struct mdevx_devargs {
+	/**
+	 * A new descriptor (close-on-exec) of the context's command fd: the
+	 * caller's, see mdevx_ctx_devargs() for who closes it.
+	 */
+	int cmd_fd;
+	uint32_t pd_handle;	/**< kernel handle of the PD in the uverbs file */
+	/** "cmd_fd=<cmd_fd>,pd_handle=<pd_handle>", to append to a device's devargs. */
+	char devargs[MDEVX_DEVARGS_LEN];
+};
+
+/**
+ * Fill @p out for handing @p ctx and its PD @p pd to net/mlx5 or to another
+ * process: a duplicate of the command fd, the PD's handle and the devargs
+ * string. No device command.
+ *
+ * Who closes what:
+ * - out->cmd_fd is the caller's. Sent to another process (SCM_RIGHTS: the
+ *   receiver gets a descriptor of its own), close it after the send. Given
+ *   in the devargs of rte_dev_probe() in this process, net/mlx5 owns it
+ *   once the probe succeeded (ibv_close_device() closes it when the port
+ *   is closed): do not close it then. After a failed probe it may or may
+ *   not be closed already: release it with mdevx_devargs_release().
+ * - @p pd stays the caller's: the driver imports it and unimports it when
+ *   the port is closed. Destroy it (and close @p ctx) only after every
+ *   user of the handle is done: the device object is shared, and the
+ *   kernel does not count DEVX objects of the driver that use its pdn.
+ * - @p ctx keeps its own command fd; the uverbs file lives until every
+ *   descriptor of it is closed.
+ *
+ * @param ctx  a live context (either backend).
+ * @param pd   a PD of @p ctx (mdevx_pd_alloc()).
+ * @param out  filled on success; on failure cmd_fd is -1 and devargs "".
+ * @return 0; -EINVAL (NULL); -ENOENT (context or PD not live); -EPROTOTYPE
+ *   (@p pd is not a PD); -EXDEV (a PD of another context); -EMFILE and the
+ *   other errors of fcntl(F_DUPFD_CLOEXEC). Each failure logs a line.
+ */
+MDEVX_API int mdevx_ctx_devargs(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
+				struct mdevx_devargs *out);
+
+/**
+ * Release the descriptor of @p da after a hand-over that failed (net/mlx5's
+ * probe may close it on some failure paths, rdma-core's ibv_import_device()
+ * on some of its own): closes da->cmd_fd if it still names the uverbs file
+ * of @p ctx (kcmp(KCMP_FILE)), leaves it alone if it is closed or its
+ * number now names another file, and sets da->cmd_fd to -1 (unless the
+ * answer is -ENOTSUP). Not after a successful probe: the driver owns the
+ * descriptor then. A duplicate of the same file that another thread got
+ * under the same number meanwhile cannot be told from ours.
+ * @return 1 (closed); 0 (already closed, or reused by another file: left
+ *   alone); -EINVAL (NULL); -ENOENT (context not live); -EBADF (cmd_fd is
+ *   -1: released already); -ENOTSUP (the kernel cannot tell: left open).
+ */
+MDEVX_API int mdevx_devargs_release(struct mdevx_ctx *ctx, struct mdevx_devargs *da);
+
+/* ------------------------------------------------------------------ */
 /* rdma-core compatibility path                                       */
 /* ------------------------------------------------------------------ */
 

@@ -55,6 +55,12 @@ struct mdevx_backend_ops {
 	int (*uar_free)(void *bobj);
 	int (*pd_alloc)(void *bctx, void **bobj, uint32_t *pdn);
 	int (*pd_free)(void *bobj);
+	/**
+	 * Kernel handle of PD @p bobj in its uverbs file (rdma-core
+	 * ibv_pd->handle): what ibv_import_pd() takes in another context of
+	 * the file.
+	 */
+	int (*pd_handle)(void *bobj, uint32_t *handle);
 	int (*query_eqn)(void *bctx, uint32_t vector, uint32_t *eqn);
 
 	/*

@@ -810,6 +810,17 @@ rdma_pd_free(void *bobj)
 }
 
 static int
+rdma_pd_handle(void *bobj, uint32_t *handle)
+{
+	const struct rdma_obj *o = bobj;
+
+	if (o->type != RDMA_OBJ_PD)
+		return EINVAL;
+	*handle = o->pd->handle;
+	return 0;
+}
+
+static int
 rdma_query_eqn(void *bctx, uint32_t vector, uint32_t *eqn)
 {
 	return mlx5dv_devx_query_eqn(bctx, vector, eqn);
@@ -989,6 +1000,7 @@ const struct mdevx_backend_ops mdevx_backend_rdma_ops = {
 	.uar_free = rdma_uar_free,
 	.pd_alloc = rdma_pd_alloc,
 	.pd_free = rdma_pd_free,
+	.pd_handle = rdma_pd_handle,
 	.query_eqn = rdma_query_eqn,
 	.matcher_create = rdma_matcher_create,
 	.matcher_destroy = rdma_matcher_destroy,

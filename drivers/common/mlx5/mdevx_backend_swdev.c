@@ -198,6 +198,13 @@ sw_pd_alloc(void *bctx, void **bobj, uint32_t *pdn)
 }
 
 static int
+sw_pd_handle(void *bobj, uint32_t *handle)
+{
+	*handle = swdev_obj_handle(bobj);
+	return 0;
+}
+
+static int
 sw_query_eqn(void *bctx, uint32_t vector, uint32_t *eqn)
 {
 	return swdev_query_eqn(bctx, vector, eqn);
@@ -292,6 +299,7 @@ const struct mdevx_backend_ops mdevx_backend_swdev_ops = {
 	.uar_free = sw_obj_destroy,
 	.pd_alloc = sw_pd_alloc,
 	.pd_free = sw_obj_destroy,
+	.pd_handle = sw_pd_handle,
 	.query_eqn = sw_query_eqn,
 	.matcher_create = sw_matcher_create,
 	.matcher_destroy = sw_obj_destroy,
