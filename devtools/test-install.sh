@@ -96,17 +96,18 @@ ok "installed into $prefix (libdir $libdir)"
 
 # ---- 2. what the prefix holds ---------------------------------------------
 headers=$(cd "$prefix/include" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-want_headers="mdevx/mdevx.h mdevx/mdevx_share.h mdevx/swdev_client.h mdevx/swdev_types.h "
+want_headers=$(printf '%s\n' mdevx/mdevx.h mdevx/mdevx_attach.h mdevx/mdevx_share.h \
+	mdevx/swdev_client.h mdevx/swdev_types.h | sort | tr '\n' ' ')
 [ "$headers" = "$want_headers" ] || fail "installed headers: $headers (want: $want_headers)"
 ok "headers: $headers"
 programs=$(cd "$prefix/bin" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$programs" = "mlx5-share-demo mlx5-share-info mlx5-swdev " ] ||
 	fail "installed programs: $programs"
 ok "programs: $programs"
-for l in libmdevx_common_mlx5 libmdevx_share libswdev; do
+for l in libmdevx_common_mlx5 libmdevx_share libmdevx_attach libswdev; do
 	[ -f "$libdir/$l.so" ] || fail "$l.so not installed"
 done
-for pc in libmdevx libmdevx_share libswdev; do
+for pc in libmdevx libmdevx_share libmdevx_attach libswdev; do
 	[ -f "$libdir/pkgconfig/$pc.pc" ] || fail "$pc.pc not installed"
 done
 
@@ -132,7 +133,7 @@ for f in "$prefix"/bin/* "$libdir"/lib*.so; do
 	if grep -q 'not found' "$tmp/ldd"; then
 		fail "$(basename "$f"): $(grep 'not found' "$tmp/ldd" | tr -s ' \t' ' ')"
 	fi
-	for l in libmdevx_common_mlx5 libmdevx_share libswdev; do
+	for l in libmdevx_common_mlx5 libmdevx_share libmdevx_attach libswdev; do
 		where=$(awk -v l="$l.so." 'index($1, l) == 1 { print $3 }' "$tmp/ldd")
 		[ -z "$where" ] || [ "$(dirname "$where")" = "$libdir" ] ||
 			fail "$(basename "$f") loads $l from $where, not from $libdir"
@@ -186,6 +187,33 @@ echo "pkg-config --cflags --libs libmdevx_share: $flags_share" | sed 's/ -lrte_[
 "$cc" -Wall -Wextra -Werror -o "$tmp/mdevx_client" "$top/test/install/mdevx_client.c" $flags_mdevx ||
 	fail "mdevx_client does not build with pkg-config libmdevx alone"
 ok "both clients built and linked with pkg-config alone"
+
+# libmdevx_attach: its header (which includes mdevx.h) and library with its
+# .pc file alone; a call that needs no device runs.
+cat > "$tmp/attach_client.c" <<'EOF2'
+#include <errno.h>
+#include <stdio.h>
+#include <mdevx_attach.h>
+
+int
+main(void)
+{
+	struct mdevx_attach_stats st;
+
+	if (mdevx_attach_server_stop(NULL) != -EINVAL ||
+	    mdevx_attach_server_stats(NULL, &st) != -EINVAL)
+		return 1;
+	printf("attach_client: %s: OK\n", mdevx_obj_kind_name(MDEVX_OBJ_PD));
+	return 0;
+}
+EOF2
+flags_attach=$(pkg-config --cflags --libs libmdevx_attach) || fail "pkg-config libmdevx_attach"
+# shellcheck disable=SC2086
+"$cc" -Wall -Wextra -Werror -o "$tmp/attach_client" "$tmp/attach_client.c" $flags_attach ||
+	fail "attach_client does not build with pkg-config libmdevx_attach alone"
+run_clean "$tmp/attach_client" > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "attach_client"; }
+grep -q '^attach_client: pd: OK$' "$tmp/out" || fail "attach_client: $(cat "$tmp/out")"
+ok "a libmdevx_attach client built with pkg-config alone runs"
 
 MLX5_SWDEV="$prefix/bin/mlx5-swdev" run_clean "$top/devtools/swdev-start.sh" start "$sock" \
 	--device mlx5_0 --log-level warn > /dev/null || fail "the installed mlx5-swdev does not start"

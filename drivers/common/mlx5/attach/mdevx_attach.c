@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The server of testpmd's `mlx5 port attach <ident> socket=<path>`: one
+ * thread accepting on a SOCK_SEQPACKET Unix socket, one exchange per
+ * connection (an empty request; a reply of the PD handle as an int with a
+ * duplicate of the command fd in SCM_RIGHTS). Built on libmdevx's public
+ * mdevx_ctx_devargs() only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_log.h>
+
+#include "mdevx_attach.h"
+
+RTE_LOG_REGISTER(mdevx_attach_logtype, pmd.common.mdevx.attach, NOTICE);
+
+#define ATTACH_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, mdevx_attach_logtype, "mdevx_attach: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define ATTACH_DEFAULT_MODE 0600u
+#define ATTACH_DEFAULT_TIMEOUT_MS 1000u
+/* A request is empty: anything up to this is read to be told apart. */
+#define ATTACH_REQ_BUF 64
+/* Descriptors a bad request may carry that the server closes at once. */
+#define ATTACH_MAX_RX_FDS 16
+/* Pause after a failed accept (EMFILE...), so as not to spin. */
+#define ATTACH_ACCEPT_PAUSE_MS 100
+
+struct mdevx_attach_server {
+	struct mdevx_ctx *ctx;
+	struct mdevx_obj *pd;
+	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
+	int timeout_ms;
+	int listen_fd;
+	int stop_rd;			/* the stop's pipe: readable once stopping */
+	int stop_wr;
+	dev_t sock_dev;			/* the socket file made by bind() */
+	ino_t sock_ino;
+	uint32_t pd_handle;
+	pthread_t thread;
+	struct mdevx_attach_stats stats;	/* written by the thread, atomics */
+};
+
+enum conn_result {
+	CONN_SERVED,
+	CONN_BAD_REQUEST,
+	CONN_TIMEOUT,
+	CONN_HANGUP,
+	CONN_ERROR,
+	CONN_STOPPING,
+};
+
+static void
+stat_inc(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+static int
+fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+/* Close every descriptor an SCM_RIGHTS message brought; how many. */
+static unsigned int
+close_rx_fds(struct msghdr *msg)
+{
+	struct cmsghdr *c;
+	unsigned int n = 0;
+
+	for (c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+		size_t len, i;
+		int fd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		len = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < len; i++) {
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			close(fd);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The reply: the PD handle as an int, the duplicate in SCM_RIGHTS. */
+static int
+send_reply(int conn, int pd_handle, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = &pd_handle, .iov_len = sizeof(pd_handle) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(&ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	do {
+		n = sendmsg(conn, &msg, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	return n == (ssize_t)sizeof(pd_handle) ? 0 : EMSGSIZE;
+}
+
+/* Serve one accepted connection: wait for its request, answer it. */
+static enum conn_result
+serve_conn(struct mdevx_attach_server *srv, int conn, const char *peer)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = conn, .events = POLLIN },
+		{ .fd = srv->stop_rd, .events = POLLIN },
+	};
+	union {
+		char buf[CMSG_SPACE(ATTACH_MAX_RX_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	char data[ATTACH_REQ_BUF];
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct mdevx_devargs da;
+	unsigned int nfds;
+	ssize_t n;
+	int rc;
+
+	do {
+		rc = poll(pfd, 2, srv->timeout_ms);
+	} while (rc < 0 && errno == EINTR);
+	if (rc < 0) {
+		ATTACH_LOG(ERR, "%s: waiting for the request of %s: %s", srv->path, peer,
+			   strerror(errno));
+		return CONN_ERROR;
+	}
+	if (pfd[1].revents != 0)
+		return CONN_STOPPING;
+	if (rc == 0) {
+		ATTACH_LOG(WARNING, "%s: %s sent no request in %d ms: closed", srv->path, peer,
+			   srv->timeout_ms);
+		return CONN_TIMEOUT;
+	}
+	do {
+		n = recvmsg(conn, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		ATTACH_LOG(ERR, "%s: reading the request of %s: %s", srv->path, peer,
+			   strerror(errno));
+		return CONN_ERROR;
+	}
+	nfds = close_rx_fds(&msg);
+	if (n > 0 || nfds > 0 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ||
+	    msg.msg_controllen > 0) {
+		ATTACH_LOG(WARNING, "%s: bad request from %s: %zd bytes%s, %u descriptors "
+			   "(closed), control data %zu bytes%s: closed without a reply",
+			   srv->path, peer, n, (msg.msg_flags & MSG_TRUNC) ? " (truncated)" : "",
+			   nfds, (size_t)msg.msg_controllen,
+			   (msg.msg_flags & MSG_CTRUNC) ? " (truncated)" : "");
+		return CONN_BAD_REQUEST;
+	}
+	/*
+	 * An empty read is the request, or the end of a peer that closed:
+	 * on a SEQPACKET socket only POLLHUP tells them apart. A peer gone
+	 * after its request could not read the reply either.
+	 */
+	if ((pfd[0].revents & POLLHUP) != 0) {
+		ATTACH_LOG(NOTICE, "%s: %s hung up before its request", srv->path, peer);
+		return CONN_HANGUP;
+	}
+	if (mdevx_ctx_devargs(srv->ctx, srv->pd, &da) != 0) {
+		ATTACH_LOG(ERR, "%s: no devargs for %s: %s", srv->path, peer, strerror(errno));
+		return CONN_ERROR;
+	}
+	rc = send_reply(conn, (int)da.pd_handle, da.cmd_fd);
+	close(da.cmd_fd);
+	if (rc != 0) {
+		ATTACH_LOG(ERR, "%s: reply to %s: %s", srv->path, peer, strerror(rc));
+		return CONN_ERROR;
+	}
+	ATTACH_LOG(NOTICE, "%s: served %s: command fd and pd_handle=%u", srv->path, peer,
+		   da.pd_handle);
+	return CONN_SERVED;
+}
+
+static void
+peer_name(int conn, char *buf, size_t len)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
+		snprintf(buf, len, "pid %d uid %u", (int)cred.pid, (unsigned int)cred.uid);
+	else
+		snprintf(buf, len, "a peer of unknown credentials");
+}
+
+static void *
+server_thread(void *arg)
+{
+	struct mdevx_attach_server *srv = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = srv->listen_fd, .events = POLLIN },
+		{ .fd = srv->stop_rd, .events = POLLIN },
+	};
+	char peer[64];
+	int conn, rc;
+
+	for (;;) {
+		rc = poll(pfd, 2, -1);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0 || pfd[1].revents != 0)
+			break;
+		conn = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (conn < 0) {
+			if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED)
+				continue;
+			ATTACH_LOG(ERR, "%s: accept: %s", srv->path, strerror(errno));
+			/* wait a little, or for the stop */
+			if (poll(&pfd[1], 1, ATTACH_ACCEPT_PAUSE_MS) > 0)
+				break;
+			continue;
+		}
+		peer_name(conn, peer, sizeof(peer));
+		switch (serve_conn(srv, conn, peer)) {
+		case CONN_SERVED:
+			stat_inc(&srv->stats.served);
+			break;
+		case CONN_BAD_REQUEST:
+			stat_inc(&srv->stats.bad_requests);
+			break;
+		case CONN_TIMEOUT:
+			stat_inc(&srv->stats.timeouts);
+			break;
+		case CONN_HANGUP:
+			stat_inc(&srv->stats.hangups);
+			break;
+		case CONN_ERROR:
+			stat_inc(&srv->stats.errors);
+			break;
+		case CONN_STOPPING:
+			close(conn);
+			return NULL;
+		}
+		close(conn);
+	}
+	return NULL;
+}
+
+/* Listening socket on srv->path, with the file's mode set before listen(). */
+static int
+server_listen(struct mdevx_attach_server *srv, mode_t mode)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, err;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	memcpy(sa.sun_path, srv->path, strlen(srv->path) + 1);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	/* Nobody can connect before listen(): the mode holds from the first client. */
+	if (chmod(srv->path, mode) != 0 || stat(srv->path, &st) != 0 || listen(fd, 16) != 0) {
+		err = errno;
+		unlink(srv->path);
+		close(fd);
+		return err;
+	}
+	srv->sock_dev = st.st_dev;
+	srv->sock_ino = st.st_ino;
+	srv->listen_fd = fd;
+	return 0;
+}
+
+MDEVX_API struct mdevx_attach_server *
+mdevx_attach_server_start(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
+			  const struct mdevx_attach_conf *conf)
+{
+	struct mdevx_attach_server *srv;
+	struct mdevx_devargs da;
+	int p[2], err;
+
+	if (conf == NULL || conf->path == NULL || conf->path[0] == '\0' || conf->mode > 0777) {
+		ATTACH_LOG(ERR, "bad configuration: %s", conf == NULL ? "NULL" :
+			   conf->path == NULL || conf->path[0] == '\0' ? "no socket path" :
+			   "mode above 0777");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (strlen(conf->path) >= sizeof(srv->path)) {
+		ATTACH_LOG(ERR, "socket path of %zu bytes: at most %zu", strlen(conf->path),
+			   sizeof(srv->path) - 1);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	/* The context and PD must be able to answer: the first reply, tried now. */
+	if (mdevx_ctx_devargs(ctx, pd, &da) != 0) {
+		err = errno;
+		ATTACH_LOG(ERR, "%s: context or PD refused: %s", conf->path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	close(da.cmd_fd);
+	srv = calloc(1, sizeof(*srv));
+	if (srv == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	srv->ctx = ctx;
+	srv->pd = pd;
+	srv->pd_handle = da.pd_handle;
+	memcpy(srv->path, conf->path, strlen(conf->path) + 1);
+	srv->timeout_ms = (int)(conf->request_timeout_ms != 0 ? conf->request_timeout_ms :
+				ATTACH_DEFAULT_TIMEOUT_MS);
+	if (srv->timeout_ms < 0)
+		srv->timeout_ms = INT32_MAX;
+	srv->listen_fd = -1;
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		err = errno;
+		free(srv);
+		errno = err;
+		return NULL;
+	}
+	srv->stop_rd = p[0];
+	srv->stop_wr = p[1];
+	err = server_listen(srv, conf->mode != 0 ? conf->mode : ATTACH_DEFAULT_MODE);
+	if (err == 0) {
+		err = pthread_create(&srv->thread, NULL, server_thread, srv);
+		if (err != 0) {
+			unlink(srv->path);
+			close(srv->listen_fd);
+		}
+	}
+	if (err != 0) {
+		ATTACH_LOG(ERR, "%s: %s", srv->path, strerror(err));
+		close(p[0]);
+		close(p[1]);
+		free(srv);
+		errno = err;
+		return NULL;
+	}
+	ATTACH_LOG(NOTICE, "%s: serving %s, pd_handle=%u", srv->path,
+		   mdevx_backend_name(ctx), srv->pd_handle);
+	return srv;
+}
+
+MDEVX_API int
+mdevx_attach_server_stats(const struct mdevx_attach_server *srv, struct mdevx_attach_stats *stats)
+{
+	if (srv == NULL || stats == NULL)
+		return fail(EINVAL);
+	stats->served = __atomic_load_n(&srv->stats.served, __ATOMIC_RELAXED);
+	stats->bad_requests = __atomic_load_n(&srv->stats.bad_requests, __ATOMIC_RELAXED);
+	stats->timeouts = __atomic_load_n(&srv->stats.timeouts, __ATOMIC_RELAXED);
+	stats->hangups = __atomic_load_n(&srv->stats.hangups, __ATOMIC_RELAXED);
+	stats->errors = __atomic_load_n(&srv->stats.errors, __ATOMIC_RELAXED);
+	return 0;
+}
+
+MDEVX_API uint32_t
+mdevx_attach_server_pd_handle(const struct mdevx_attach_server *srv)
+{
+	if (srv == NULL) {
+		errno = EINVAL;
+		return UINT32_MAX;
+	}
+	return srv->pd_handle;
+}
+
+MDEVX_API int
+mdevx_attach_server_stop(struct mdevx_attach_server *srv)
+{
+	struct stat st;
+	ssize_t n;
+
+	if (srv == NULL)
+		return fail(EINVAL);
+	do {
+		n = write(srv->stop_wr, "x", 1);
+	} while (n < 0 && errno == EINTR);
+	pthread_join(srv->thread, NULL);
+	close(srv->listen_fd);
+	/* Another program may have replaced the file meanwhile: not ours to remove. */
+	if (lstat(srv->path, &st) == 0 && st.st_dev == srv->sock_dev &&
+	    st.st_ino == srv->sock_ino)
+		unlink(srv->path);
+	close(srv->stop_rd);
+	close(srv->stop_wr);
+	ATTACH_LOG(INFO, "%s: stopped after %" PRIu64 " served", srv->path, srv->stats.served);
+	free(srv);
+	return 0;
+}
