@@ -101,7 +101,7 @@ want_headers=$(printf '%s\n' mdevx/mdevx.h mdevx/mdevx_attach.h mdevx/mdevx_shar
 [ "$headers" = "$want_headers" ] || fail "installed headers: $headers (want: $want_headers)"
 ok "headers: $headers"
 programs=$(cd "$prefix/bin" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-[ "$programs" = "mlx5-share-demo mlx5-share-info mlx5-swdev " ] ||
+[ "$programs" = "mlx5-attach-server mlx5-share-demo mlx5-share-info mlx5-swdev " ] ||
 	fail "installed programs: $programs"
 ok "programs: $programs"
 for l in libmdevx_common_mlx5 libmdevx_share libmdevx_attach libswdev; do
@@ -140,12 +140,13 @@ for f in "$prefix"/bin/* "$libdir"/lib*.so; do
 	done
 done
 ok "every installed program and library loads ours from $libdir"
-for p in mlx5-swdev mlx5-share-info mlx5-share-demo; do
+for p in mlx5-swdev mlx5-share-info mlx5-share-demo mlx5-attach-server; do
 	run_clean "$prefix/bin/$p" --help > "$tmp/help" 2>&1 ||
 		{ cat "$tmp/help"; fail "$p --help exits $?"; }
 	grep -q 'Usage' "$tmp/help" || fail "$p --help: no usage"
 done
-ok "mlx5-swdev, mlx5-share-info and mlx5-share-demo --help run without LD_LIBRARY_PATH"
+ok "mlx5-swdev, mlx5-share-info, mlx5-share-demo and mlx5-attach-server --help run" \
+	"without LD_LIBRARY_PATH"
 
 # ---- 4. clients built with pkg-config alone ---------------------------------
 # The documentation shows the two clients: its copies must be the files.
