@@ -6,7 +6,12 @@
 # Debian's librte_common_mlx5 into every process, so a clash would make the
 # dynamic linker bind one library's calls to the other's code.
 #
-# usage: check-symbols.sh <our lib.so>...
+# With --map MAP before a library, its dynamic symbols must also be exactly
+# the global names of the linker version script MAP: nothing exported that
+# the map does not name (a symbol outside every node), no name in the map
+# that the library lacks (GNU ld accepts one silently).
+#
+# usage: check-symbols.sh [--map MAP] <our lib.so> [[--map MAP] <lib.so>]...
 # env:   DPDK_LIB_DIRS (default: /usr/lib/x86_64-linux-gnu), searched for
 #        librte_*.so* and dpdk/pmds-*/*.so*.
 #
@@ -17,7 +22,7 @@ set -eu
 export LC_ALL=C
 
 if [ $# -eq 0 ] || [ "$1" = "--help" ] || [ "$1" = "-h" ]; then
-	sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'
 	[ $# -eq 0 ] && exit 2
 	exit 0
 fi
@@ -49,13 +54,44 @@ if [ "$ndpdk" -eq 0 ]; then
 fi
 sort -k1,1 -u "$tmp/dpdk" > "$tmp/dpdk.sorted"
 
+# The global names of a version script: the lines between "global:" and
+# "local:" of every node, without their ";".
+map_globals() {
+	awk '/global:/ { g = 1; next } /local:/ { g = 0; next }
+	     g && NF { gsub(/[;[:space:]]/, ""); if ($0 != "") print }' "$1" | sort -u
+}
+
 status=0
+map=""
 for lib in "$@"; do
+	if [ "$lib" = "--map" ]; then
+		map=next
+		continue
+	fi
+	if [ "$map" = "next" ]; then
+		map=$lib
+		continue
+	fi
 	if [ ! -f "$lib" ]; then
 		echo "missing library: $lib" >&2
 		exit 1
 	fi
 	defined "$lib" > "$tmp/ours"
+	if [ -n "$map" ]; then
+		map_globals "$map" > "$tmp/map"
+		extra=$(comm -23 "$tmp/ours" "$tmp/map" | tr '\n' ' ')
+		absent=$(comm -13 "$tmp/ours" "$tmp/map" | tr '\n' ' ')
+		if [ -n "$extra" ] || [ -n "$absent" ]; then
+			[ -z "$extra" ] ||
+				echo "$(basename "$lib"): exported, not in $(basename "$map"): $extra"
+			[ -z "$absent" ] ||
+				echo "$(basename "$lib"): in $(basename "$map"), not defined: $absent"
+			status=1
+		else
+			echo "$(basename "$lib"): exports exactly the $(wc -l < "$tmp/map") names of $(basename "$map")"
+		fi
+		map=""
+	fi
 	nours=$(wc -l < "$tmp/ours")
 	if [ "$nours" -eq 0 ]; then
 		echo "$lib: no dynamic symbols (not a shared library?)" >&2
