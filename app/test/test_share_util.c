@@ -5,6 +5,7 @@
  * fixture and the tracked children of a test case.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,4 +246,33 @@ test_file_read(const char *dir, const char *name, char *buf, size_t len, unsigne
 		usleep(2000);
 	} while (test_now_ms() < end);
 	return -1;
+}
+
+int
+test_dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+	int ret = 0;
+
+	if (d == NULL) {
+		printf("cannot open %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (unlink(path) != 0) {
+			printf("cannot remove %s: %s\n", path, strerror(errno));
+			ret = -1;
+		}
+	}
+	closedir(d);
+	if (rmdir(dir) != 0) {
+		printf("cannot remove %s: %s\n", dir, strerror(errno));
+		ret = -1;
+	}
+	return ret;
 }

@@ -142,5 +142,10 @@ int test_file_write(const char *dir, const char *name, const char *text);
  */
 int test_file_read(const char *dir, const char *name, char *buf, size_t len,
 		   unsigned int wait_ms);
+/**
+ * Remove the exchange directory @p dir and the files in it (no
+ * subdirectories): 0, or -1 with errno (a line is printed).
+ */
+int test_dir_remove(const char *dir);
 
 #endif /* MDEVX_TEST_SHARE_UTIL_H */
