@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private interface of the counter snapshot service (mdevx_share_snap.c)
- * to mdevx_share.c. One service per shared device: in the primary it owns
- * the snapshot memzone and the refresh thread, in a secondary it is the
- * private copy of the area's geometry taken at attach.
+ * to the rest of the library. One service per shared device: in the
+ * primary it owns the snapshot memzone and the refresh thread, in a
+ * secondary it is the private copy of the area's geometry taken at attach.
  */
 #ifndef MDEVX_SHARE_SNAP_H
 #define MDEVX_SHARE_SNAP_H

@@ -1,0 +1,966 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared devices: open (primary), attach (secondary), close, the exit
+ * handler that closes what a primary left open, and the list of the
+ * process's devices. See mdevx_share.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/queue.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_memzone.h>
+
+#include "mdevx_share.h"
+#include "mdevx_share_internal.h"
+#include "mdevx_share_private.h"
+#include "mdevx_share_snap.h"
+
+RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
+
+#define DEFAULT_CAPACITY 4096
+#define DEFAULT_WITHDRAW_TIMEOUT_MS 2000
+#define NOTIFY_SLACK_S 2		/* a withdraw waits its bound and this more */
+#define EXIT_MARGIN_MS 1000		/* exit handler: beyond the withdraw waits */
+#define SNAP_COUNTERS_MAX (1u << 26)	/* counter snapshot: 1 GiB of values */
+
+struct mdevx_share_devs_head share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
+/* Secondary: orphaned devices a new attach replaced; they wait for their close. */
+static struct mdevx_share_devs_head orphan_devs = TAILQ_HEAD_INITIALIZER(orphan_devs);
+/*
+ * share_devs_lock guards the device list and mp_registered. The IPC handler
+ * takes it, so it is only held for list operations, never across device
+ * commands, memzone calls or rte_mp requests: those need the EAL IPC thread
+ * (the answer to our own attach request, the memory hotplug sync of a
+ * memzone reservation), which would be waiting for the lock.
+ * share_open_lock serialises open, attach and close (outer lock).
+ */
+pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
+static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) */
+/*
+ * Secondary: the device an attach is making, before it is on share_devs
+ * (share_devs_lock; one at a time, under share_open_lock). The handler
+ * marks it orphaned when the primary closes meanwhile.
+ */
+static struct mdevx_share_dev *attaching;
+static void (*test_attach_hook)(void *arg);
+static void *test_attach_arg;
+
+/*
+ * Handles the application holds: every device from its open or attach to
+ * its close. A call with any other pointer (one closed already, say) gives
+ * ENOENT without reading it. Read without a lock on the import path; a
+ * close racing a call on the same device is the application's bug.
+ */
+static struct mdevx_share_dev *live_devs[MAX_DEVS];
+
+static bool
+dev_live(const struct mdevx_share_dev *dev)
+{
+	if (dev == NULL)
+		return false;
+	for (unsigned int i = 0; i < MAX_DEVS; i++)
+		if (__atomic_load_n(&live_devs[i], __ATOMIC_ACQUIRE) == dev)
+			return true;
+	return false;
+}
+
+/* share_open_lock held. 0 or ENOSPC. */
+static int
+dev_live_add(struct mdevx_share_dev *dev)
+{
+	for (unsigned int i = 0; i < MAX_DEVS; i++) {
+		if (live_devs[i] == NULL) {
+			__atomic_store_n(&live_devs[i], dev, __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	SHARE_LOG(ERR, "%s: %u devices open in this process already", dev->devstr, MAX_DEVS);
+	return ENOSPC;
+}
+
+/* share_open_lock held. */
+static void
+dev_live_del(const struct mdevx_share_dev *dev)
+{
+	for (unsigned int i = 0; i < MAX_DEVS; i++)
+		if (live_devs[i] == dev)
+			__atomic_store_n(&live_devs[i], NULL, __ATOMIC_RELEASE);
+}
+
+/* For memzone names only (with the open counter): not an identity. */
+static uint32_t
+devstr_key(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s != '\0') {
+		h ^= (uint8_t)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+struct mdevx_share_dev *
+find_dev_locked(const char *devstr)
+{
+	struct mdevx_share_dev *dev;
+
+	TAILQ_FOREACH(dev, &share_devs, next)
+		if (strcmp(dev->devstr, devstr) == 0)
+			return dev;
+	return NULL;
+}
+
+/*
+ * The open device of a withdrawal notification: its string and instance
+ * both, or the one being attached (whose instance is not known before the
+ * primary's answer).
+ */
+struct mdevx_share_dev *
+find_instance_locked(const char *devstr, uint64_t cookie)
+{
+	struct mdevx_share_dev *dev = find_dev_locked(devstr);
+
+	if (dev != NULL && dev->cookie == cookie)
+		return dev;
+	if (attaching != NULL && strcmp(attaching->devstr, devstr) == 0 &&
+	    (attaching->cookie == 0 || attaching->cookie == cookie))
+		return attaching;
+	return NULL;
+}
+
+/* The list @p dev is on (share_devs or orphan_devs), or NULL. */
+static struct mdevx_share_devs_head *
+dev_list_locked(const struct mdevx_share_dev *dev)
+{
+	const struct mdevx_share_dev *d;
+
+	TAILQ_FOREACH(d, &share_devs, next)
+		if (d == dev)
+			return &share_devs;
+	TAILQ_FOREACH(d, &orphan_devs, next)
+		if (d == dev)
+			return &orphan_devs;
+	return NULL;
+}
+
+void
+mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg)
+{
+	test_attach_arg = arg;
+	test_attach_hook = fn;
+}
+
+/* ---------------------------------------------------------------- */
+/* Devices                                                           */
+/* ---------------------------------------------------------------- */
+
+static struct mdevx_share_dev *
+dev_new(const char *devstr)
+{
+	struct mdevx_share_dev *dev = calloc(1, sizeof(*dev));
+
+	if (dev == NULL)
+		return NULL;
+	snprintf(dev->devstr, sizeof(dev->devstr), "%s", devstr);
+	dev->refcnt = 1;
+	pthread_mutex_init(&dev->wlock, NULL);
+	pthread_mutex_init(&dev->rules_lock, NULL);
+	/* Arrival order: a notification never starves behind imports or queries. */
+	mdevx_share_lock_init(&dev->lock);
+	return dev;
+}
+
+static void
+dev_free(struct mdevx_share_dev *dev)
+{
+	for (uint32_t c = 0; c < IMP_MAX_CHUNKS && dev->chunks[c] != NULL; c++)
+		free(dev->chunks[c]);
+	free(dev->owned);
+	free(dev->owned_set);
+	snap_free(dev->snap, false);
+	mdevx_share_reg_free(dev->reg);
+	pthread_mutex_destroy(&dev->wlock);
+	pthread_mutex_destroy(&dev->rules_lock);
+	free(dev->rules);
+	free(dev->prules);
+	free(dev);
+}
+
+static void share_exit(void);
+
+/* Primary: the counter snapshot service of the open configuration. 0 or errno. */
+static int
+snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
+{
+	struct mdevx_share_snap_geo geo = {
+		.period_ms = MDEVX_SHARE_COUNTER_PERIOD_DEFAULT,
+		.counters = MDEVX_SHARE_SNAPSHOT_DEFAULT,
+		.nb_slots = mdevx_share_reg_capacity(dev->reg),
+		.primary_pid = getpid(),
+	};
+
+	if (conf != NULL) {
+		geo.period_ms = conf->counter_period_ms;
+		if (conf->snapshot_counters != 0)
+			geo.counters = conf->snapshot_counters;
+	}
+	if (geo.counters > SNAP_COUNTERS_MAX)
+		return EINVAL;
+	return snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
+}
+
+int
+check_devstr(const char *devstr)
+{
+	if (devstr == NULL || devstr[0] == '\0')
+		return EINVAL;
+	if (strnlen(devstr, DEVSTR_MAX) >= DEVSTR_MAX)
+		return ENAMETOOLONG;
+	return 0;
+}
+
+struct mdevx_share_dev *
+mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
+{
+	uint32_t capacity = DEFAULT_CAPACITY;
+	struct mdevx_share_dev *dev = NULL;
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+	size_t len;
+	int err;
+
+	err = check_devstr(devstr);
+	if (err != 0)
+		goto err_out;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		err = EPERM;
+		goto err_out;
+	}
+	if (conf != NULL && conf->capacity != 0)
+		capacity = conf->capacity;
+	len = mdevx_share_reg_size(capacity);
+	if (len == 0) {
+		err = EINVAL;
+		goto err_out;
+	}
+	pthread_mutex_lock(&share_open_lock);
+	pthread_mutex_lock(&share_devs_lock);
+	dev = find_dev_locked(devstr);
+	pthread_mutex_unlock(&share_devs_lock);
+	if (dev != NULL) {
+		dev = NULL;
+		err = EEXIST;
+		goto err_unlock;
+	}
+	dev = dev_new(devstr);
+	if (dev == NULL) {
+		err = ENOMEM;
+		goto err_unlock;
+	}
+	dev->primary = true;
+	dev->withdraw_timeout_ms = conf != NULL && conf->withdraw_timeout_ms != 0 ?
+				   conf->withdraw_timeout_ms : DEFAULT_WITHDRAW_TIMEOUT_MS;
+	dev->owned = calloc(capacity, sizeof(*dev->owned));
+	for (dev->owned_mask = 1; dev->owned_mask < 2 * capacity; dev->owned_mask <<= 1)
+		;
+	dev->owned_set = calloc(dev->owned_mask, sizeof(*dev->owned_set));
+	dev->owned_mask--;
+	if (dev->owned == NULL || dev->owned_set == NULL) {
+		err = ENOMEM;
+		goto err_unlock;
+	}
+	do {
+		if (getrandom(&dev->cookie, sizeof(dev->cookie), 0) != sizeof(dev->cookie)) {
+			err = errno;
+			goto err_unlock;
+		}
+	} while (dev->cookie == 0);
+	dev->ctx = mdevx_open(devstr);
+	if (dev->ctx == NULL) {
+		err = errno;
+		SHARE_LOG(ERR, "cannot open %s: %s", devstr, strerror(err));
+		goto err_unlock;
+	}
+	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0 ||
+	    dev->export_size > MDEVX_SHARE_EXPORT_MAX) {
+		err = ENOTSUP;
+		SHARE_LOG(ERR, "%s: export buffer of %zu bytes does not fit a record (%d)",
+			  devstr, dev->export_size, MDEVX_SHARE_EXPORT_MAX);
+		goto err_close;
+	}
+	/* The open counter: a registry kept after a close keeps its name. */
+	snprintf(mz_name, sizeof(mz_name), "mdevx_sh_%08x_%u", devstr_key(devstr), ++open_count);
+	dev->mz = rte_memzone_reserve_aligned(mz_name, len, SOCKET_ID_ANY, 0, 64);
+	if (dev->mz == NULL) {
+		err = rte_errno;
+		SHARE_LOG(ERR, "%s: cannot reserve memzone %s of %zu bytes: %s", devstr,
+			  mz_name, len, rte_strerror(err));
+		goto err_close;
+	}
+	dev->reg = mdevx_share_reg_init(dev->mz->addr, dev->mz->len, capacity, dev->cookie);
+	if (dev->reg == NULL) {
+		err = errno;
+		goto err_mz;
+	}
+	dev->reg_len = dev->mz->len;
+	err = snap_start(dev, conf);
+	if (err != 0)
+		goto err_reg;
+	if (exit_pid == 0) {
+		exit_pid = getpid();
+		if (atexit(share_exit) != 0) {
+			exit_pid = 0;
+			SHARE_LOG(WARNING, "atexit() failed: close the devices before exit");
+		}
+	}
+	err = dev_live_add(dev);
+	if (err != 0)
+		goto err_reg;
+	pthread_mutex_lock(&share_devs_lock);
+	err = -mp_get();
+	pthread_mutex_unlock(&share_devs_lock);
+	if (err == 0)
+		err = ack_rx_start();
+	if (err == 0) {
+		pthread_mutex_lock(&share_devs_lock);
+		TAILQ_INSERT_TAIL(&share_devs, dev, next);
+		pthread_mutex_unlock(&share_devs_lock);
+	}
+	if (err != 0) {
+		dev_live_del(dev);
+		goto err_reg;
+	}
+	pthread_mutex_unlock(&share_open_lock);
+	mdevx_share_telemetry_init();
+	SHARE_LOG(INFO, "%s: sharing with %u records in %s, cookie %#" PRIx64, devstr,
+		  capacity, mz_name, dev->cookie);
+	return dev;
+
+err_reg:
+	snap_free(dev->snap, true);
+	dev->snap = NULL;
+	mdevx_share_reg_free(dev->reg);
+	dev->reg = NULL;
+err_mz:
+	rte_memzone_free(dev->mz);
+err_close:
+	mdevx_close(dev->ctx);
+err_unlock:
+	pthread_mutex_unlock(&share_open_lock);
+	if (dev != NULL)
+		dev_free(dev);
+err_out:
+	errno = err;
+	return NULL;
+}
+
+struct mdevx_share_dev *
+mdevx_share_dev_attach(const char *devstr)
+{
+	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
+	struct mdevx_share_dev *dev;
+	struct rte_mp_msg req;
+	struct mp_param p_buf, *p = &p_buf, r_buf;
+	struct rte_mp_reply reply;
+	const struct mp_param *r = &r_buf;
+	int err, fd = -1;
+
+	err = check_devstr(devstr);
+	if (err != 0)
+		goto err_out;
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+		err = EPERM;
+		goto err_out;
+	}
+	pthread_mutex_lock(&share_open_lock);
+	pthread_mutex_lock(&share_devs_lock);
+	dev = find_dev_locked(devstr);
+	/*
+	 * orphan is set by the handler under share_devs_lock too. A closed
+	 * registry (the primary closed without our acknowledgement; it keeps
+	 * the memzone, so reading its flag is safe) counts the same.
+	 */
+	if (dev != NULL && (dev->orphan || mdevx_share_reg_is_closed(dev->reg))) {
+		/* The primary closed it: keep it for its close, attach anew. */
+		TAILQ_REMOVE(&share_devs, dev, next);
+		TAILQ_INSERT_TAIL(&orphan_devs, dev, next);
+		dev = NULL;
+	}
+	if (dev != NULL) {
+		dev->refcnt++;
+		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
+		return dev;
+	}
+	pthread_mutex_unlock(&share_devs_lock);
+	dev = dev_new(devstr);
+	if (dev == NULL) {
+		err = ENOMEM;
+		goto err_unlock;
+	}
+	pthread_mutex_lock(&share_devs_lock);
+	err = -mp_get();
+	if (err == 0)
+		attaching = dev;
+	pthread_mutex_unlock(&share_devs_lock);
+	if (err != 0)
+		goto err_free;
+
+	memset(p, 0, sizeof(*p));
+	p->op = MP_OP_ATTACH;
+	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
+	mp_msg_pack(&req, MP_ACTION, p);
+	memset(&reply, 0, sizeof(reply));
+	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
+		err = rte_errno != 0 ? rte_errno : EIO;
+		SHARE_LOG(ERR, "%s: attach request to the primary failed: %s", devstr,
+			  rte_strerror(err));
+		goto err_free;
+	}
+	if (reply.nb_received != 1) {
+		err = ETIMEDOUT;
+		SHARE_LOG(ERR, "%s: the primary did not answer within %d s", devstr,
+			  ATTACH_TIMEOUT_S);
+		free(reply.msgs);
+		goto err_free;
+	}
+	memcpy(&r_buf, reply.msgs[0].param, sizeof(r_buf));
+	r_buf.devstr[DEVSTR_MAX - 1] = '\0';
+	r_buf.mz_name[RTE_MEMZONE_NAMESIZE - 1] = '\0';
+	/* A late answer to an earlier attach (another device) is no answer. */
+	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH ||
+	    strcmp(r->devstr, devstr) != 0) {
+		err = EPROTO;
+	} else if (r->status != 0) {
+		err = -r->status;
+	} else if (reply.msgs[0].num_fds != 1) {
+		err = EPROTO;
+	} else {
+		fd = reply.msgs[0].fds[0];
+		/* the handler compares it (find_instance_locked()) */
+		pthread_mutex_lock(&share_devs_lock);
+		dev->cookie = r->cookie;
+		pthread_mutex_unlock(&share_devs_lock);
+		dev->mz = rte_memzone_lookup(r->mz_name);
+		if (dev->mz == NULL)
+			err = ENOENT;
+	}
+	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
+		close(reply.msgs[0].fds[i]);
+	free(reply.msgs);
+	if (err != 0) {
+		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
+		goto err_free;
+	}
+	if (unlikely(test_attach_hook != NULL))
+		test_attach_hook(test_attach_arg);
+	/*
+	 * The primary may have closed the device since it answered: once our
+	 * handler acknowledged that, the memzone is freed. The registry is
+	 * read under the import lock, which the handler takes to mark the
+	 * device orphaned, as every later read of it is.
+	 */
+	mdevx_share_lock_read(&dev->lock);
+	if (dev->orphan) {
+		err = ENODEV;
+	} else {
+		dev->reg = mdevx_share_reg_attach(dev->mz->addr, dev->mz->len);
+		if (dev->reg == NULL)
+			err = errno == ENOMEM ? ENOMEM : EPROTO;
+		else if (mdevx_share_reg_cookie(dev->reg) != dev->cookie)
+			err = EPROTO;
+	}
+	if (err == 0) {
+		struct mdevx_share_snap_geo geo = {
+			.period_ms = r->rec_idx, .counters = r->rec_idx2,
+			.nb_slots = r->handle, .primary_pid = (pid_t)r->generation2,
+		};
+		int serr = snap_attach(&dev->snap, dev->mz->name, &geo);
+
+		/* The device works without: reads of the snapshot give ENODATA. */
+		if (serr != 0)
+			SHARE_LOG(WARNING, "%s: counter snapshot not mapped: %s", devstr,
+				  strerror(serr));
+	}
+	mdevx_share_unlock_read(&dev->lock);
+	if (err != 0) {
+		close(fd);
+		if (err == ENODEV)
+			SHARE_LOG(ERR, "%s: the primary closed the device during the attach",
+				  devstr);
+		else
+			SHARE_LOG(ERR, "%s: registry %s is not the device's", devstr,
+				  dev->mz->name);
+		goto err_free;
+	}
+	dev->ctx = mdevx_import_device(devstr, fd);
+	if (dev->ctx == NULL) {
+		err = errno;
+		close(fd);
+		SHARE_LOG(ERR, "%s: importing the device context failed: %s", devstr,
+			  strerror(err));
+		goto err_free;
+	}
+	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0) {
+		err = ENOTSUP;
+		mdevx_close(dev->ctx);
+		goto err_free;
+	}
+	err = dev_live_add(dev);
+	pthread_mutex_lock(&share_devs_lock);
+	attaching = NULL;
+	if (err == 0 && dev->orphan)
+		err = ENODEV;
+	if (err == 0)
+		TAILQ_INSERT_TAIL(&share_devs, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
+	if (err == ENODEV)
+		dev_live_del(dev);
+	if (err != 0) {
+		if (err == ENODEV)
+			SHARE_LOG(ERR, "%s: the primary closed the device during the attach",
+				  devstr);
+		mdevx_close(dev->ctx);
+		goto err_free;
+	}
+	pthread_mutex_unlock(&share_open_lock);
+	SHARE_LOG(INFO, "%s: attached, cookie %#" PRIx64, devstr, dev->cookie);
+	return dev;
+
+err_free:
+	pthread_mutex_lock(&share_devs_lock);
+	if (attaching == dev)
+		attaching = NULL;
+	pthread_mutex_unlock(&share_devs_lock);
+	dev_free(dev);
+err_unlock:
+	pthread_mutex_unlock(&share_open_lock);
+err_out:
+	errno = err;
+	return NULL;
+}
+
+/*
+ * A close that could not finish (share_open_lock held, the device off its
+ * list): the device stays open for another try. A secondary's comes back
+ * orphaned: the primary may have closed meanwhile, and counted its
+ * acknowledgement (a WITHDRAW_ALL finds no device off the list), so its
+ * registry must not be read again.
+ */
+static int
+close_abort(struct mdevx_share_dev *dev, int ret)
+{
+	if (!dev->primary) {
+		mdevx_share_lock_write(&dev->lock);
+		dev->orphan = true;
+		mdevx_share_unlock_write(&dev->lock);
+	}
+	pthread_mutex_lock(&share_devs_lock);
+	dev->refcnt = 1;
+	TAILQ_INSERT_TAIL(dev->orphan ? &orphan_devs : &share_devs, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
+	(void)dev_live_add(dev);	/* its slot was freed by this close: there is room */
+	pthread_mutex_unlock(&share_open_lock);
+	SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
+		  dev->devstr, strerror(-ret));
+	errno = -ret;
+	return ret;
+}
+
+/* Wrappers of ours on the device's context: published objects, import_obj() ones. */
+static uint32_t
+own_wrappers(const struct mdevx_share_dev *dev)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < dev->nb_slots; i++)
+		n += slot_at(dev, i)->obj != NULL;
+	for (uint32_t i = 0; dev->primary && i < mdevx_share_reg_capacity(dev->reg); i++)
+		n += dev->owned[i] != NULL;
+	return n + __atomic_load_n(&dev->nb_rules, __ATOMIC_RELAXED);
+}
+
+int
+mdevx_share_dev_close(struct mdevx_share_dev *dev)
+{
+	struct mdevx_share_devs_head *list;
+	bool all_acked = true;
+	uint32_t own;
+	int n, ret = 0;
+
+	if (dev == NULL)
+		return fail(EINVAL);
+	pthread_mutex_lock(&share_open_lock);
+	pthread_mutex_lock(&share_devs_lock);
+	/* By pointer: a device closed already must not be read. */
+	list = dev_list_locked(dev);
+	if (list == NULL) {
+		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
+		return fail(ENOENT);
+	}
+	if (dev->refcnt > 1) {
+		dev->refcnt--;
+		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
+		return 0;
+	}
+	/*
+	 * Objects of the application on the device's context (a TIR's
+	 * queues, say) would keep the context from closing: refuse before
+	 * anything changes, imports and records intact.
+	 */
+	mdevx_share_lock_read(&dev->lock);
+	n = mdevx_ctx_nb_objs(dev->ctx);
+	own = n > 0 ? own_wrappers(dev) : 0;
+	if (n > 0 && (uint32_t)n > own) {
+		mdevx_share_unlock_read(&dev->lock);
+		pthread_mutex_unlock(&share_devs_lock);
+		pthread_mutex_unlock(&share_open_lock);
+		SHARE_LOG(ERR, "%s: %u objects of the application are still on the device's "
+			  "context: not closing", dev->devstr, (uint32_t)n - own);
+		return fail(EBUSY);
+	}
+	mdevx_share_unlock_read(&dev->lock);
+	dev_live_del(dev);
+	dev->refcnt = 0;
+	TAILQ_REMOVE(list, dev, next);
+	pthread_mutex_unlock(&share_devs_lock);
+
+	mdevx_share_lock_write(&dev->lock);
+	rules_drop(dev, UINT32_MAX, 0, NULL, RULE_MSG_TRIES);
+	unimport_record(dev, UINT32_MAX, 0);
+	for (uint32_t i = 0; i < dev->nb_slots; i++) {
+		struct imp_slot *s = slot_at(dev, i);
+
+		if (s->state == IMP_FREE)
+			continue;
+		/* Revoked above: no call uses the wrapper any more, it cannot be busy. */
+		slot_drop_wrapper(s);
+		slot_free(dev, s, i);
+	}
+	mdevx_share_unlock_write(&dev->lock);
+	if (!dev->primary && !dev->orphan)
+		send_detach(dev);
+	if (dev->primary) {
+		pthread_mutex_lock(&dev->wlock);
+		ret = primary_withdraw_all(dev, &all_acked);
+		pthread_mutex_unlock(&dev->wlock);
+		if (ret != 0)
+			return close_abort(dev, ret);
+	}
+	if (mdevx_close(dev->ctx) != 0) {
+		ret = -errno;
+		/* An object made meanwhile by another thread: try again later. */
+		if (ret == -EBUSY)
+			return close_abort(dev, ret);
+		/*
+		 * Anything else means the context is gone already (closed with
+		 * mdevx_close() behind the device, or freed after its backend
+		 * failed to close): finish, and say so.
+		 */
+		SHARE_LOG(ERR, "%s: the device's context could not be closed (%s): "
+			  "closing the device all the same", dev->devstr, strerror(-ret));
+		ret = -EBADF;
+	}
+	if (dev->primary) {
+		/*
+		 * A secondary that did not acknowledge the WITHDRAW_ALL may still
+		 * read the registry: rather than freeing memory under it, mark
+		 * the registry closed (its reads give ENODEV) and leave the
+		 * memzone to the end of the instance. The next open of the
+		 * device reserves a memzone of another name.
+		 */
+		snap_free(dev->snap, all_acked);
+		dev->snap = NULL;
+		if (all_acked) {
+			rte_memzone_free(dev->mz);
+		} else {
+			mdevx_share_reg_close(dev->reg);
+			SHARE_LOG(WARNING, "%s: not every secondary acknowledged the close: "
+				  "memzone %s kept (closed) until the instance ends", dev->devstr,
+				  dev->mz->name);
+		}
+	}
+	pthread_mutex_unlock(&share_open_lock);
+	dev_free(dev);
+	return ret == 0 ? 0 : fail(-ret);
+}
+
+/*
+ * Is @p p in mapped memory? rte_eal_cleanup() unmaps the hugepage memory
+ * (memzones included): a registry that is not mapped any more means EAL is
+ * gone, its IPC with it.
+ */
+static bool
+region_mapped(const void *p)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+
+	if (pg <= 0)
+		return false;
+	return mincore((void *)((uintptr_t)p & ~(uintptr_t)(pg - 1)), 1, &vec) == 0;
+}
+
+/*
+ * Exit with a close refused (objects of the application still on the
+ * context, a destroy error): withdraw everything all the same (secondaries
+ * told, objects destroyed) and close the registry. The context goes with
+ * the process. Only for a device still open (found by pointer, not read).
+ */
+static void
+exit_withdraw(struct mdevx_share_dev *dev)
+{
+	bool all_acked = true, open;
+	int ret;
+
+	pthread_mutex_lock(&share_open_lock);
+	pthread_mutex_lock(&share_devs_lock);
+	open = dev_list_locked(dev) == &share_devs;
+	pthread_mutex_unlock(&share_devs_lock);
+	if (!open) {
+		pthread_mutex_unlock(&share_open_lock);
+		return;
+	}
+	mdevx_share_lock_write(&dev->lock);
+	rules_drop(dev, UINT32_MAX, 0, NULL, 0);
+	unimport_record(dev, UINT32_MAX, 0);
+	mdevx_share_unlock_write(&dev->lock);
+	pthread_mutex_lock(&dev->wlock);
+	ret = primary_withdraw_all(dev, &all_acked);
+	pthread_mutex_unlock(&dev->wlock);
+	mdevx_share_reg_close(dev->reg);
+	pthread_mutex_unlock(&share_open_lock);
+	if (ret != 0 || !all_acked)
+		SHARE_LOG(WARNING, "%s: withdrawal at exit: %s%s", dev->devstr,
+			  ret != 0 ? strerror(-ret) : "done",
+			  all_acked ? "" : ", not every secondary acknowledged");
+}
+
+/*
+ * The exit handler's work: close every device the primary still has open.
+ * A device is picked and checked under share_open_lock, so that no other
+ * thread's close frees it meanwhile; after our own close it is only
+ * looked for by pointer.
+ */
+static void *
+exit_close_all(void *arg)
+{
+	RTE_SET_USED(arg);
+	for (;;) {
+		struct mdevx_share_dev *dev, *found = NULL;
+		int ret;
+
+		pthread_mutex_lock(&share_open_lock);
+		pthread_mutex_lock(&share_devs_lock);
+		TAILQ_FOREACH(dev, &share_devs, next) {
+			if (dev->primary && !dev->exit_seen) {
+				found = dev;
+				found->exit_seen = true;
+				found->refcnt = 1;	/* every reference of the process */
+				break;
+			}
+		}
+		pthread_mutex_unlock(&share_devs_lock);
+		if (found == NULL) {
+			pthread_mutex_unlock(&share_open_lock);
+			return NULL;
+		}
+		if (!region_mapped(mdevx_share_reg_base(found->reg)) ||
+		    mdevx_share_reg_probe(mdevx_share_reg_base(found->reg), found->reg_len) != 0) {
+			SHARE_LOG(WARNING, "%s: exit after rte_eal_cleanup() with the device open: "
+				  "nothing withdrawn (call mdevx_share_dev_close() before "
+				  "rte_eal_cleanup())", found->devstr);
+			pthread_mutex_unlock(&share_open_lock);
+			continue;
+		}
+		SHARE_LOG(NOTICE, "%s: exit with the device open: withdrawing everything",
+			  found->devstr);
+		pthread_mutex_unlock(&share_open_lock);
+		ret = mdevx_share_dev_close(found);
+		/* Closed, or gone (closed by another thread, or freed with EBADF). */
+		if (ret == 0 || ret == -ENOENT || ret == -EBADF)
+			continue;
+		exit_withdraw(found);
+	}
+}
+
+/*
+ * At the exit of a primary (atexit(), registered by the first open): the
+ * devices still open are closed as by mdevx_share_dev_close(), so that a
+ * normal exit withdraws everything: secondaries are told and waited for
+ * (up to the bound), the objects destroyed. After rte_eal_cleanup() there
+ * is no registry and no IPC any more: nothing can be withdrawn, and the
+ * secondaries keep their imports as when the primary dies; it is logged.
+ *
+ * The work runs in a thread of its own, waited for up to the withdraw
+ * waits (two per device: the close's, and the fallback's) plus a margin:
+ * an exit() made with one of our locks held by the exiting thread (from an
+ * import hook, say) or a withdrawal that does not end must not hang the
+ * exit. A close cut short is a primary dying: nothing is left half-done
+ * for readers. (An open device implies EAL's IPC: it is refused without,
+ * e.g. with --in-memory.)
+ */
+static void
+share_exit(void)
+{
+	uint32_t bound_ms = EXIT_MARGIN_MS;
+	struct mdevx_share_dev *dev;
+	struct timespec deadline;
+	bool any = true;
+	pthread_t t;
+
+	/* A child forked without exec inherits the handler, not the devices. */
+	if (getpid() != exit_pid)
+		return;
+	if (pthread_mutex_trylock(&share_devs_lock) == 0) {
+		any = false;
+		TAILQ_FOREACH(dev, &share_devs, next) {
+			if (dev->primary && !dev->exit_seen) {
+				any = true;
+				bound_ms += 2 * (dev->withdraw_timeout_ms +
+						 NOTIFY_SLACK_S * 1000);
+			}
+		}
+		pthread_mutex_unlock(&share_devs_lock);
+	} else {
+		bound_ms += 2 * (DEFAULT_WITHDRAW_TIMEOUT_MS + NOTIFY_SLACK_S * 1000);
+	}
+	if (!any)
+		return;
+	if (pthread_create(&t, NULL, exit_close_all, NULL) != 0) {
+		SHARE_LOG(ERR, "exit: no thread for closing the devices: exiting without");
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += bound_ms / 1000;
+	deadline.tv_nsec += (long)(bound_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	if (pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &deadline) != 0) {
+		SHARE_LOG(ERR, "exit: closing the devices did not finish within %u ms (exit() "
+			  "with a lock of ours held?): exiting without", bound_ms);
+		pthread_detach(t);	/* left behind on purpose */
+	}
+}
+
+/* 0, EINVAL (NULL) or ENOENT (not an open device: closed already, say). */
+int
+check_dev(const struct mdevx_share_dev *dev)
+{
+	if (dev == NULL)
+		return EINVAL;
+	return dev_live(dev) ? 0 : ENOENT;
+}
+
+struct mdevx_ctx *
+mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
+{
+	int err = check_dev(dev);
+
+	if (err != 0) {
+		errno = err;
+		return NULL;
+	}
+	return dev->ctx;
+}
+
+uint64_t
+mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
+{
+	int err = check_dev(dev);
+
+	if (err != 0) {
+		errno = err;
+		return 0;
+	}
+	return dev->cookie;
+}
+
+/*
+ * The device's record and import counts, read under its lock: the
+ * withdrawal handler changes them from EAL's IPC thread.
+ */
+static void
+dev_counts(const struct mdevx_share_dev *dev, uint32_t *records, uint32_t *imports)
+{
+	mdevx_share_lock_t *lock = (mdevx_share_lock_t *)(uintptr_t)&dev->lock;
+
+	mdevx_share_lock_read(lock);
+	*records = dev->orphan ? 0 : mdevx_share_reg_count(dev->reg);
+	*imports = dev->nb_live;
+	mdevx_share_unlock_read(lock);
+}
+
+uint32_t
+mdevx_share_dev_count(const struct mdevx_share_dev *dev)
+{
+	uint32_t records = 0, imports;
+	int err = check_dev(dev);
+
+	if (err != 0)
+		errno = err;
+	else
+		dev_counts(dev, &records, &imports);
+	return records;
+}
+
+uint32_t
+mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
+{
+	uint32_t records, imports = 0;
+	int err = check_dev(dev);
+
+	if (err != 0)
+		errno = err;
+	else
+		dev_counts(dev, &records, &imports);
+	return imports;
+}
+
+struct mdevx_share_reg *
+mdevx_share_dev_reg(struct mdevx_share_dev *dev)
+{
+	return check_dev(dev) == 0 ? dev->reg : NULL;
+}
+
+/* For telemetry: call @p fn on every device of the process. */
+void
+mdevx_share_foreach_dev(void (*fn)(struct mdevx_share_dev *dev, void *arg), void *arg)
+{
+	struct mdevx_share_dev *dev;
+
+	pthread_mutex_lock(&share_devs_lock);
+	TAILQ_FOREACH(dev, &share_devs, next)
+		fn(dev, arg);
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
+const char *
+mdevx_share_dev_name(const struct mdevx_share_dev *dev)
+{
+	return dev->devstr;
+}
+
+int
+mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev)
+{
+	return dev->primary;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private declarations shared by the files of libmdevx_share:
+ *   mdevx_share_dev.c   device open (primary), attach (secondary), close,
+ *                       the primary's exit handler, the device list;
+ *   mdevx_share_mp.c    rte_mp messages, the acknowledgement socket and its
+ *                       reader, the secondaries attached to a device,
+ *                       withdrawal notifications;
+ *   mdevx_share_slot.c  import slots (the handles of mdevx_share_imp_t);
+ *   mdevx_share_rec.c   records (publish, withdraw, lookup, walk), imports
+ *                       and the queries on them;
+ *   mdevx_share_rule.c  root rules on shared objects, the primary's record
+ *                       of its secondaries' rules and their removal.
+ * Never installed; nothing here is part of the API.
+ */
+#ifndef MDEVX_SHARE_PRIVATE_H
+#define MDEVX_SHARE_PRIVATE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <rte_eal.h>
+#include <rte_log.h>
+#include <rte_memzone.h>
+
+#include "mdevx_share.h"
+#include "mdevx_share_lock.h"
+#include "mdevx_share_reg.h"
+
+extern int mdevx_share_logtype;
+
+#define SHARE_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, mdevx_share_logtype, "mdevx_share: " fmt "\n", ##__VA_ARGS__)
+
+#define MP_ACTION "mdevx_share_mp"	/* ours: DPDK's mlx5 uses common_mlx5_mp */
+#define MAX_PEERS 64			/* secondaries attached to one device */
+#define MAX_DEVS 64			/* devices open or attached in one process */
+#define ATTACH_TIMEOUT_S 5
+#define DEVSTR_MAX 128
+#define IMP_CHUNK_SHIFT 12
+#define IMP_CHUNK (1u << IMP_CHUNK_SHIFT)
+#define IMP_MAX_CHUNKS 1024		/* 4M imports per device and process */
+#define ACK_SEND_TRIES 20		/* 1 ms apart while the primary's queue is full */
+#define RULE_MSG_TRIES 1000		/* rule messages from application threads: 1 s */
+
+enum mp_op {
+	MP_OP_ATTACH = 1,		/* secondary -> primary (request): give me the device */
+	MP_OP_WITHDRAW = 2,		/* primary -> secondaries: unimport record */
+	MP_OP_WITHDRAW_ALL = 3,		/* primary -> secondaries: unimport all */
+	MP_OP_ACK = 4,			/* secondary -> primary: withdrawal done */
+	MP_OP_DETACH = 5,		/* secondary -> primary: closed the device */
+	MP_OP_RULE_ADD = 6,		/* secondary -> primary: made a root rule */
+	MP_OP_RULE_DEL = 7,		/* secondary -> primary: removed a root rule */
+	MP_OP_REFRESH = 8,		/* secondary -> primary: refresh a counter snapshot */
+	MP_OP_LIST = 9,			/* secondary -> primary (request): device rec_idx */
+};
+
+/* A secondary attached to a device of the primary: its IPC socket. */
+struct mp_peer {
+	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
+	pid_t pid;
+};
+
+/*
+ * A device is named in every message by its whole device string and its
+ * instance cookie (random, 64 bits, chosen at open): a close and reopen,
+ * or another device, never matches.
+ */
+struct mp_param {
+	uint32_t op;
+	int32_t status;			/* reply: 0 or negative errno; ACK: the op acknowledged */
+	uint32_t rec_idx;
+	uint32_t unimported;		/* reply to withdraw */
+	uint64_t generation;
+	uint64_t cookie;		/* the device's instance (0 in an attach request) */
+	uint64_t seq;			/* withdrawals: the request's sequence number */
+	uint64_t generation2;		/* RULE_ADD: the counter's record generation */
+	uint32_t rec_idx2;		/* RULE_ADD: the counter's record (UINT32_MAX: none) */
+	uint32_t handle;		/* RULE_ADD/DEL: the rule's handle in the uverbs file */
+	/*
+	 * The ATTACH reply also carries the counter snapshot's geometry:
+	 * rec_idx the period, rec_idx2 the capacity, handle the slots,
+	 * generation2 the primary's pid.
+	 */
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+	char devstr[DEVSTR_MAX];
+};
+
+_Static_assert(sizeof(struct mp_param) <= RTE_MP_MAX_PARAM_LEN, "rte_mp param size");
+_Static_assert(DEVSTR_MAX == MDEVX_SHARE_DEVSTR_MAX, "public device string bound");
+
+enum imp_state {
+	IMP_FREE = 0,
+	IMP_LIVE = 1,
+	IMP_STALE = 2,			/* record withdrawn: reference released, wrapper revoked */
+};
+
+/*
+ * One import: 64 bytes in chunks, the whole of our memory per import. The
+ * object itself is a compact layer-4 reference; the full wrapper is made
+ * only when the application asks for it (mdevx_share_import_obj()).
+ */
+struct imp_slot {
+	struct mdevx_obj_ref ref;	/* the import (ref.bobj NULL once released) */
+	struct mdevx_obj *obj;		/* full wrapper, on demand */
+	uint64_t rec_gen;
+	uint32_t rec_idx;
+	uint32_t gen;			/* slot generation, part of the handle */
+	uint32_t next_free;		/* index + 1 */
+	uint16_t kind;
+	uint16_t state;
+};
+
+_Static_assert(sizeof(struct imp_slot) == 64, "import slot size");
+
+/*
+ * A root rule this process made with mdevx_share_rule_create(): what it
+ * references, so that a withdrawal removes it first. rec[i] is the record
+ * of an imported destination (0) or counter (1), UINT32_MAX for none or a
+ * local object (obj[i]).
+ */
+enum rule_state {
+	RULE_FREE = 0,
+	RULE_LIVE = 1,
+	RULE_GONE = 2,		/* removed by a withdrawal: the handle waits for its destroy */
+};
+
+struct share_rule {
+	struct mdevx_rule *rule;
+	struct mdevx_obj *obj[2];
+	uint64_t rec_gen[2];
+	uint32_t rec[2];
+	uint32_t handle;	/* in the uverbs file */
+	uint32_t gen;		/* part of mdevx_share_rule_t */
+	uint32_t next_free;	/* index + 1 */
+	uint32_t state;
+};
+
+/* Primary: a root rule a secondary announced (MP_OP_RULE_ADD). */
+struct peer_rule {
+	pid_t pid;
+	uint32_t handle;
+	uint32_t rec[2];
+	uint64_t rec_gen[2];
+};
+
+struct mdevx_share_dev {
+	TAILQ_ENTRY(mdevx_share_dev) next;
+	char devstr[DEVSTR_MAX];
+	bool primary;
+	int refcnt;
+	struct mdevx_ctx *ctx;
+	const struct rte_memzone *mz;
+	struct mdevx_share_reg *reg;
+	struct mdevx_share_snap *snap;	/* counter snapshot service; NULL: off */
+	size_t reg_len;			/* the memzone's length (for the exit handler) */
+	bool exit_seen;			/* the exit handler has tried it */
+	uint64_t cookie;
+	uint32_t withdraw_timeout_ms;
+	size_t export_size;
+	/* primary: the published objects, by record slot */
+	struct mdevx_obj **owned;
+	/* primary: the same objects by pointer (a set, power of two >= 2 x capacity) */
+	struct mdevx_obj **owned_set;
+	uint32_t owned_mask;
+	pthread_mutex_t wlock;		/* primary: one writer of the registry */
+	/* primary: the secondaries that attached (share_devs_lock) */
+	struct mp_peer peers[MAX_PEERS];
+	uint32_t nb_peers;
+	/* imports of this process */
+	mdevx_share_lock_t lock;	/* write: import/unimport/notification */
+	/*
+	 * secondary: the primary closed the device (WITHDRAW_ALL) and frees its
+	 * registry: nothing may read dev->reg any more. Set under the write
+	 * lock; registry reads hold the read lock.
+	 */
+	bool orphan;
+	struct imp_slot *chunks[IMP_MAX_CHUNKS];
+	uint32_t nb_slots;		/* allocated slots */
+	uint32_t free_head;		/* index + 1 */
+	uint32_t nb_live;
+	/*
+	 * Root rules (rules_lock, taken after dev->lock and share_devs_lock,
+	 * never held while waiting for another process): this process's,
+	 * and in the primary the secondaries' it was told about.
+	 */
+	pthread_mutex_t rules_lock;
+	struct share_rule *rules;
+	uint32_t rules_cap;
+	uint32_t rules_free;		/* index + 1 */
+	uint32_t nb_rules;		/* RULE_LIVE */
+	struct peer_rule *prules;
+	uint32_t nb_prules;
+	uint32_t prules_cap;
+};
+
+TAILQ_HEAD(mdevx_share_devs_head, mdevx_share_dev);
+
+/*
+ * The devices of the process (mdevx_share_dev.c), under share_devs_lock,
+ * which the IPC handler takes too: it is only held for list operations,
+ * never across device commands, memzone calls or rte_mp requests.
+ */
+extern struct mdevx_share_devs_head share_devs;
+extern pthread_mutex_t share_devs_lock;
+
+static inline int
+fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+static inline struct imp_slot *
+slot_at(const struct mdevx_share_dev *dev, uint32_t idx)
+{
+	return &dev->chunks[idx >> IMP_CHUNK_SHIFT][idx & (IMP_CHUNK - 1)];
+}
+
+static inline mdevx_share_imp_t
+slot_handle(uint32_t idx, const struct imp_slot *s)
+{
+	mdevx_share_imp_t h = { .id = ((uint64_t)s->gen << 32) | (idx + 1) };
+
+	return h;
+}
+
+/* mdevx_share_dev.c */
+int check_dev(const struct mdevx_share_dev *dev);
+int check_devstr(const char *devstr);
+struct mdevx_share_dev *find_dev_locked(const char *devstr);
+struct mdevx_share_dev *find_instance_locked(const char *devstr, uint64_t cookie);
+
+/* mdevx_share_mp.c */
+void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p);
+int mp_get(void);
+int ack_rx_start(void);
+void ack_send(const struct mp_param *p, int tries);
+void send_detach(const struct mdevx_share_dev *dev);
+unsigned int notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx,
+			     uint64_t gen, int *nb_sent, bool *complete);
+
+/* mdevx_share_slot.c */
+struct imp_slot *slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h,
+			 uint32_t *idx_out);
+struct imp_slot *slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out);
+void slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx);
+uint32_t unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
+int slot_drop_wrapper(struct imp_slot *s);
+
+/* mdevx_share_rec.c */
+int primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked);
+
+/* mdevx_share_rule.c */
+uint32_t rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
+		    const struct mdevx_obj *obj, int tries);
+uint32_t prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
+void peer_rule_msg(const struct mp_param *p, pid_t pid);
+void reap_dead_peers(void);
+
+#endif /* MDEVX_SHARE_PRIVATE_H */

@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Records and imports: publish and withdraw (primary), lookup and walk of
+ * the registry, import by name, unimport, and the calls that use an
+ * import (queries, counter snapshot reads, the imported object).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_log.h>
+
+#include "mdevx_share.h"
+#include "mdevx_share_internal.h"
+#include "mdevx_share_private.h"
+#include "mdevx_share_snap.h"
+
+#define IMPORT_RETRIES 8		/* record rewritten while imported: try again */
+#define REFRESH_POLL_US 200		/* mdevx_share_counter_refresh() looks this often */
+
+static void (*test_import_hook)(void *arg);
+static void *test_import_arg;
+static void (*test_import_obj_hook)(void *arg);
+static void *test_import_obj_arg;
+
+void
+mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg)
+{
+	test_import_arg = arg;
+	test_import_hook = fn;
+}
+
+void
+mdevx_share_test_import_obj_hook(void (*fn)(void *arg), void *arg)
+{
+	test_import_obj_arg = arg;
+	test_import_obj_hook = fn;
+}
+
+/* ---------------------------------------------------------------- */
+/* Published objects by pointer (primary, wlock held)                */
+/* ---------------------------------------------------------------- */
+
+/* Open addressing, linear probing, backward shift deletion. */
+static uint32_t
+owned_home(const struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
+{
+	uint64_t h = (uint64_t)(uintptr_t)obj;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return (uint32_t)h & dev->owned_mask;
+}
+
+static bool
+owned_has(const struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
+{
+	uint32_t i = owned_home(dev, obj);
+
+	for (; dev->owned_set[i] != NULL; i = (i + 1) & dev->owned_mask)
+		if (dev->owned_set[i] == obj)
+			return true;
+	return false;
+}
+
+static void
+owned_add(struct mdevx_share_dev *dev, struct mdevx_obj *obj)
+{
+	uint32_t i = owned_home(dev, obj);
+
+	while (dev->owned_set[i] != NULL)
+		i = (i + 1) & dev->owned_mask;
+	dev->owned_set[i] = obj;
+}
+
+static void
+owned_del(struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
+{
+	uint32_t i = owned_home(dev, obj), j, k;
+
+	while (dev->owned_set[i] != obj) {
+		if (dev->owned_set[i] == NULL)
+			return;
+		i = (i + 1) & dev->owned_mask;
+	}
+	dev->owned_set[i] = NULL;
+	for (j = (i + 1) & dev->owned_mask; dev->owned_set[j] != NULL;
+	     j = (j + 1) & dev->owned_mask) {
+		k = owned_home(dev, dev->owned_set[j]);
+		/* Entry j stays if its home k lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		dev->owned_set[i] = dev->owned_set[j];
+		dev->owned_set[j] = NULL;
+		i = j;
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Records                                                           */
+/* ---------------------------------------------------------------- */
+
+static int
+check_name(const char *name)
+{
+	if (name == NULL || name[0] == '\0')
+		return EINVAL;
+	if (strnlen(name, MDEVX_SHARE_NAME_MAX + 1) > MDEVX_SHARE_NAME_MAX)
+		return ENAMETOOLONG;
+	return 0;
+}
+
+static void
+info_to_record(const struct mdevx_share_rec_info *info, struct mdevx_share_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	memcpy(rec->name, info->name, sizeof(rec->name));
+	rec->kind = (enum mdevx_share_kind)info->kind;
+	rec->withdrawn = info->state == MDEVX_SHARE_REC_WITHDRAWN;
+	rec->generation = info->generation;
+	rec->owner_pid = info->owner_pid;
+	rec->object_id = info->object_id;
+	if (info->kind == MDEVX_SHARE_COUNTER) {
+		rec->bulk_size = info->size_or_tirn;
+	} else {
+		rec->tirn = info->size_or_tirn;
+		rec->rx_icm_addr = info->rx_icm_addr;
+	}
+}
+
+int
+mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_obj *obj)
+{
+	struct mdevx_share_rec_info info;
+	struct mdevx_obj_info oi;
+	uint32_t idx;
+	uint64_t gen;
+	int ret;
+
+	ret = check_dev(dev);
+	if (ret == 0 && obj == NULL)
+		ret = EINVAL;
+	if (ret == 0)
+		ret = check_name(name);
+	if (ret != 0)
+		return fail(ret);
+	if (!dev->primary)
+		return fail(EPERM);
+	if (mdevx_obj_info(obj, &oi) != 0)
+		return -errno;
+	if (oi.imported)
+		return fail(EPERM);
+	/* A handle of another uverbs file names nothing, or another object, here. */
+	if (mdevx_obj_ctx(obj) != dev->ctx)
+		return fail(EXDEV);
+	memset(&info, 0, sizeof(info));
+	if (oi.kind == MDEVX_OBJ_FLOW_COUNTER) {
+		info.kind = MDEVX_SHARE_COUNTER;
+		info.size_or_tirn = oi.bulk_size;
+	} else if (oi.kind == MDEVX_OBJ_TIR) {
+		info.kind = MDEVX_SHARE_TIR;
+		info.size_or_tirn = oi.tirn;
+		info.rx_icm_addr = oi.rx_icm_addr;
+	} else {
+		return fail(EPROTOTYPE);
+	}
+	snprintf(info.name, sizeof(info.name), "%s", name);
+	info.cookie = dev->cookie;
+	info.owner_pid = getpid();
+	info.object_id = oi.id;
+	info.export_len = (uint32_t)dev->export_size;
+	ret = mdevx_obj_export(obj, info.export_buf, sizeof(info.export_buf));
+	if (ret != 0)
+		return ret;
+	pthread_mutex_lock(&dev->wlock);
+	/* Owned already (under another name): a second owner would destroy it twice. */
+	ret = owned_has(dev, obj) ? EEXIST : mdevx_share_reg_publish(dev->reg, &info, &idx, &gen);
+	if (ret == 0) {
+		dev->owned[idx] = obj;
+		owned_add(dev, obj);
+		if (info.kind == MDEVX_SHARE_COUNTER)
+			snap_add(dev->snap, idx, gen, obj, info.size_or_tirn);
+	}
+	pthread_mutex_unlock(&dev->wlock);
+	if (ret != 0)
+		return fail(ret);
+	SHARE_LOG(DEBUG, "%s: published %s (%s id %u) in slot %u gen %" PRIu64, dev->devstr,
+		  name, info.kind == MDEVX_SHARE_COUNTER ? "counter" : "tir", oi.id, idx, gen);
+	return 0;
+}
+
+int
+mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int *acked)
+{
+	uint64_t gen, old_gen;
+	unsigned int n_acked;
+	uint16_t state;
+	uint32_t idx;
+	int ret, nb_sent;
+
+	ret = check_dev(dev);
+	if (ret == 0)
+		ret = check_name(name);
+	if (ret != 0)
+		return fail(ret);
+	if (!dev->primary)
+		return fail(EPERM);
+	pthread_mutex_lock(&dev->wlock);
+	/* The registry's private state: the memzone's bytes decide nothing. */
+	ret = mdevx_share_reg_owner_find(dev->reg, name, &idx, &old_gen, &state);
+	if (ret == 0 && state != MDEVX_SHARE_REC_PUBLISHED)
+		ret = ENOENT;
+	if (ret == 0)
+		ret = mdevx_share_reg_withdraw(dev->reg, idx, old_gen, &gen);
+	if (ret != 0) {
+		pthread_mutex_unlock(&dev->wlock);
+		return fail(ret);
+	}
+	/* Out of the counter snapshot: a refresh of it in progress ends first. */
+	snap_del(dev->snap, idx);
+	/* From here on every use of an import fails with ESTALE. */
+	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, old_gen, &nb_sent, NULL);
+	/* The primary's own rules and imports of the record go too. */
+	mdevx_share_lock_write(&dev->lock);
+	rules_drop(dev, idx, old_gen, dev->owned[idx], 0);
+	unimport_record(dev, idx, old_gen);
+	mdevx_share_unlock_write(&dev->lock);
+	/* And the rules of secondaries that did not remove theirs in time. */
+	prules_remove(dev, idx, old_gen);
+	ret = mdevx_obj_destroy(dev->owned[idx]);
+	if (ret == 0) {
+		owned_del(dev, dev->owned[idx]);
+		dev->owned[idx] = NULL;
+		mdevx_share_reg_release(dev->reg, idx);
+	} else {
+		SHARE_LOG(ERR, "%s: withdraw %s: destroy failed: %s (record kept withdrawn)",
+			  dev->devstr, name, strerror(-ret));
+	}
+	pthread_mutex_unlock(&dev->wlock);
+	SHARE_LOG(DEBUG, "%s: withdrew %s: %u of %d secondaries acknowledged", dev->devstr,
+		  name, n_acked, nb_sent);
+	if (acked != NULL)
+		*acked = n_acked;
+	return ret;
+}
+
+/*
+ * Registry lookup. The registry itself needs no lock; the process's read
+ * lock only keeps the withdraw-all handler from declaring the device
+ * orphaned (and the primary from freeing the registry) under a reader.
+ * ENODEV once orphaned.
+ */
+static int
+reg_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_share_rec_info *info,
+	   uint32_t *idx)
+{
+	int ret;
+
+	mdevx_share_lock_read(&dev->lock);
+	ret = dev->orphan ? ENODEV : mdevx_share_reg_lookup(dev->reg, name, info, idx, NULL);
+	mdevx_share_unlock_read(&dev->lock);
+	return ret;
+}
+
+int
+mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_share_record *rec)
+{
+	struct mdevx_share_rec_info info;
+	int ret;
+
+	ret = check_dev(dev);
+	if (ret == 0 && rec == NULL)
+		ret = EINVAL;
+	if (ret != 0)
+		return fail(ret);
+	ret = reg_lookup(dev, name, &info, NULL);
+	if (ret != 0)
+		return fail(ret);
+	info_to_record(&info, rec);
+	return 0;
+}
+
+int64_t
+mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start, struct mdevx_share_record *rec)
+{
+	struct mdevx_share_rec_info info;
+	int64_t i;
+
+	if (rec == NULL || check_dev(dev) != 0) {
+		errno = rec == NULL ? EINVAL : check_dev(dev);
+		return -1;
+	}
+	mdevx_share_lock_read(&dev->lock);
+	i = dev->orphan ? -1 : mdevx_share_reg_next(dev->reg, start, &info);
+	mdevx_share_unlock_read(&dev->lock);
+	if (i >= 0)
+		info_to_record(&info, rec);
+	return i;
+}
+
+/*
+ * Primary close: withdraw everything with one notification and destroy
+ * what was published. wlock held. A record whose object cannot be
+ * destroyed stays (withdrawn, with its object) for the next close to try
+ * again. Returns 0 or the first destroy error; @p all_acked tells whether
+ * every secondary that was told acknowledged.
+ */
+int
+primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
+{
+	uint32_t cap = mdevx_share_reg_capacity(dev->reg);
+	int nb_sent, ret = 0;
+	uint64_t gen;
+
+	/* From the registry's private state: the memzone's bytes decide nothing. */
+	for (uint32_t s = 0; s < cap; s++) {
+		if (mdevx_share_reg_owner_slot(dev->reg, s, &gen) == MDEVX_SHARE_REC_PUBLISHED)
+			mdevx_share_reg_withdraw(dev->reg, s, gen, NULL);
+		/* out of the counter snapshot before any destroy */
+		if (dev->owned[s] != NULL)
+			snap_del(dev->snap, s);
+	}
+	/* complete: every secondary told acknowledged this very request */
+	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
+	prules_remove(dev, UINT32_MAX, 0);
+	for (uint32_t s = 0; s < cap; s++) {
+		if (dev->owned[s] != NULL) {
+			int r = mdevx_obj_destroy(dev->owned[s]);
+
+			if (r != 0) {
+				if (ret == 0)
+					ret = r;
+				continue;	/* record and object kept */
+			}
+			owned_del(dev, dev->owned[s]);
+			dev->owned[s] = NULL;
+		}
+		if (mdevx_share_reg_owner_slot(dev->reg, s, NULL) == MDEVX_SHARE_REC_WITHDRAWN)
+			mdevx_share_reg_release(dev->reg, s);
+	}
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Imports                                                           */
+/* ---------------------------------------------------------------- */
+
+/*
+ * One attempt at an import (write lock held): find the record in place,
+ * validate it, import from the registry's own bytes straight into a slot,
+ * then make sure the record did not change while its buffer was read.
+ * 0, EAGAIN (it changed: try again), or the error.
+ */
+static int
+import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
+	    mdevx_share_imp_t *imp)
+{
+	struct mdevx_share_rec_view v;
+	struct imp_slot *s;
+	uint32_t sidx;
+	bool imported;
+	int ret;
+
+	ret = mdevx_share_reg_find(dev->reg, name, &v);
+	if (ret != 0)
+		return ret;
+	if (v.state != MDEVX_SHARE_REC_PUBLISHED)
+		return ESTALE;
+	if (v.cookie != dev->cookie)
+		return EXDEV;
+	if (kind != MDEVX_SHARE_ANY && v.kind != kind)
+		return EPROTOTYPE;
+	if (v.export_len != dev->export_size)
+		return EBADMSG;
+	s = slot_alloc(dev, &sidx);
+	if (s == NULL)
+		return errno;
+	/* The record's checksum, just verified, covers the export buffer. */
+	ret = -mdevx_obj_import_ref_verified(dev->ctx, v.export_buf, v.export_len,
+					     v.kind == MDEVX_SHARE_COUNTER ?
+					     MDEVX_OBJ_FLOW_COUNTER : MDEVX_OBJ_TIR, &s->ref);
+	imported = ret == 0;
+	if (unlikely(test_import_hook != NULL))
+		test_import_hook(test_import_arg);
+	if (!mdevx_share_reg_view_current(dev->reg, &v))
+		ret = EAGAIN;		/* read while rewritten: no verdict, try again */
+	else if (ret == 0 &&
+		 /* the export buffer must describe the object the record names */
+		 (s->ref.id != v.object_id || s->ref.size_or_tirn != v.size_or_tirn ||
+		  (v.kind == MDEVX_SHARE_TIR && s->ref.rx_icm_addr != v.rx_icm_addr)))
+		ret = EBADMSG;
+	if (ret != 0) {
+		if (imported)
+			mdevx_obj_unimport_ref(dev->ctx, &s->ref);
+		slot_free(dev, s, sidx);
+		if (ret != EAGAIN)
+			SHARE_LOG(ERR, "%s: record \"%s\": export buffer refused: %s",
+				  dev->devstr, name, strerror(ret));
+		return ret == EPROTOTYPE ? EBADMSG : ret;
+	}
+	s->obj = NULL;
+	s->rec_idx = v.idx;
+	s->rec_gen = v.generation;
+	s->kind = v.kind;
+	s->state = IMP_LIVE;
+	dev->nb_live++;
+	*imp = slot_handle(sidx, s);
+	return 0;
+}
+
+int
+mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
+		   mdevx_share_imp_t *imp)
+{
+	int ret = check_dev(dev);
+
+	if (ret == 0 && (imp == NULL || kind > MDEVX_SHARE_TIR))
+		ret = EINVAL;
+	if (ret != 0)
+		return fail(ret);
+	ret = EAGAIN;
+	/*
+	 * One exclusive section from the lookup to the visible slot. The
+	 * primary marks a record withdrawn before it notifies, and the
+	 * notification takes this lock: it either ran before (the lookup sees
+	 * the mark) or runs after (and finds the slot). The backend import is
+	 * local (no command), so holding the lock across it costs nothing.
+	 */
+	mdevx_share_lock_write(&dev->lock);
+	for (int i = 0; i < IMPORT_RETRIES && ret == EAGAIN; i++)
+		ret = dev->orphan ? ENODEV : import_once(dev, name, kind, imp);
+	mdevx_share_unlock_write(&dev->lock);
+	return ret == 0 ? 0 : fail(ret);
+}
+
+int
+mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
+{
+	struct mdevx_obj_ref ref = { .bobj = NULL };
+	struct imp_slot *s;
+	uint32_t sidx;
+	int err = check_dev(dev);
+
+	if (err != 0)
+		return fail(err);
+	mdevx_share_lock_write(&dev->lock);
+	s = slot_of(dev, imp, &sidx);
+	if (s == NULL) {
+		mdevx_share_unlock_write(&dev->lock);
+		return fail(ENOENT);
+	}
+	/* The wrapper (live or revoked) first: a call in flight keeps the import. */
+	if (slot_drop_wrapper(s) != 0) {
+		mdevx_share_unlock_write(&dev->lock);
+		return fail(EBUSY);
+	}
+	if (s->state == IMP_LIVE)
+		ref = s->ref;
+	slot_free(dev, s, sidx);
+	mdevx_share_unlock_write(&dev->lock);
+	if (ref.bobj != NULL)
+		mdevx_obj_unimport_ref(dev->ctx, &ref);
+	return 0;
+}
+
+static void
+use_end(struct mdevx_share_dev *dev, bool excl)
+{
+	if (excl)
+		mdevx_share_unlock_write(&dev->lock);
+	else
+		mdevx_share_unlock_read(&dev->lock);
+}
+
+/*
+ * Lock taken on success (shared, or exclusive with @p excl): the caller
+ * uses the slot, then unlocks with use_end().
+ */
+static struct imp_slot *
+use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_kind kind,
+	  bool excl, int *err)
+{
+	struct imp_slot *s;
+
+	*err = check_dev(dev);
+	if (*err != 0)
+		return NULL;
+	if (excl)
+		mdevx_share_lock_write(&dev->lock);
+	else
+		mdevx_share_lock_read(&dev->lock);
+	s = slot_of(dev, imp, NULL);
+	if (s == NULL) {
+		*err = ENOENT;
+	} else if (s->state == IMP_STALE || dev->orphan) {
+		*err = ESTALE;
+	} else if (kind != MDEVX_SHARE_ANY && s->kind != kind) {
+		*err = EPROTOTYPE;
+	} else {
+		*err = mdevx_share_reg_check(dev->reg, s->rec_idx, s->rec_gen);
+		if (*err == 0)
+			return s;
+		if (*err == ENODEV)	/* registry closed: as when orphaned */
+			*err = ESTALE;
+	}
+	use_end(dev, excl);
+	return NULL;
+}
+
+struct mdevx_obj *
+mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
+{
+	struct mdevx_share_rec_info info;
+	struct mdevx_obj *obj;
+	struct imp_slot *s;
+	int err = 0;
+
+	s = use_begin(dev, imp, MDEVX_SHARE_ANY, true, &err);
+	if (s == NULL) {
+		errno = err;
+		return NULL;
+	}
+	if (unlikely(test_import_obj_hook != NULL))
+		test_import_obj_hook(test_import_obj_arg);
+	/* First call: the full wrapper, from the record's export buffer. */
+	if (s->obj == NULL) {
+		err = mdevx_share_reg_read(dev->reg, s->rec_idx, &info);
+		if (err == 0 && (info.state != MDEVX_SHARE_REC_PUBLISHED ||
+				 info.generation != s->rec_gen))
+			err = ESTALE;
+		if (err == 0) {
+			s->obj = mdevx_obj_import(dev->ctx, info.export_buf, info.export_len,
+						  (enum mdevx_obj_kind)s->ref.kind);
+			if (s->obj == NULL) {
+				err = errno;
+			} else if (mdevx_obj_hold(s->obj) != 0) {
+				/* ours to give out: mdevx_obj_unimport() must refuse it */
+				err = errno;
+				mdevx_obj_unimport(s->obj);
+				s->obj = NULL;
+			}
+		}
+	}
+	obj = s->obj;
+	use_end(dev, true);
+	if (obj == NULL)
+		errno = err;
+	return obj;
+}
+
+int
+mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t offset,
+			  uint32_t n, int clear, struct mdevx_counter_stats *stats)
+{
+	struct imp_slot *s;
+	int err, ret;
+
+	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	if (s == NULL)
+		return fail(err);
+	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
+	use_end(dev, false);
+	return ret;
+}
+
+/*
+ * The snapshot is read under the process's read lock, like the registry:
+ * it keeps the withdraw-all handler from declaring the device orphaned
+ * (and the primary from freeing the area) under the reader. That lock is
+ * private to the process: no other process can hold it.
+ */
+int
+mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t offset,
+			 uint32_t n, struct mdevx_counter_stats *stats,
+			 struct mdevx_share_counter_snap *snap)
+{
+	struct imp_slot *s;
+	uint32_t bulk;
+	int err;
+
+	err = check_dev(dev);
+	if (err == 0 && (stats == NULL || n == 0))
+		err = EINVAL;
+	if (err != 0)
+		return fail(err);
+	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	if (s == NULL)
+		return fail(err);
+	bulk = s->ref.size_or_tirn;
+	if (offset >= bulk || n > bulk - offset)
+		err = ERANGE;
+	else
+		err = snap_read(dev->snap, s->rec_idx, s->rec_gen, bulk, offset, n, stats, snap);
+	use_end(dev, false);
+	return err == 0 ? 0 : fail(err);
+}
+
+int
+mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+			    unsigned int timeout_ms)
+{
+	uint64_t t0 = snap_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000ull;
+	struct mp_param p;
+	struct imp_slot *s;
+	uint64_t gen, started = 0;
+	uint32_t idx;
+	int err, last;
+
+	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	if (s == NULL)
+		return fail(err);
+	idx = s->rec_idx;
+	gen = s->rec_gen;
+	last = dev->snap == NULL ? ENODATA : 0;
+	use_end(dev, false);
+	if (last != 0)
+		return fail(last);
+	/*
+	 * Asked also when the slot reads as not in the service: a scribble
+	 * can make it look so, and the refresh writes it anew. The primary
+	 * refreshes only what is in its (private) service.
+	 */
+	if (dev->primary) {
+		snap_request(dev->snap, idx, gen);
+	} else {
+		memset(&p, 0, sizeof(p));
+		p.op = MP_OP_REFRESH;
+		p.rec_idx = idx;
+		p.generation = gen;
+		p.cookie = dev->cookie;
+		snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+		ack_send(&p, ACK_SEND_TRIES);
+	}
+	/* Poll the bulk's slot: no lock of another process, bounded. */
+	for (;;) {
+		s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+		if (s == NULL)
+			return fail(err);
+		err = snap_started(dev->snap, idx, gen, &started);
+		use_end(dev, false);
+		if (err == 0 && started >= t0)
+			return 0;
+		if (err != EAGAIN)
+			last = err;
+		if (snap_now_ns() >= deadline)
+			return fail(last == ENODATA ? ENODATA : ETIMEDOUT);
+		usleep(REFRESH_POLL_US);
+	}
+}
+
+int
+mdevx_share_service_stats(struct mdevx_share_dev *dev, struct mdevx_share_service_stats *st)
+{
+	int err = check_dev(dev);
+
+	if (err == 0 && st == NULL)
+		err = EINVAL;
+	if (err != 0)
+		return fail(err);
+	mdevx_share_lock_read(&dev->lock);
+	if (dev->snap == NULL || dev->orphan)
+		err = ENODATA;
+	else
+		snap_stats(dev->snap, st);
+	mdevx_share_unlock_read(&dev->lock);
+	return err == 0 ? 0 : fail(err);
+}
+
+int
+mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
+		      struct mdevx_tir_attr *attr)
+{
+	struct imp_slot *s;
+	int err, ret;
+
+	s = use_begin(dev, imp, MDEVX_SHARE_TIR, false, &err);
+	if (s == NULL)
+		return fail(err);
+	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);
+	use_end(dev, false);
+	return ret;
+}
