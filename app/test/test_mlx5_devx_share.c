@@ -619,6 +619,32 @@ telemetry_query(const char *cmd, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * The commands are there before the process opens a device (the library
+ * registers them when it is loaded), and answer with empty lists. Runs
+ * first in its suite: no device was ever open in the process.
+ */
+static int
+test_share_telemetry_unopened(void)
+{
+	char buf[16384];
+
+	TEST_ASSERT_NULL(pdev, "a device is open");
+	TEST_ASSERT_SUCCESS(telemetry_query("/", buf, sizeof(buf)), "commands");
+	TEST_ASSERT(strstr(buf, "\"/mdevx/share/devs\"") && strstr(buf, "\"/mdevx/share/list\"") &&
+		    strstr(buf, "\"/mdevx/share/info\"") &&
+		    strstr(buf, "\"/mdevx/share/counter\"") &&
+		    strstr(buf, "\"/mdevx/share/service\""), "commands: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/devs", buf, sizeof(buf)), "devs");
+	TEST_ASSERT(strstr(buf, "\"/mdevx/share/devs\":[]") != NULL, "devs: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/list", buf, sizeof(buf)), "list");
+	TEST_ASSERT(strstr(buf, "\"/mdevx/share/list\":[]") != NULL, "list: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/service", buf, sizeof(buf)),
+			    "service");
+	TEST_ASSERT(strstr(buf, "null") != NULL, "service of no device: %s", buf);
+	return TEST_SUCCESS;
+}
+
 static int
 test_share_telemetry(void)
 {
@@ -674,6 +700,7 @@ static struct unit_test_suite share_mp_suite = {
 	.setup = share_suite_setup,
 	.teardown = share_suite_teardown,
 	.unit_test_cases = {
+		TEST_CASE(test_share_telemetry_unopened),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_readers),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_withdraw_acked),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_telemetry),

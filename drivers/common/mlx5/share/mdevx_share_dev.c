@@ -345,7 +345,6 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		goto err_reg;
 	}
 	pthread_mutex_unlock(&share_open_lock);
-	mdevx_share_telemetry_init();
 	SHARE_LOG(INFO, "%s: sharing with %u records in %s, cookie %#" PRIx64, devstr,
 		  capacity, mz_name, dev->cookie);
 	return dev;

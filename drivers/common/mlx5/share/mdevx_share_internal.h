@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Private glue of libmdevx_share (telemetry, test hooks). */
+/*
+ * Test hooks of libmdevx_share: exported for app/test, not part of the API
+ * (never installed).
+ */
 #ifndef MDEVX_SHARE_INTERNAL_H
 #define MDEVX_SHARE_INTERNAL_H
 
 #include "mdevx_share.h"
 #include "mdevx_share_reg.h"
-
-/** Register the telemetry commands (once per process). */
-void mdevx_share_telemetry_init(void);
-void mdevx_share_foreach_dev(void (*fn)(struct mdevx_share_dev *dev, void *arg), void *arg);
-const char *mdevx_share_dev_name(const struct mdevx_share_dev *dev);
-int mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev);
 
 /** Test hook: the registry of a device (to corrupt records on purpose). */
 MDEVX_API struct mdevx_share_reg *mdevx_share_dev_reg(struct mdevx_share_dev *dev);

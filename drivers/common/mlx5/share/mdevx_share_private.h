@@ -10,7 +10,8 @@
  *   mdevx_share_rec.c   records (publish, withdraw, lookup, walk), imports
  *                       and the queries on them;
  *   mdevx_share_rule.c  root rules on shared objects, the primary's record
- *                       of its secondaries' rules and their removal.
+ *                       of its secondaries' rules and their removal;
+ *   mdevx_share_telemetry.c  the telemetry commands.
  * Never installed; nothing here is part of the API.
  */
 #ifndef MDEVX_SHARE_PRIVATE_H
@@ -232,6 +233,10 @@ slot_handle(uint32_t idx, const struct imp_slot *s)
 
 /* mdevx_share_dev.c */
 int check_dev(const struct mdevx_share_dev *dev);
+/* The telemetry commands: @p fn on every device, under the list's lock. */
+void mdevx_share_foreach_dev(void (*fn)(struct mdevx_share_dev *dev, void *arg), void *arg);
+const char *mdevx_share_dev_name(const struct mdevx_share_dev *dev);
+int mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev);
 int check_devstr(const char *devstr);
 struct mdevx_share_dev *find_dev_locked(const char *devstr);
 struct mdevx_share_dev *find_instance_locked(const char *devstr, uint64_t cookie);

@@ -16,7 +16,8 @@
 #include <rte_common.h>
 #include <rte_telemetry.h>
 
-#include "mdevx_share_internal.h"
+#include "mdevx_share.h"
+#include "mdevx_share_private.h"
 
 struct list_arg {
 	struct rte_tel_data *d;
@@ -311,13 +312,13 @@ cmd_service(const char *cmd, const char *params, struct rte_tel_data *d)
 _Static_assert(sizeof(HELP_COUNTER) <= RTE_TEL_MAX_STRING_LEN, "telemetry help length");
 _Static_assert(sizeof(HELP_SERVICE) <= RTE_TEL_MAX_STRING_LEN, "telemetry help length");
 
-void
-mdevx_share_telemetry_init(void)
+/*
+ * The commands exist from the library's load on, as DPDK's own libraries
+ * register theirs (ethdev, say): a process with no device open answers
+ * them with empty lists. EAL serves them once its telemetry is up.
+ */
+RTE_INIT(mdevx_share_telemetry_init)
 {
-	static int done;
-
-	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
-		return;
 	rte_telemetry_register_cmd("/mdevx/share/devs", cmd_devs,
 				   "Devices shared by this process. No parameters");
 	rte_telemetry_register_cmd("/mdevx/share/list", cmd_list,
