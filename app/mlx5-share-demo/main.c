@@ -365,14 +365,14 @@ run_reader(struct demo_state *st, int id)
 	t0 = now_ns();
 	for (uint32_t b = 0; b < st->nb_bulks; b++) {
 		snprintf(name, sizeof(name), "counters-%u", b);
-		if (mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &cnt[b]) != 0) {
+		if (mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &cnt[b]) != 0) {
 			snprintf(me->error, sizeof(me->error), "import %s: %s", name,
 				 strerror(errno));
 			goto fail_close;
 		}
 	}
 	for (int t = 0; t < NB_TIRS; t++) {
-		if (mdevx_share_import(dev, tir_names[t], MDEVX_SHARE_TIR, &tir[t]) != 0) {
+		if (mdevx_share_import(dev, tir_names[t], MDEVX_OBJ_TIR, &tir[t]) != 0) {
 			snprintf(me->error, sizeof(me->error), "import %s: %s", tir_names[t],
 				 strerror(errno));
 			goto fail_close;
@@ -942,7 +942,7 @@ hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *pac
 		int rc;
 
 		snprintf(name, sizeof(name), "counters-%u", b);
-		rc = mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp);
+		rc = mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp);
 		if (rc == 0) {
 			if (o->counter_period_ms > 0)
 				rc = mdevx_share_counter_refresh(dev, imp, 2000);
@@ -1072,7 +1072,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 	}
 	printf("primary: published %u counter bulk%s of %d, a direct TIR (1 RQ) and an RSS TIR "
 	       "(%d RQs) (%u records)\n", o->bulks, plural(o->bulks), BULK_SIZE, NB_RSS_RQ,
-	       mdevx_share_dev_count(dev));
+	       mdevx_share_record_count(dev));
 
 	/* Secondaries: this program again, with our prefix. */
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s",
@@ -1120,7 +1120,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 
 		/* The primary reads too, through an import of its own record. */
 		snprintf(name, sizeof(name), "counters-%u", b);
-		if (mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp) == 0) {
+		if (mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp) == 0) {
 			if (mdevx_share_counter_query(dev, imp, 0, BULK_SIZE, 0, s) == 0)
 				for (int i = 0; i < BULK_SIZE; i++)
 					p += s[i].packets;
@@ -1169,7 +1169,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 	/* Withdraw everything: the secondaries remove their rules, acknowledge, objects go. */
 	flows_before = device_flows(ctl, o->device);
 	mdevx_share_dev_rules(dev, NULL, &peers_before);
-	printf("\nprimary: withdrawing %u records\n", mdevx_share_dev_count(dev));
+	printf("\nprimary: withdrawing %u records\n", mdevx_share_record_count(dev));
 	for (uint32_t b = 0; b < o->bulks; b++) {
 		unsigned int acked = 0;
 
@@ -1235,7 +1235,7 @@ out_chain:
 		struct mdevx_share_record rec;
 
 		/* Stopped early: what is published goes, then the queue objects. */
-		while (mdevx_share_next(dev, 0, &rec) >= 0 && !rec.withdrawn &&
+		while (mdevx_share_record_next(dev, 0, &rec) >= 0 && !rec.withdrawn &&
 		       mdevx_share_withdraw(dev, rec.name, NULL) == 0)
 			;
 	}

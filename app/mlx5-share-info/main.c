@@ -241,9 +241,9 @@ json_str(const char *s)
 }
 
 static const char *
-kind_name(enum mdevx_share_kind k)
+kind_name(enum mdevx_obj_kind k)
 {
-	return k == MDEVX_SHARE_COUNTER ? "flow_counter" : k == MDEVX_SHARE_TIR ? "tir" : "?";
+	return k == MDEVX_OBJ_FLOW_COUNTER ? "flow_counter" : k == MDEVX_OBJ_TIR ? "tir" : "?";
 }
 
 /* ------------------------------------------------------------------ */
@@ -295,7 +295,7 @@ read_record(struct mdevx_share_dev *dev, struct rec_read *r, const struct opts *
 
 	bulk_free(b);
 	r->import_err = mdevx_share_import(dev, r->rec.name, r->rec.kind, &imp);
-	if (r->import_err != 0 || r->rec.kind != MDEVX_SHARE_COUNTER) {
+	if (r->import_err != 0 || r->rec.kind != MDEVX_OBJ_FLOW_COUNTER) {
 		if (r->import_err == 0)
 			mdevx_share_unimport(dev, imp);
 		b->err = r->import_err;
@@ -336,7 +336,7 @@ read_device(struct dev_read *d, const struct opts *o)
 	d->nrecs = 0;
 	d->svc_err = mdevx_share_service_stats(d->dev, &d->svc);
 	while (d->nrecs < MAX_RECS &&
-	       (slot = mdevx_share_next(d->dev, (uint32_t)(slot + 1), &rec)) >= 0) {
+	       (slot = mdevx_share_record_next(d->dev, (uint32_t)(slot + 1), &rec)) >= 0) {
 		struct rec_read *r = &d->recs[d->nrecs++];
 
 		memset(r, 0, sizeof(*r));
@@ -425,14 +425,14 @@ print_json(const struct dev_read *devs, unsigned int ndevs, const struct opts *o
 			       ",\"object_id\":%" PRIu32, kind_name(r->rec.kind), r->slot,
 			       r->rec.withdrawn ? "withdrawn" : "published", r->rec.generation,
 			       r->rec.owner_pid, r->rec.object_id);
-			if (r->rec.kind == MDEVX_SHARE_COUNTER)
+			if (r->rec.kind == MDEVX_OBJ_FLOW_COUNTER)
 				printf(",\"bulk_size\":%" PRIu32, r->rec.bulk_size);
 			else
 				printf(",\"tirn\":%" PRIu32 ",\"rx_icm_addr\":\"0x%" PRIx64 "\"",
 				       r->rec.tirn, r->rec.rx_icm_addr);
 			printf(",\"import\":");
 			json_str(r->import_err == 0 ? "ok" : strerror(-r->import_err));
-			if (r->rec.kind == MDEVX_SHARE_COUNTER && r->import_err == 0)
+			if (r->rec.kind == MDEVX_OBJ_FLOW_COUNTER && r->import_err == 0)
 				print_json_bulk(&r->b, o);
 			printf("}");
 		}
@@ -480,14 +480,15 @@ print_table(const struct dev_read *devs, unsigned int ndevs, const struct opts *
 			       PRIu32 "  %s\n", r->rec.name, kind_name(r->rec.kind),
 			       r->rec.withdrawn ? "withdrawn" : "published", r->rec.generation,
 			       r->rec.owner_pid, r->rec.object_id,
-			       r->rec.kind == MDEVX_SHARE_COUNTER ? r->rec.bulk_size : r->rec.tirn,
+			       r->rec.kind == MDEVX_OBJ_FLOW_COUNTER ?
+			       r->rec.bulk_size : r->rec.tirn,
 			       r->import_err == 0 ? "ok" : strerror(-r->import_err));
 		}
 		for (j = 0; j < d->nrecs; j++) {
 			const struct rec_read *r = &d->recs[j];
 			const struct bulk_read *b = &r->b;
 
-			if (r->rec.kind != MDEVX_SHARE_COUNTER || r->import_err != 0)
+			if (r->rec.kind != MDEVX_OBJ_FLOW_COUNTER || r->import_err != 0)
 				continue;
 			printf("\n  %s: ", r->rec.name);
 			if (b->err != 0) {
@@ -586,7 +587,7 @@ print_watch(const struct dev_read *devs, unsigned int ndevs, struct prev (*prev)
 				    p->generation == r->rec.generation;
 			uint32_t k, shown = 0;
 
-			if (r->rec.kind != MDEVX_SHARE_COUNTER)
+			if (r->rec.kind != MDEVX_OBJ_FLOW_COUNTER)
 				continue;
 			if (r->import_err != 0 || b->err != 0) {
 				printf("  %-24s %s\033[K\n", r->rec.name,
@@ -639,7 +640,7 @@ watch_keep(const struct dev_read *devs, unsigned int ndevs, struct prev (*prev)[
 
 			p = &prev[i][j];
 			if (r->b.err != 0 || r->import_err != 0 ||
-			    r->rec.kind != MDEVX_SHARE_COUNTER) {
+			    r->rec.kind != MDEVX_OBJ_FLOW_COUNTER) {
 				p->valid = false;
 				continue;
 			}

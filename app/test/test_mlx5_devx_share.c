@@ -255,7 +255,7 @@ case_teardown(void)
 		/* Published objects go with the close; the chain after them. */
 		struct mdevx_share_record rec;
 
-		while (mdevx_share_next(pdev, 0, &rec) >= 0)
+		while (mdevx_share_record_next(pdev, 0, &rec) >= 0)
 			if (mdevx_share_withdraw(pdev, rec.name, NULL) != 0)
 				break;
 		chain_destroy(&chain);
@@ -328,7 +328,8 @@ role_reader(int argc, char **argv)
 	ROLE_CHECK(mdevx_share_dev_attach(DEVSTR) == dev, "attach is not cached");
 	mdevx_share_dev_close(dev);	/* drop the second reference */
 	for (int c = 0; c < NB_COUNTERS; c++, n++) {
-		ROLE_CHECK(mdevx_share_import(dev, s->names[c], MDEVX_SHARE_COUNTER, &imp[n]) == 0,
+		ROLE_CHECK(mdevx_share_import(dev, s->names[c], MDEVX_OBJ_FLOW_COUNTER,
+					      &imp[n]) == 0,
 			   "import %s: %s", s->names[c], strerror(errno));
 		/* The whole bulk in one call, then compare the injected ones. */
 		ROLE_CHECK(mdevx_share_counter_query(dev, imp[n], 0, 128, 0, st) == 0,
@@ -341,12 +342,12 @@ role_reader(int argc, char **argv)
 				   st[ctr_offsets[i]].bytes, s->packets[c][i]);
 		ROLE_CHECK(st[1].packets == 0 && st[126].bytes == 0, "untouched counters");
 	}
-	ROLE_CHECK(mdevx_share_import(dev, "tir_direct", MDEVX_SHARE_TIR, &imp[n]) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &imp[n]) == 0,
 		   "import tir_direct: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_tir_query(dev, imp[n], &attr) == 0, "query: %s", strerror(errno));
 	ROLE_CHECK(tir_attr_equal(&attr, &s->tir_direct), "direct TIR attributes differ");
 	n++;
-	ROLE_CHECK(mdevx_share_import(dev, "tir_rss", MDEVX_SHARE_TIR, &imp[n]) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "tir_rss", MDEVX_OBJ_TIR, &imp[n]) == 0,
 		   "import tir_rss: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_tir_query(dev, imp[n], &attr) == 0, "query: %s", strerror(errno));
 	ROLE_CHECK(tir_attr_equal(&attr, &s->tir_rss), "RSS TIR attributes differ");
@@ -386,7 +387,7 @@ role_holder(int argc, char **argv)
 		mdevx_share_test_drop_acks(1);
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
 		   "import: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
 		   st.packets == s->packets[0][0], "query before withdrawal");
@@ -456,7 +457,7 @@ role_looper(int argc, char **argv)
 		seed ^= seed << 13;
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
-		rc = mdevx_share_import(dev, s->names[seed % s->nb_names], MDEVX_SHARE_COUNTER,
+		rc = mdevx_share_import(dev, s->names[seed % s->nb_names], MDEVX_OBJ_FLOW_COUNTER,
 					&imp);
 		if (rc == -ENOENT || rc == -ESTALE || rc == -EAGAIN)
 			continue;
@@ -529,9 +530,9 @@ test_share_readers(void)
 	pid_t pids[NB_READERS];
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
-	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), NB_COUNTERS + 2, "records");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), NB_COUNTERS + 2, "records");
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(pdev, "tir_rss", &rec), "lookup");
-	TEST_ASSERT(rec.kind == MDEVX_SHARE_TIR && rec.rx_icm_addr != 0 && rec.tirn != 0 &&
+	TEST_ASSERT(rec.kind == MDEVX_OBJ_TIR && rec.rx_icm_addr != 0 && rec.tirn != 0 &&
 		    rec.owner_pid == getpid() && !rec.withdrawn, "tir_rss record");
 	for (int i = 0; i < NB_READERS; i++) {
 		pids[i] = test_children_spawn(&children, "share_reader", 0, NULL);
@@ -557,7 +558,7 @@ test_share_withdraw_acked(void)
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
 	/* The primary imports too: its own import goes stale as well. */
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_COUNTER, &own), "own");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &own), "own");
 	for (int i = 0; i < NB_READERS; i++) {
 		pids[i] = test_children_spawn(&children, "share_holder", 0, NULL);
 		TEST_ASSERT(pids[i] > 0, "spawn");
@@ -729,7 +730,7 @@ struct state_snap {
 static int
 snap(struct state_snap *st)
 {
-	st->records = mdevx_share_dev_count(pdev);
+	st->records = mdevx_share_record_count(pdev);
 	st->imports = mdevx_share_dev_imports(pdev);
 	return test_dev_total(ctl, DEV, &st->device);
 }
@@ -790,17 +791,19 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(NULL, "ctr0", &rec), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "ctr0", NULL), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, NULL, &rec), EINVAL);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(NULL, "ctr0", MDEVX_SHARE_ANY, &imp), EINVAL);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, NULL, MDEVX_SHARE_ANY, &imp), EINVAL);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_ANY, NULL), EINVAL);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", (enum mdevx_share_kind)7, &imp),
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(NULL, "ctr0", MDEVX_OBJ_ANY, &imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, NULL, MDEVX_OBJ_ANY, &imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_ANY, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", (enum mdevx_obj_kind)7, &imp),
 			     EINVAL);
+	/* an object kind that no record holds */
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_TD, &imp), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(NULL, imp), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(NULL, imp, 0, 1, 0, &st), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(NULL, imp, &attr), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(NULL, imp), EINVAL);
 	/* The counts of no device: 0, a real count too, so errno says why. */
-	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_count(NULL), EINVAL);
+	TEST_ASSERT_ZERO_ERRNO(mdevx_share_record_count(NULL), EINVAL);
 	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_imports(NULL), EINVAL);
 	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_cookie(NULL), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_ctx(NULL), EINVAL);
@@ -808,10 +811,10 @@ test_bad_null_and_names(void)
 
 	/* Unknown and too long names. */
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "nope", &rec), ENOENT);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "nope", MDEVX_SHARE_ANY, &imp), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "nope", MDEVX_OBJ_ANY, &imp), ENOENT);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, "nope", NULL), ENOENT);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, longname, &rec), ENAMETOOLONG);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, longname, MDEVX_SHARE_ANY, &imp),
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, longname, MDEVX_OBJ_ANY, &imp),
 			     ENAMETOOLONG);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, longname, NULL), ENAMETOOLONG);
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 1);
@@ -822,14 +825,14 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "ctr0", cnt), EEXIST);
 	/* Wrong kinds: a transport domain is not shareable. */
 	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "td", chain.td), EPROTOTYPE);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_TIR, &imp), EPROTOTYPE);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "tir_rss", MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_TIR, &imp), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "tir_rss", MDEVX_OBJ_FLOW_COUNTER, &imp),
 			     EPROTOTYPE);
 	/* Handles that are not imports, or of another kind. */
 	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, bogus), ENOENT);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, bogus, 0, 1, 0, &st), ENOENT);
 	SAME_STATE(a);
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_rss", MDEVX_SHARE_TIR, &imp), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_rss", MDEVX_OBJ_TIR, &imp), "imp");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), EPROTOTYPE);
 	/* Double unimport. */
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
@@ -848,7 +851,7 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "dup2", cnt), EEXIST);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "dup2", &rec), ENOENT);
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "dup1", NULL), "withdraw");
-	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), a.records, "records");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), a.records, "records");
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(cnt), ENOENT);
 	/*
 	 * An object of another context (another uverbs file): its handle means
@@ -898,16 +901,16 @@ test_bad_corrupted_and_stale(void)
 	 */
 	TEST_ASSERT(112 + info.export_len <= rlen, "record length");
 	raw[112 + info.export_len - 1] ^= 0x04;
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EBADMSG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), EBADMSG);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "ctr1", &rec), EBADMSG);
 	SAME_STATE(a);
 	raw[112 + info.export_len - 1] ^= 0x04;
 	/* A record whose writer died mid-write (odd sequence): EAGAIN, no hang. */
 	raw[0] |= 1;
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), EAGAIN);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), EAGAIN);
 	raw[0] &= (uint8_t)~1;
 	SAME_STATE(a);
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), "import");
 
 	/* Stale generation: withdraw, publish again under the same name. */
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr1", NULL), "withdraw");
@@ -917,7 +920,7 @@ test_bad_corrupted_and_stale(void)
 	TEST_ASSERT_NOT_NULL(cnt, "alloc");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "ctr1", cnt), "republish");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_SHARE_ANY, &imp2), "new");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp2), "new");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev, imp2, 0, 1, 0, &st), "new query");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "stale unimport");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp2), "unimport");
@@ -945,7 +948,7 @@ test_bad_full_registry(void)
 	}
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &before), "counts");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(small, "c4", cnt[4]), ENOSPC);
-	TEST_ASSERT_EQUAL(mdevx_share_dev_count(small), 4, "records");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(small), 4, "records");
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &after), "counts");
 	TEST_ASSERT_EQUAL(before, after, "device objects changed");
 	/* Withdrawing one makes room again. */
@@ -994,7 +997,7 @@ test_bad_unimport_busy(void)
 		pthread_t th;
 		int rc;
 
-		TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "busy", MDEVX_SHARE_COUNTER, &imp),
+		TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "busy", MDEVX_OBJ_FLOW_COUNTER, &imp),
 				    "import");
 		q.obj = mdevx_share_import_obj(pdev, imp);
 		TEST_ASSERT_NOT_NULL(q.obj, "import_obj: %s", strerror(errno));
@@ -1059,7 +1062,7 @@ test_bad_owned_set(void)
 			TEST_ASSERT_RC_ERRNO(mdevx_share_publish(dev, name, cnt[i]), EEXIST);
 		}
 	}
-	TEST_ASSERT_EQUAL(mdevx_share_dev_count(dev), 16, "records");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(dev), 16, "records");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
 	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
@@ -1080,13 +1083,13 @@ test_bad_handle_wrap(void)
 	dev = mdevx_share_dev_open(DEVSTR2, NULL);
 	TEST_ASSERT_NOT_NULL(dev, "open %s: %s", DEVSTR2, strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "w0", 1), "publish: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "w0", MDEVX_SHARE_COUNTER, &h1), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "w0", MDEVX_OBJ_FLOW_COUNTER, &h1), "import");
 	TEST_ASSERT_EQUAL(h1.id >> 32, 0u, "a new device's first slot is of generation 0");
 	h2 = mdevx_share_test_slot_gen(dev, h1, UINT32_MAX);
 	TEST_ASSERT(h2.id != 0 && h2.id != h1.id, "slot generation hook");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, h2), "unimport at the last generation");
-	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "w0", MDEVX_SHARE_COUNTER, &h3), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "w0", MDEVX_OBJ_FLOW_COUNTER, &h3), "import");
 	TEST_ASSERT((uint32_t)h3.id != (uint32_t)h1.id, "the wrapped slot was handed out again");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h2), ENOENT);
@@ -1250,7 +1253,7 @@ test_bad_foreign_record(void)
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &dev2_before), "counts");
 	/* Keep our sequence and link words, take everything else. */
 	memcpy(raw + 8, foreign + 8, rlen - 8);
-	TEST_ASSERT_RC_ERRNO(mdevx_share_import(dev, "shared", MDEVX_SHARE_ANY, &imp), EXDEV);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(dev, "shared", MDEVX_OBJ_ANY, &imp), EXDEV);
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0, "import made");
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &dev2_after), "counts");
 	TEST_ASSERT_EQUAL(dev2_before, dev2_after, "device objects changed");
@@ -1348,9 +1351,9 @@ closed_device_check(struct mdevx_share_dev *dev, const char *name, mdevx_share_i
 
 	if (mdevx_share_lookup(dev, name, &rec) != -ENODEV)
 		return "lookup is not ENODEV";
-	if (mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp2) != -ENODEV)
+	if (mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp2) != -ENODEV)
 		return "import is not ENODEV";
-	if (mdevx_share_next(dev, 0, &rec) != -1)
+	if (mdevx_share_record_next(dev, 0, &rec) != -1)
 		return "iteration found a record";
 	if (mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) != -ESTALE)
 		return "query of the import is not ESTALE";
@@ -1376,20 +1379,20 @@ role_orphan(int argc, char **argv)
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	dev = mdevx_share_dev_attach(DEVSTR2);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "o", MDEVX_SHARE_COUNTER, &imp) == 0, "import: %s",
+	ROLE_CHECK(mdevx_share_import(dev, "o", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0, "import: %s",
 		   strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
 	why = closed_device_check(dev, "o", imp);
 	ROLE_CHECK(why == NULL, "after the primary's close: %s", why);
-	ROLE_CHECK(mdevx_share_dev_count(dev) == 0, "count");
+	ROLE_CHECK(mdevx_share_record_count(dev) == 0, "count");
 	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
 	/* The primary shares the device again: a new attach reaches it. */
 	ROLE_CHECK(wait_at_least(&s->go, 2, WAIT_MS), "no second go from the primary");
 	dev2 = mdevx_share_dev_attach(DEVSTR2);
 	ROLE_CHECK(dev2 != NULL && dev2 != dev, "attach again: %s",
 		   dev2 == NULL ? strerror(errno) : "the orphaned device");
-	ROLE_CHECK(mdevx_share_import(dev2, "o", MDEVX_SHARE_COUNTER, &imp2) == 0,
+	ROLE_CHECK(mdevx_share_import(dev2, "o", MDEVX_OBJ_FLOW_COUNTER, &imp2) == 0,
 		   "import after the second open: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_unimport(dev2, imp2) == 0, "unimport");
 	ROLE_CHECK(mdevx_share_dev_close(dev2) == 0, "close the new device");
@@ -1490,7 +1493,7 @@ role_forged_importer(int argc, char **argv)
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
 	for (int i = 0; i < argc; i++) {
 		errno = 0;
-		rc = mdevx_share_import(dev, argv[i], MDEVX_SHARE_ANY, &imp);
+		rc = mdevx_share_import(dev, argv[i], MDEVX_OBJ_ANY, &imp);
 		if (rc == 0)
 			mdevx_share_unimport(dev, imp);
 		ROLE_CHECK(rc == -EBADMSG && errno == EBADMSG, "forged record %s: import %d "
@@ -1500,9 +1503,9 @@ role_forged_importer(int argc, char **argv)
 		   mdevx_share_dev_imports(dev));
 	ROLE_CHECK(mdevx_ctx_nb_objs(mdevx_share_dev_ctx(dev)) == 0, "objects on the context");
 	/* The genuine records import. */
-	ROLE_CHECK(mdevx_share_import(dev, "fg_ctr", MDEVX_SHARE_COUNTER, &imp) == 0 &&
+	ROLE_CHECK(mdevx_share_import(dev, "fg_ctr", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0 &&
 		   mdevx_share_unimport(dev, imp) == 0, "genuine counter: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "fg_tir", MDEVX_SHARE_TIR, &imp) == 0 &&
+	ROLE_CHECK(mdevx_share_import(dev, "fg_tir", MDEVX_OBJ_TIR, &imp) == 0 &&
 		   mdevx_share_unimport(dev, imp) == 0, "genuine TIR: %s", strerror(errno));
 	ret = 0;
 out:
@@ -1530,7 +1533,7 @@ forged_checks(struct mdevx_share_reg *reg)
 			info.object_id += 1;
 			break;
 		case FORGE_SIZE_OR_TIRN:
-			info.size_or_tirn = info.kind == MDEVX_SHARE_COUNTER ?
+			info.size_or_tirn = info.kind == MDEVX_OBJ_FLOW_COUNTER ?
 					    info.size_or_tirn * 2 : info.size_or_tirn + 1;
 			break;
 		case FORGE_RX_ICM:
@@ -1546,7 +1549,7 @@ forged_checks(struct mdevx_share_reg *reg)
 	nb_ctx = mdevx_ctx_nb_objs(mdevx_share_dev_ctx(pdev));
 	for (size_t i = 0; i < RTE_DIM(forged_recs); i++) {
 		errno = 0;
-		rc = mdevx_share_import(pdev, forged_recs[i].name, MDEVX_SHARE_ANY, &imp);
+		rc = mdevx_share_import(pdev, forged_recs[i].name, MDEVX_OBJ_ANY, &imp);
 		if (rc == -EBADMSG && errno == EBADMSG)
 			continue;
 		printf("forged record %s: import %d (%s), want EBADMSG\n", forged_recs[i].name,
@@ -1603,7 +1606,7 @@ test_bad_forged_record(void)
 		err |= mdevx_share_reg_release(reg, idx);
 	}
 	TEST_ASSERT_SUCCESS(err, "removing the forged records");
-	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), 2, "records left");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), 2, "records left");
 	return ret;
 }
 
@@ -1632,7 +1635,7 @@ closed_handle_check(struct mdevx_share_dev *dev, const char *name, mdevx_share_i
 	struct mdevx_tir_attr attr;
 	mdevx_share_imp_t imp2;
 
-	CLOSED_RC(mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp2));
+	CLOSED_RC(mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp2));
 	CLOSED_RC(mdevx_share_unimport(dev, imp));
 	CLOSED_RC(mdevx_share_lookup(dev, name, &rec));
 	CLOSED_RC(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st));
@@ -1640,10 +1643,10 @@ closed_handle_check(struct mdevx_share_dev *dev, const char *name, mdevx_share_i
 	CLOSED_RC(mdevx_share_publish(dev, name, NULL));
 	CLOSED_RC(mdevx_share_withdraw(dev, name, NULL));
 	errno = 0;
-	if (mdevx_share_next(dev, 0, &rec) != -1 || errno != ENOENT)
-		return "mdevx_share_next(dev, 0, &rec)";
+	if (mdevx_share_record_next(dev, 0, &rec) != -1 || errno != ENOENT)
+		return "mdevx_share_record_next(dev, 0, &rec)";
 	CLOSED_ZERO(mdevx_share_import_obj(dev, imp) != NULL);
-	CLOSED_ZERO(mdevx_share_dev_count(dev));
+	CLOSED_ZERO(mdevx_share_record_count(dev));
 	CLOSED_ZERO(mdevx_share_dev_imports(dev));
 	CLOSED_ZERO(mdevx_share_dev_cookie(dev));
 	CLOSED_ZERO(mdevx_share_dev_ctx(dev) != NULL);
@@ -1715,11 +1718,11 @@ role_closed_handle(int argc, char **argv)
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
 		   "import: %s", strerror(errno));
 	why = held_wrapper_check(dev, imp, s->packets[0][0]);
 	ROLE_CHECK(why == NULL, "%s: %s", why, strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0 &&
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0 &&
 		   mdevx_share_import_obj(dev, imp) != NULL, "import: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close: %s", strerror(errno));
 	why = closed_handle_check(dev, "ctr0", imp);
@@ -1728,7 +1731,7 @@ role_closed_handle(int argc, char **argv)
 		   strerror(errno));
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach again: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0 &&
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0 &&
 		   mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
 		   st.packets == s->packets[0][0] && mdevx_share_unimport(dev, imp) == 0,
 		   "import after a new attach: %s", strerror(errno));
@@ -1752,7 +1755,7 @@ test_bad_closed_handle(void)
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
 	TEST_ASSERT_SUCCESS(snap(&a), "counts");
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	why = held_wrapper_check(pdev, imp, s->packets[0][0]);
 	TEST_ASSERT_NULL(why, "%s: %s", why, strerror(errno));
@@ -1764,7 +1767,7 @@ test_bad_closed_handle(void)
 	dev = mdevx_share_dev_open(DEVSTR2, NULL);
 	TEST_ASSERT_NOT_NULL(dev, "open %s: %s", DEVSTR2, strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "c", 1), "publish: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "c", MDEVX_SHARE_COUNTER, &imp), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "c", MDEVX_OBJ_FLOW_COUNTER, &imp), "import");
 	TEST_ASSERT_NOT_NULL(mdevx_share_import_obj(dev, imp), "import_obj: %s",
 			     strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
@@ -1871,7 +1874,7 @@ test_fault_kill_loopers(void)
 		TEST_ASSERT(!rec.withdrawn, "withdrawn");
 		TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, s->names[i], &acked), "withdraw");
 	}
-	TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev), 0, "records left");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), 0, "records left");
 	return TEST_SUCCESS;
 }
 
@@ -1919,7 +1922,7 @@ role_victim_secondary(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	dev = mdevx_share_dev_attach(DEVSTR2);
-	if (dev == NULL || mdevx_share_import(dev, "victim_ctr", MDEVX_SHARE_COUNTER, &imp) != 0)
+	if (dev == NULL || mdevx_share_import(dev, "victim_ctr", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0)
 		return 3;
 	snprintf(name, sizeof(name), "ready.%s", argv[1]);
 	test_file_write(argv[0], name, "1");
@@ -2039,13 +2042,13 @@ role_exit_secondary(int argc, char **argv)
 	if (argc < 1)
 		return 2;
 	dev = mdevx_share_dev_attach(DEVSTR2);
-	if (dev == NULL || mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp) != 0)
+	if (dev == NULL || mdevx_share_import(dev, "exit_ctr", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0)
 		return 3;
 	test_file_write(argv[0], "ready.sec", "1");
 	if (test_file_read(argv[0], "check", buf, sizeof(buf), WAIT_MS) != 0)
 		return 4;
 	q = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
-	r = mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp2);
+	r = mdevx_share_import(dev, "exit_ctr", MDEVX_OBJ_FLOW_COUNTER, &imp2);
 	if (r == 0)
 		mdevx_share_unimport(dev, imp2);
 	snprintf(res, sizeof(res), "%s %s", q == -ESTALE ? "estale" : q == 0 ? "ok" : "bad",
@@ -2134,7 +2137,7 @@ role_exit_locked_primary(int argc, char **argv)
 	if (publish_counter(dev, "exit_ctr", 128) != 0)
 		return 4;
 	mdevx_share_test_import_hook(exit_in_import, argv[0]);
-	mdevx_share_import(dev, "exit_ctr", MDEVX_SHARE_COUNTER, &imp);
+	mdevx_share_import(dev, "exit_ctr", MDEVX_OBJ_FLOW_COUNTER, &imp);
 	return 5;			/* not reached */
 }
 REGISTER_TEST_SECONDARY(share_exit_locked_primary, role_exit_locked_primary);
@@ -2404,7 +2407,7 @@ role_multi_holder(int argc, char **argv)
 		ROLE_CHECK(devstr_spelling(devstr, sizeof(devstr), n) == 0, "devstr %d", n);
 		dev[n] = mdevx_share_dev_attach(devstr);
 		ROLE_CHECK(dev[n] != NULL, "attach %s: %s", devstr, strerror(errno));
-		ROLE_CHECK(mdevx_share_import(dev[n], "w", MDEVX_SHARE_COUNTER, &imp[n]) == 0,
+		ROLE_CHECK(mdevx_share_import(dev[n], "w", MDEVX_OBJ_FLOW_COUNTER, &imp[n]) == 0,
 			   "import on %s: %s", devstr, strerror(errno));
 	}
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
@@ -2543,7 +2546,7 @@ role_close_mute(int argc, char **argv)
 	mdevx_share_test_drop_acks(1);
 	dev = mdevx_share_dev_attach(argv[0]);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "u0", MDEVX_SHARE_COUNTER, &imp) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "u0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
 		   "import: %s", strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
@@ -2672,8 +2675,8 @@ role_late_acker(int argc, char **argv)
 	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or device string");
 	dev = mdevx_share_dev_attach(argv[0]);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "la", MDEVX_SHARE_COUNTER, &ia) == 0 &&
-		   mdevx_share_import(dev, "lb", MDEVX_SHARE_COUNTER, &ib) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "la", MDEVX_OBJ_FLOW_COUNTER, &ia) == 0 &&
+		   mdevx_share_import(dev, "lb", MDEVX_OBJ_FLOW_COUNTER, &ib) == 0,
 		   "import: %s", strerror(errno));
 	mdevx_share_test_ack_delay(300);
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
@@ -2833,7 +2836,7 @@ test_fault_close_failures(void)
 	/* An object of the application: EBUSY, and nothing changes. */
 	td = mdevx_td_alloc(mdevx_share_dev_ctx(dev));
 	TEST_ASSERT_NOT_NULL(td, "td: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "f0", MDEVX_SHARE_COUNTER, &imp), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "f0", MDEVX_OBJ_FLOW_COUNTER, &imp), "import");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EBUSY);
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(dev, "f0", &rec), "lookup: %s", strerror(errno));
 	TEST_ASSERT_EQUAL(rec.withdrawn, 0, "record withdrawn by a refused close");
@@ -2900,7 +2903,7 @@ role_close_busy(int argc, char **argv)
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_SHARE_COUNTER, &imp) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
 		   "import: %s", strerror(errno));
 	td = mdevx_td_alloc(mdevx_share_dev_ctx(dev));
 	ROLE_CHECK(td != NULL, "td: %s", strerror(errno));
@@ -3011,7 +3014,7 @@ test_fault_import_retry(void)
 			    "traffic b");
 
 	mdevx_share_test_import_hook(rewrite_record, &arg);
-	rc = mdevx_share_import(pdev, "r0", MDEVX_SHARE_COUNTER, &imp);
+	rc = mdevx_share_import(pdev, "r0", MDEVX_OBJ_FLOW_COUNTER, &imp);
 	mdevx_share_test_import_hook(NULL, NULL);
 	TEST_ASSERT_SUCCESS(arg.rc, "rewrite: %s", strerror(arg.rc));
 	TEST_ASSERT_SUCCESS(rc, "import: %s", strerror(errno));
@@ -3050,7 +3053,7 @@ import_obj_rewritten_checks(struct rewrite_arg *arg, struct mdevx_obj *b,
 	uint32_t total0, total;
 	int nb0, err;
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "q0", MDEVX_SHARE_COUNTER, imp), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "q0", MDEVX_OBJ_FLOW_COUNTER, imp), "import");
 	nb0 = mdevx_ctx_nb_objs(ctx);
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total0), "counts");
 	mdevx_share_test_import_obj_hook(rewrite_record, arg);
@@ -3073,7 +3076,7 @@ import_obj_rewritten_checks(struct rewrite_arg *arg, struct mdevx_obj *b,
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, *imp, 0, 1, 0, &st), ESTALE);
 	TEST_ASSERT_EQUAL(mdevx_ctx_nb_objs(ctx), nb0, "a wrapper was made");
 	/* A new import names the new object, and has its wrapper. */
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "q0", MDEVX_SHARE_COUNTER, imp2), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "q0", MDEVX_OBJ_FLOW_COUNTER, imp2), "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev, *imp2, 0, 1, 0, &st), "query");
 	TEST_ASSERT(st.packets == 22 && st.bytes == 2200, "new import reads %" PRIu64 " packets",
 		    st.packets);
@@ -3137,7 +3140,7 @@ role_gen_mute(int argc, char **argv)
 	mdevx_share_test_drop_acks(1);
 	dev = mdevx_share_dev_attach(argv[0]);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "g", MDEVX_SHARE_COUNTER, &old) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "g", MDEVX_OBJ_FLOW_COUNTER, &old) == 0,
 		   "import: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_counter_query(dev, old, 0, 1, 0, &st) == 0 &&
 		   st.packets == s->packets[0][0], "query before the withdrawal");
@@ -3155,7 +3158,7 @@ role_gen_mute(int argc, char **argv)
 	ROLE_CHECK(st.packets != s->packets[1][0], "the old import read the new counter");
 	ROLE_CHECK(mdevx_share_import_obj(dev, old) == NULL && errno == ESTALE,
 		   "import_obj of the old import: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "g", MDEVX_SHARE_COUNTER, &cur) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "g", MDEVX_OBJ_FLOW_COUNTER, &cur) == 0,
 		   "new import: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_counter_query(dev, cur, 0, 1, 0, &st) == 0 &&
 		   st.packets == s->packets[1][0], "new import reads %" PRIu64, st.packets);

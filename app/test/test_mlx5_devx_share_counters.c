@@ -120,7 +120,7 @@ role_snap_reader(int argc, char **argv)
 	dev = mdevx_share_dev_attach(devstr);
 	TEST_ROLE_CHECK(failed, dev != NULL, "attach: %s", strerror(errno));
 	for (nb = 0; nb < s->nb_bulks; nb++)
-		TEST_ROLE_CHECK(failed, mdevx_share_import(dev, s->names[nb], MDEVX_SHARE_COUNTER,
+		TEST_ROLE_CHECK(failed, mdevx_share_import(dev, s->names[nb], MDEVX_OBJ_FLOW_COUNTER,
 							   &imp[nb]) == 0,
 				"import %s: %s", s->names[nb], strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
@@ -170,7 +170,7 @@ role_snap_compare(int argc, char **argv)
 	TEST_ROLE_CHECK(failed, s != NULL, "no sync area");
 	dev = mdevx_share_dev_attach(DEVSTR);
 	TEST_ROLE_CHECK(failed, dev != NULL, "attach: %s", strerror(errno));
-	TEST_ROLE_CHECK(failed, mdevx_share_import(dev, s->names[0], MDEVX_SHARE_COUNTER,
+	TEST_ROLE_CHECK(failed, mdevx_share_import(dev, s->names[0], MDEVX_OBJ_FLOW_COUNTER,
 						   &imp) == 0, "import: %s", strerror(errno));
 	before = now_ns();
 	r = mdevx_share_counter_refresh(dev, imp, 5000);
@@ -221,7 +221,7 @@ role_snap_orphan(int argc, char **argv)
 	if (argc < 1)
 		return 2;
 	dev = mdevx_share_dev_attach(DEVSTR2);
-	if (dev == NULL || mdevx_share_import(dev, "orphan_ctr", MDEVX_SHARE_COUNTER, &imp) != 0)
+	if (dev == NULL || mdevx_share_import(dev, "orphan_ctr", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0)
 		return 3;
 	if (mdevx_share_counter_refresh(dev, imp, 5000) != 0)
 		return 4;
@@ -394,7 +394,7 @@ test_snap_values(void)
 	mdevx_share_imp_t imp;
 	uint64_t t0;
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	t0 = now_ns();
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh: %s",
@@ -456,7 +456,7 @@ test_snap_age(void)
 	uint64_t max_age, max_round, bound;
 	mdevx_share_imp_t imp;
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[1], MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[1], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
 	TEST_ASSERT_SUCCESS(observe_age(pdev, imp, 10 * PERIOD_MS, &max_age, &max_round),
@@ -560,7 +560,7 @@ test_snap_withdraw_during_refresh(void)
 	uint64_t t0, took;
 	int r;
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &a), "stats");
@@ -598,7 +598,7 @@ test_snap_reader_killed(void)
 	pid_t victims[2];
 	uint64_t r0;
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
 	s->check = 1;
@@ -647,7 +647,7 @@ test_snap_refresh_failure(void)
 	uint32_t base;
 	struct mdevx_share_record rec;
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[1], MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[1], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(pdev, s->names[1], &rec), "lookup");
 	base = rec.object_id;
@@ -720,7 +720,7 @@ test_snap_scribble(void)
 	uint32_t idx, v;
 	int r;
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(mdevx_share_dev_reg(pdev), s->names[0],
 						   &info, &idx, NULL), "find");
@@ -822,7 +822,7 @@ test_snap_refresh_on_demand(void)
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(d2), BULK);
 	TEST_ASSERT_NOT_NULL(cnt, "alloc");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(d2, "slow", cnt), "publish");
-	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "slow", MDEVX_SHARE_COUNTER, &imp), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "slow", MDEVX_OBJ_FLOW_COUNTER, &imp), "imp");
 	/* A new bulk is refreshed at once. */
 	for (int i = 0; i < 500 && mdevx_share_counter_read(d2, imp, 0, 1, &st, &a) != 0; i++)
 		usleep(2000);
@@ -855,7 +855,7 @@ test_snap_badinput(void)
 	struct mdevx_share_dev *d2;
 	struct mdevx_obj *c[2];
 
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_SHARE_COUNTER, &imp),
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
 	/* read */
@@ -890,7 +890,7 @@ test_snap_badinput(void)
 	c[0] = mdevx_counter_alloc(mdevx_share_dev_ctx(d2), BULK);
 	TEST_ASSERT_NOT_NULL(c[0], "alloc");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(d2, "off", c[0]), "publish");
-	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "off", MDEVX_SHARE_COUNTER, &imp), "import");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "off", MDEVX_OBJ_FLOW_COUNTER, &imp), "import");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(d2, imp, 0, 1, st, &sn), ENODATA);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_refresh(d2, imp, 10), ENODATA);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_service_stats(d2, &ss), ENODATA);
@@ -920,13 +920,13 @@ test_snap_badinput(void)
 		TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV2, test_obj_id(c[i]),
 							     10 + i, 1000 + i), "inject");
 	usleep(3 * PERIOD_MS * 1000);
-	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full0", MDEVX_SHARE_COUNTER, &imp), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full0", MDEVX_OBJ_FLOW_COUNTER, &imp), "imp");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(d2, imp, 0, 1, st, &sn), "read");
 	TEST_ASSERT(st[0].packets == 10 && st[0].bytes == 1000,
 		    "full0 reads %" PRIu64 "/%" PRIu64 ", want 10/1000", st[0].packets,
 		    st[0].bytes);
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(d2, imp), "unimport");
-	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full1", MDEVX_SHARE_COUNTER, &imp), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full1", MDEVX_OBJ_FLOW_COUNTER, &imp), "imp");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(d2, imp, 0, 1, st, &sn), ENODATA);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_refresh(d2, imp, 10), ENODATA);
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(d2, imp, 0, 1, 0, st), "fresh read");
@@ -936,7 +936,7 @@ test_snap_badinput(void)
 	c[0] = mdevx_counter_alloc(mdevx_share_dev_ctx(d2), BULK);
 	TEST_ASSERT_NOT_NULL(c[0], "alloc");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(d2, "full2", c[0]), "publish");
-	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full2", MDEVX_SHARE_COUNTER, &imp), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full2", MDEVX_OBJ_FLOW_COUNTER, &imp), "imp");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(d2, imp, 5000), "refresh");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(d2, imp, 0, 1, st, &sn), "read");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(d2, imp), "unimport");
@@ -1019,7 +1019,7 @@ test_snap_perf(void)
 	a = calloc(BULK_64K, sizeof(*a));
 	b = calloc(BULK_64K, sizeof(*b));
 	TEST_ASSERT(a != NULL && b != NULL, "alloc");
-	if (mdevx_share_import(pdev, "big", MDEVX_SHARE_COUNTER, &imp) != 0 ||
+	if (mdevx_share_import(pdev, "big", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0 ||
 	    mdevx_share_counter_refresh(pdev, imp, 5000) != 0) {
 		printf("import/refresh: %s\n", strerror(errno));
 		goto out;

@@ -145,7 +145,7 @@ import_run(struct mdevx_share_dev *dev, uint32_t n, mdevx_share_imp_t *imps, siz
 
 	t0 = test_now_ns();
 	for (uint32_t i = 0; i < n; i++)
-		if (mdevx_share_import(dev, names[i], MDEVX_SHARE_COUNTER, &imps[i]) != 0)
+		if (mdevx_share_import(dev, names[i], MDEVX_OBJ_FLOW_COUNTER, &imps[i]) != 0)
 			return -1;
 	t1 = test_now_ns();
 	if (mem != NULL)
@@ -181,7 +181,7 @@ time_by_name(struct mdevx_share_dev *dev, uint32_t reps)
 	mdevx_share_imp_t imp;
 
 	for (uint32_t i = 0; i < reps; i++) {
-		if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_SHARE_COUNTER, &imp) != 0)
+		if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0)
 			return -1;
 		mdevx_share_unimport(dev, imp);
 	}
@@ -298,7 +298,7 @@ role_perf_importer(int argc, char **argv)
 
 	/* 1. The same buffer through the backend alone, then by name. */
 	obj = NULL;
-	if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_SHARE_COUNTER, &imp) != 0 ||
+	if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0 ||
 	    (obj = mdevx_share_import_obj(dev, imp)) == NULL ||
 	    mdevx_export_size(mdevx_share_dev_ctx(dev), &exp_len) != 0 ||
 	    mdevx_obj_export(obj, exp_buf, sizeof(exp_buf)) != 0) {
@@ -402,7 +402,7 @@ role_perf_importer(int argc, char **argv)
 
 	/* 5. A 64k-counter bulk: one query call vs one query per counter. */
 	if (mdevx_share_lookup(dev, "perf-bulk-64k", &rec) != 0 ||
-	    mdevx_share_import(dev, "perf-bulk-64k", MDEVX_SHARE_COUNTER, &imp) != 0 ||
+	    mdevx_share_import(dev, "perf-bulk-64k", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0 ||
 	    mdevx_get_caps(mdevx_share_dev_ctx(dev), &caps) != 0) {
 		printf("64k bulk: %s\n", strerror(errno));
 		goto out;
@@ -469,7 +469,7 @@ role_perf_holder(int argc, char **argv)
 			continue;
 		}
 		snprintf(name, sizeof(name), "perf-w-%u", r);
-		if (mdevx_share_import(dev, name, MDEVX_SHARE_COUNTER, &imp) != 0)
+		if (mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp) != 0)
 			goto out;
 		seen = r;
 		__atomic_add_fetch(&ps->imported, 1, __ATOMIC_RELEASE);
@@ -533,7 +533,7 @@ bench_lookup(void)
 		}
 		reg = handle = mdevx_share_reg_init(mem, len, n, 1);
 		memset(&info, 0, sizeof(info));
-		info.kind = MDEVX_SHARE_COUNTER;
+		info.kind = MDEVX_OBJ_FLOW_COUNTER;
 		info.cookie = 1;
 		info.export_len = 80;
 		for (uint32_t i = 0; reg != NULL && i < n; i++) {

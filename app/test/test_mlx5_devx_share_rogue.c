@@ -605,7 +605,7 @@ role_honest(int argc, char **argv)
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-		enum mdevx_share_kind kind = n++ % 16 == 15 ? MDEVX_SHARE_TIR : MDEVX_SHARE_COUNTER;
+		enum mdevx_obj_kind kind = n++ % 16 == 15 ? MDEVX_OBJ_TIR : MDEVX_OBJ_FLOW_COUNTER;
 		struct mdevx_counter_stats st;
 		struct mdevx_obj *obj;
 		uint32_t id = UINT32_MAX;
@@ -622,7 +622,7 @@ role_honest(int argc, char **argv)
 				usleep(100);	/* closed, or a scribbled flag: no spinning */
 			continue;
 		}
-		ROLE_CHECK(kind == MDEVX_SHARE_COUNTER, "%s imported as a TIR", name);
+		ROLE_CHECK(kind == MDEVX_OBJ_FLOW_COUNTER, "%s imported as a TIR", name);
 		__atomic_add_fetch(&s->imports, 1, __ATOMIC_RELAXED);
 		obj = mdevx_share_import_obj(dev, imp);
 		if (obj != NULL)
@@ -649,7 +649,7 @@ role_honest(int argc, char **argv)
 	}
 	ROLE_CHECK(mdevx_share_dev_imports(dev) == 0, "imports left");
 	/* The primary closed the device. */
-	rc = mdevx_share_import(dev, "c0", MDEVX_SHARE_COUNTER, &imp);
+	rc = mdevx_share_import(dev, "c0", MDEVX_OBJ_FLOW_COUNTER, &imp);
 	ROLE_CHECK(rc != 0 && documented(-rc), "import after the close: %d", rc);
 	ret = 0;
 out:
@@ -712,7 +712,7 @@ rogue_writer_run(const char *variant)
 			nb_pub++;
 			publishes++;
 		}
-		TEST_ASSERT_EQUAL(mdevx_share_dev_count(pdev[0]), nb_pub, "records");
+		TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev[0]), nb_pub, "records");
 		TEST_ASSERT(!s->failed, "a secondary failed");
 	}
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
@@ -871,7 +871,7 @@ role_pair(int argc, char **argv)
 	}
 	ROLE_CHECK(dev[0] != dev[1], "one device for both spellings");
 	for (int i = 0; i < 2; i++) {
-		ROLE_CHECK(mdevx_share_import(dev[i], "c", MDEVX_SHARE_COUNTER, &imp[i]) == 0,
+		ROLE_CHECK(mdevx_share_import(dev[i], "c", MDEVX_OBJ_FLOW_COUNTER, &imp[i]) == 0,
 			   "import on %c: %s", 'A' + i, strerror(errno));
 		ROLE_CHECK(mdevx_share_counter_query(dev[i], imp[i], 0, 1, 0, &st) == 0 &&
 			   st.packets == s->packets[i] && st.bytes == s->bytes[i],
@@ -1007,7 +1007,7 @@ role_victim(int argc, char **argv)
 	rte_openlog_stream(log);
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "c", MDEVX_SHARE_COUNTER, &imp) == 0, "import: %s",
+	ROLE_CHECK(mdevx_share_import(dev, "c", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0, "import: %s",
 		   strerror(errno));
 	ROLE_CHECK(mdevx_share_counter_query(dev, imp, 0, 1, 0, &st) == 0 &&
 		   st.packets == s->packets[0], "query before the forgery");

@@ -260,9 +260,9 @@ role_steer(int argc, char **argv)
 	me = strcmp(argv[0], "A") == 0 ? RULE_A : RULE_B;
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "ctr", MDEVX_SHARE_COUNTER, &cnt) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt) == 0,
 		   "import ctr: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, rule_tir[me], MDEVX_SHARE_TIR, &tir) == 0,
+	ROLE_CHECK(mdevx_share_import(dev, rule_tir[me], MDEVX_OBJ_TIR, &tir) == 0,
 		   "import %s: %s", rule_tir[me], strerror(errno));
 	rule_mask_value(mask, value, rule_port[me]);
 	memset(&ma, 0, sizeof(ma));
@@ -439,7 +439,7 @@ case_teardown(void)
 	if (pdev != NULL) {
 		struct mdevx_share_record rec;
 
-		while (mdevx_share_next(pdev, 0, &rec) >= 0)
+		while (mdevx_share_record_next(pdev, 0, &rec) >= 0)
 			if (mdevx_share_withdraw(pdev, rec.name, NULL) != 0)
 				break;
 		objs_destroy();
@@ -636,8 +636,8 @@ test_steer_rule_api(void)
 	rule_mask_value(mask, v6000, rule_port[RULE_B]);
 	m = port_matcher(mdevx_share_dev_ctx(pdev), 0);
 	TEST_ASSERT_NOT_NULL(m, "matcher: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_direct", MDEVX_SHARE_TIR, &tir), "imp");
-	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr", MDEVX_SHARE_COUNTER, &cnt), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_direct", MDEVX_OBJ_TIR, &tir), "imp");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt), "imp");
 	memset(&ra, 0, sizeof(ra));
 	ra.value = v6000;
 	ra.value_len = sizeof(v6000);
@@ -762,7 +762,7 @@ role_steer_odd(int argc, char **argv)
 		_exit(0);	/* dies with the device attached */
 	}
 	TEST_ROLE_CHECK(&s->failures,
-			mdevx_share_import(dev, "tir_direct", MDEVX_SHARE_TIR, &tir) == 0,
+			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 			"import: %s", strerror(errno));
 	rule_mask_value(mask, value, rule_port[RULE_B]);
 	m = port_matcher(mdevx_share_dev_ctx(dev), 3);
@@ -917,8 +917,8 @@ role_steer_perf(int argc, char **argv)
 	dev = mdevx_share_dev_attach(DEVSTR);
 	TEST_ROLE_CHECK(&s->failures, dev != NULL, "attach: %s", strerror(errno));
 	TEST_ROLE_CHECK(&s->failures,
-			mdevx_share_import(dev, "ctr", MDEVX_SHARE_COUNTER, &cnt) == 0 &&
-			mdevx_share_import(dev, "tir_direct", MDEVX_SHARE_TIR, &tir) == 0,
+			mdevx_share_import(dev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt) == 0 &&
+			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 			"import: %s", strerror(errno));
 	rule_mask_value(mask, value, 1);
 	memset(MDEVX_ADDR_OF(fte_match_param, mask, outer_headers.dst_ipv4_dst_ipv6) + 12, 0xff,

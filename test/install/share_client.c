@@ -61,19 +61,19 @@ main(int argc, char **argv)
 		return fail("mdevx_counter_alloc", errno);
 	if (mdevx_share_publish(dev, NAME, cnt) != 0)	/* dev owns cnt now */
 		return fail("mdevx_share_publish", errno);
-	published = mdevx_share_dev_count(dev);
+	published = mdevx_share_record_count(dev);
 	if (published != 1)
-		return fail("mdevx_share_dev_count after publish", EPROTO);
+		return fail("mdevx_share_record_count after publish", EPROTO);
 
 	/* Any process: the record by name describes the object. */
 	if (mdevx_share_lookup(dev, NAME, &rec) != 0)
 		return fail("mdevx_share_lookup", errno);
-	if (rec.kind != MDEVX_SHARE_COUNTER || rec.withdrawn || rec.object_id != info.id ||
+	if (rec.kind != MDEVX_OBJ_FLOW_COUNTER || rec.withdrawn || rec.object_id != info.id ||
 	    rec.bulk_size != BULK || strcmp(rec.name, NAME) != 0)
 		return fail("the record differs from the object", EPROTO);
 
 	/* Import by name and read the counters through the import. */
-	if (mdevx_share_import(dev, NAME, MDEVX_SHARE_COUNTER, &imp) != 0)
+	if (mdevx_share_import(dev, NAME, MDEVX_OBJ_FLOW_COUNTER, &imp) != 0)
 		return fail("mdevx_share_import", errno);
 	if (mdevx_share_counter_query(dev, imp, 0, BULK, 0, st) != 0)
 		return fail("mdevx_share_counter_query", errno);
@@ -83,7 +83,7 @@ main(int argc, char **argv)
 	/* Withdraw (destroys the object), then close. */
 	if (mdevx_share_withdraw(dev, NAME, &acked) != 0)
 		return fail("mdevx_share_withdraw", errno);
-	if (mdevx_share_lookup(dev, NAME, &rec) != -ENOENT || mdevx_share_dev_count(dev) != 0)
+	if (mdevx_share_lookup(dev, NAME, &rec) != -ENOENT || mdevx_share_record_count(dev) != 0)
 		return fail("the record outlived its withdrawal", EPROTO);
 	if (mdevx_share_dev_close(dev) != 0)
 		return fail("mdevx_share_dev_close", errno);

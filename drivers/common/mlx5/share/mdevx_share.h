@@ -89,13 +89,6 @@ extern "C" {
 /** Largest capacity (records) of one registry. */
 #define MDEVX_SHARE_CAPACITY_MAX (1u << 22)
 
-/** What a record may hold. */
-enum mdevx_share_kind {
-	MDEVX_SHARE_ANY = 0,		/**< wildcard for import */
-	MDEVX_SHARE_COUNTER = 1,	/**< a flow counter bulk */
-	MDEVX_SHARE_TIR = 2,
-};
-
 /** A device shared by one DPDK instance (one per device and process). */
 struct mdevx_share_dev;
 
@@ -126,7 +119,7 @@ struct mdevx_share_conf {
 /** A record as seen by lookup and the telemetry commands. */
 struct mdevx_share_record {
 	char name[MDEVX_SHARE_NAME_MAX + 1];
-	enum mdevx_share_kind kind;
+	enum mdevx_obj_kind kind;	/**< MDEVX_OBJ_FLOW_COUNTER or MDEVX_OBJ_TIR */
 	int withdrawn;			/**< 1 once withdrawn */
 	uint64_t generation;
 	int32_t owner_pid;
@@ -180,7 +173,7 @@ MDEVX_API struct mdevx_ctx *mdevx_share_dev_ctx(const struct mdevx_share_dev *de
 /** The instance cookie (non-zero), or 0 with errno EINVAL. */
 MDEVX_API uint64_t mdevx_share_dev_cookie(const struct mdevx_share_dev *dev);
 /** Records in the registry (published + withdrawn not yet released). */
-MDEVX_API uint32_t mdevx_share_dev_count(const struct mdevx_share_dev *dev);
+MDEVX_API uint32_t mdevx_share_record_count(const struct mdevx_share_dev *dev);
 /** Live imports of this process on @p dev. */
 MDEVX_API uint32_t mdevx_share_dev_imports(const struct mdevx_share_dev *dev);
 
@@ -225,13 +218,15 @@ MDEVX_API int mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name,
 				 struct mdevx_share_record *rec);
 
 /**
- * Any process: import record @p name of kind @p kind (or MDEVX_SHARE_ANY).
+ * Any process: import record @p name of kind @p kind: MDEVX_OBJ_FLOW_COUNTER,
+ * MDEVX_OBJ_TIR or MDEVX_OBJ_ANY (either; the only kinds a record holds:
+ * any other kind is EINVAL).
  * Validates state, cookie, kind, checksum and that the export buffer
  * matches the record, then imports it on this process's context.
  * @return 0 with *imp set; negative errno (see Errors).
  */
 MDEVX_API int mdevx_share_import(struct mdevx_share_dev *dev, const char *name,
-				 enum mdevx_share_kind kind, mdevx_share_imp_t *imp);
+				 enum mdevx_obj_kind kind, mdevx_share_imp_t *imp);
 
 /**
  * Release an import, and its wrapper if mdevx_share_import_obj() made one.
@@ -268,8 +263,8 @@ MDEVX_API int mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp
 				    struct mdevx_tir_attr *attr);
 
 /** Iterate records: first used slot >= @p start; returns it or -1. */
-MDEVX_API int64_t mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start,
-				   struct mdevx_share_record *rec);
+MDEVX_API int64_t mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
+					  struct mdevx_share_record *rec);
 
 /* ------------------------------------------------------------------ */
 /* Root rules on shared objects                                       */

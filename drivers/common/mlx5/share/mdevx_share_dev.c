@@ -909,7 +909,7 @@ dev_counts(const struct mdevx_share_dev *dev, uint32_t *records, uint32_t *impor
 }
 
 uint32_t
-mdevx_share_dev_count(const struct mdevx_share_dev *dev)
+mdevx_share_record_count(const struct mdevx_share_dev *dev)
 {
 	uint32_t records = 0, imports;
 	int err = check_dev(dev);

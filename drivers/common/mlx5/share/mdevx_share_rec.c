@@ -119,12 +119,12 @@ info_to_record(const struct mdevx_share_rec_info *info, struct mdevx_share_recor
 {
 	memset(rec, 0, sizeof(*rec));
 	memcpy(rec->name, info->name, sizeof(rec->name));
-	rec->kind = (enum mdevx_share_kind)info->kind;
+	rec->kind = (enum mdevx_obj_kind)info->kind;
 	rec->withdrawn = info->state == MDEVX_SHARE_REC_WITHDRAWN;
 	rec->generation = info->generation;
 	rec->owner_pid = info->owner_pid;
 	rec->object_id = info->object_id;
-	if (info->kind == MDEVX_SHARE_COUNTER) {
+	if (info->kind == MDEVX_OBJ_FLOW_COUNTER) {
 		rec->bulk_size = info->size_or_tirn;
 	} else {
 		rec->tirn = info->size_or_tirn;
@@ -159,10 +159,10 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 		return fail(EXDEV);
 	memset(&info, 0, sizeof(info));
 	if (oi.kind == MDEVX_OBJ_FLOW_COUNTER) {
-		info.kind = MDEVX_SHARE_COUNTER;
+		info.kind = MDEVX_OBJ_FLOW_COUNTER;
 		info.size_or_tirn = oi.bulk_size;
 	} else if (oi.kind == MDEVX_OBJ_TIR) {
-		info.kind = MDEVX_SHARE_TIR;
+		info.kind = MDEVX_OBJ_TIR;
 		info.size_or_tirn = oi.tirn;
 		info.rx_icm_addr = oi.rx_icm_addr;
 	} else {
@@ -182,14 +182,14 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	if (ret == 0) {
 		dev->owned[idx] = obj;
 		owned_add(dev, obj);
-		if (info.kind == MDEVX_SHARE_COUNTER)
+		if (info.kind == MDEVX_OBJ_FLOW_COUNTER)
 			snap_add(dev->snap, idx, gen, obj, info.size_or_tirn);
 	}
 	pthread_mutex_unlock(&dev->wlock);
 	if (ret != 0)
 		return fail(ret);
 	SHARE_LOG(DEBUG, "%s: published %s (%s id %u) in slot %u gen %" PRIu64, dev->devstr,
-		  name, info.kind == MDEVX_SHARE_COUNTER ? "counter" : "tir", oi.id, idx, gen);
+		  name, info.kind == MDEVX_OBJ_FLOW_COUNTER ? "counter" : "tir", oi.id, idx, gen);
 	return 0;
 }
 
@@ -285,7 +285,8 @@ mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_s
 }
 
 int64_t
-mdevx_share_next(struct mdevx_share_dev *dev, uint32_t start, struct mdevx_share_record *rec)
+mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
+			struct mdevx_share_record *rec)
 {
 	struct mdevx_share_rec_info info;
 	int64_t i;
@@ -356,7 +357,7 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
  * 0, EAGAIN (it changed: try again), or the error.
  */
 static int
-import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
+import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind kind,
 	    mdevx_share_imp_t *imp)
 {
 	struct mdevx_share_rec_view v;
@@ -372,7 +373,7 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 		return ESTALE;
 	if (v.cookie != dev->cookie)
 		return EXDEV;
-	if (kind != MDEVX_SHARE_ANY && v.kind != kind)
+	if (kind != MDEVX_OBJ_ANY && v.kind != kind)
 		return EPROTOTYPE;
 	if (v.export_len != dev->export_size)
 		return EBADMSG;
@@ -380,8 +381,9 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 	if (s == NULL)
 		return errno;
 	/* The record's checksum, just verified, covers the export buffer. */
+	/* Asked as a TIR unless a counter: the buffer's own kind must match. */
 	ret = -mdevx_obj_import_ref_verified(dev->ctx, v.export_buf, v.export_len,
-					     v.kind == MDEVX_SHARE_COUNTER ?
+					     v.kind == MDEVX_OBJ_FLOW_COUNTER ?
 					     MDEVX_OBJ_FLOW_COUNTER : MDEVX_OBJ_TIR, &s->ref);
 	imported = ret == 0;
 	if (unlikely(test_import_hook != NULL))
@@ -391,7 +393,7 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 	else if (ret == 0 &&
 		 /* the export buffer must describe the object the record names */
 		 (s->ref.id != v.object_id || s->ref.size_or_tirn != v.size_or_tirn ||
-		  (v.kind == MDEVX_SHARE_TIR && s->ref.rx_icm_addr != v.rx_icm_addr)))
+		  (v.kind == MDEVX_OBJ_TIR && s->ref.rx_icm_addr != v.rx_icm_addr)))
 		ret = EBADMSG;
 	if (ret != 0) {
 		if (imported)
@@ -413,12 +415,12 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind
 }
 
 int
-mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_share_kind kind,
+mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind kind,
 		   mdevx_share_imp_t *imp)
 {
 	int ret = check_dev(dev);
 
-	if (ret == 0 && (imp == NULL || kind > MDEVX_SHARE_TIR))
+	if (ret == 0 && (imp == NULL || kind > MDEVX_OBJ_TIR))
 		ret = EINVAL;
 	if (ret != 0)
 		return fail(ret);
@@ -481,7 +483,7 @@ use_end(struct mdevx_share_dev *dev, bool excl)
  * uses the slot, then unlocks with use_end().
  */
 static struct imp_slot *
-use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_kind kind,
+use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_obj_kind kind,
 	  bool excl, int *err)
 {
 	struct imp_slot *s;
@@ -498,7 +500,7 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_k
 		*err = ENOENT;
 	} else if (s->state == IMP_STALE || dev->orphan) {
 		*err = ESTALE;
-	} else if (kind != MDEVX_SHARE_ANY && s->kind != kind) {
+	} else if (kind != MDEVX_OBJ_ANY && s->kind != kind) {
 		*err = EPROTOTYPE;
 	} else {
 		*err = mdevx_share_reg_check(dev->reg, s->rec_idx, s->rec_gen);
@@ -519,7 +521,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	struct imp_slot *s;
 	int err = 0;
 
-	s = use_begin(dev, imp, MDEVX_SHARE_ANY, true, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_ANY, true, &err);
 	if (s == NULL) {
 		errno = err;
 		return NULL;
@@ -559,7 +561,7 @@ mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 	struct imp_slot *s;
 	int err, ret;
 
-	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
 	if (s == NULL)
 		return fail(err);
 	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
@@ -587,7 +589,7 @@ mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uin
 		err = EINVAL;
 	if (err != 0)
 		return fail(err);
-	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
 	if (s == NULL)
 		return fail(err);
 	bulk = s->ref.size_or_tirn;
@@ -610,7 +612,7 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	uint32_t idx;
 	int err, last;
 
-	s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
 	if (s == NULL)
 		return fail(err);
 	idx = s->rec_idx;
@@ -637,7 +639,7 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	}
 	/* Poll the bulk's slot: no lock of another process, bounded. */
 	for (;;) {
-		s = use_begin(dev, imp, MDEVX_SHARE_COUNTER, false, &err);
+		s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
 		if (s == NULL)
 			return fail(err);
 		err = snap_started(dev->snap, idx, gen, &started);
@@ -677,7 +679,7 @@ mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	struct imp_slot *s;
 	int err, ret;
 
-	s = use_begin(dev, imp, MDEVX_SHARE_TIR, false, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_TIR, false, &err);
 	if (s == NULL)
 		return fail(err);
 	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);

@@ -67,7 +67,7 @@ enum mdevx_share_rec_state {
 /** A consistent copy of one record. */
 struct mdevx_share_rec_info {
 	char name[MDEVX_SHARE_NAME_MAX + 1];
-	uint16_t kind;			/**< enum mdevx_share_kind */
+	uint16_t kind;			/**< enum mdevx_obj_kind */
 	uint16_t state;			/**< enum mdevx_share_rec_state */
 	uint64_t generation;		/**< per slot, only grows */
 	uint64_t cookie;		/**< instance cookie of the publisher */

@@ -368,7 +368,7 @@ reap_dead_peers(void)
  * the lock held: NULL and *err when it cannot be used.
  */
 static struct imp_slot *
-rule_slot(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_share_kind kind,
+rule_slot(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_obj_kind kind,
 	  int *err)
 {
 	struct imp_slot *s = slot_of(dev, imp, NULL);
@@ -414,9 +414,9 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 	if (dev->orphan)
 		err = ESTALE;
 	if (err == 0 && attr->dest_imp.id != 0)
-		slot[0] = rule_slot(dev, attr->dest_imp, MDEVX_SHARE_TIR, &err);
+		slot[0] = rule_slot(dev, attr->dest_imp, MDEVX_OBJ_TIR, &err);
 	if (err == 0 && attr->counter_imp.id != 0)
-		slot[1] = rule_slot(dev, attr->counter_imp, MDEVX_SHARE_COUNTER, &err);
+		slot[1] = rule_slot(dev, attr->counter_imp, MDEVX_OBJ_FLOW_COUNTER, &err);
 	if (err != 0) {
 		mdevx_share_unlock_read(&dev->lock);
 		SHARE_LOG(ERR, "%s: rule create: import: %s", dev->devstr, strerror(err));

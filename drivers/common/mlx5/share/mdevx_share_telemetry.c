@@ -52,7 +52,7 @@ list_cb(struct mdevx_share_dev *dev, void *arg)
 
 	if (la->filter != NULL && strcmp(la->filter, mdevx_share_dev_name(dev)) != 0)
 		return;
-	while ((i = mdevx_share_next(dev, (uint32_t)(i + 1), &rec)) >= 0) {
+	while ((i = mdevx_share_record_next(dev, (uint32_t)(i + 1), &rec)) >= 0) {
 		if (rte_tel_data_add_array_string(la->d, rec.name) != 0)
 			break;	/* the telemetry array is full */
 		la->n++;
@@ -91,13 +91,13 @@ info_cb(struct mdevx_share_dev *dev, void *arg)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(dev));
 	rte_tel_data_add_dict_string(d, "name", rec.name);
-	rte_tel_data_add_dict_string(d, "kind", rec.kind == MDEVX_SHARE_COUNTER ?
+	rte_tel_data_add_dict_string(d, "kind", rec.kind == MDEVX_OBJ_FLOW_COUNTER ?
 				     "flow_counter" : "tir");
 	rte_tel_data_add_dict_string(d, "state", rec.withdrawn ? "withdrawn" : "published");
 	rte_tel_data_add_dict_u64(d, "generation", rec.generation);
 	rte_tel_data_add_dict_int(d, "owner_pid", rec.owner_pid);
 	rte_tel_data_add_dict_u64(d, "object_id", rec.object_id);
-	if (rec.kind == MDEVX_SHARE_COUNTER) {
+	if (rec.kind == MDEVX_OBJ_FLOW_COUNTER) {
 		rte_tel_data_add_dict_u64(d, "bulk_size", rec.bulk_size);
 	} else {
 		rte_tel_data_add_dict_u64(d, "tirn", rec.tirn);
@@ -209,7 +209,7 @@ cmd_counter(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (counter_params(params, name, &offset, &n) != 0)
 		return -EINVAL;
 	mdevx_share_foreach_dev(find_cb, &fa);
-	if (fa.dev == NULL || fa.rec.kind != MDEVX_SHARE_COUNTER || fa.rec.withdrawn ||
+	if (fa.dev == NULL || fa.rec.kind != MDEVX_OBJ_FLOW_COUNTER || fa.rec.withdrawn ||
 	    !mdevx_share_dev_is_primary(fa.dev))
 		return -EINVAL;
 	if (offset >= fa.rec.bulk_size || n > fa.rec.bulk_size - offset || n > TEL_COUNTERS_MAX)
@@ -220,7 +220,7 @@ cmd_counter(const char *cmd, const char *params, struct rte_tel_data *d)
 	 * Out of the device list's lock: a call on a device closed meanwhile
 	 * gives ENOENT (the library checks every handle).
 	 */
-	ret = mdevx_share_import(fa.dev, name, MDEVX_SHARE_COUNTER, &imp);
+	ret = mdevx_share_import(fa.dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp);
 	if (ret != 0)
 		return ret == -ENOENT || ret == -ESTALE ? -EINVAL : ret;
 	ret = mdevx_share_counter_read(fa.dev, imp, offset, n, st, &snap);
