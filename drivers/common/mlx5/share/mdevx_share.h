@@ -27,8 +27,13 @@
  * crash, and never the primary the control of its objects.
  *
  * @par Errors
- * int functions return 0 or a negative errno (and set errno); pointer
- * functions return NULL and set errno. Common values:
+ * int functions return 0 or a negative errno; pointer functions return
+ * NULL; mdevx_share_rule_create() returns a handle of id 0;
+ * mdevx_share_dev_cookie(), mdevx_share_record_count() and
+ * mdevx_share_dev_imports() return 0 and mdevx_share_record_next() -1 for
+ * a bad argument. Every call that fails sets errno and, as DPDK APIs do,
+ * rte_errno to the same positive errno (the one a negative return
+ * carries); a call that succeeds does not reset them. Common values:
  * - EINVAL: NULL or invalid argument;
  * - ENAMETOOLONG: name longer than MDEVX_SHARE_NAME_MAX;
  * - ENOENT: no record of that name; a handle that is not a live import; or
@@ -170,11 +175,14 @@ MDEVX_API int mdevx_share_dev_close(struct mdevx_share_dev *dev);
 
 /** The device context of this process (owned by @p dev). */
 MDEVX_API struct mdevx_ctx *mdevx_share_dev_ctx(const struct mdevx_share_dev *dev);
-/** The instance cookie (non-zero), or 0 with errno EINVAL. */
+/** The instance cookie (non-zero), or 0 with errno EINVAL or ENOENT. */
 MDEVX_API uint64_t mdevx_share_dev_cookie(const struct mdevx_share_dev *dev);
-/** Records in the registry (published + withdrawn not yet released). */
+/**
+ * Records in the registry (published + withdrawn not yet released); 0 with
+ * errno EINVAL or ENOENT for a bad device.
+ */
 MDEVX_API uint32_t mdevx_share_record_count(const struct mdevx_share_dev *dev);
-/** Live imports of this process on @p dev. */
+/** Live imports of this process on @p dev; 0 with errno as above. */
 MDEVX_API uint32_t mdevx_share_dev_imports(const struct mdevx_share_dev *dev);
 
 /**
@@ -262,7 +270,11 @@ MDEVX_API int mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share
 MDEVX_API int mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 				    struct mdevx_tir_attr *attr);
 
-/** Iterate records: first used slot >= @p start; returns it or -1. */
+/**
+ * Iterate records: the first used slot >= @p start (its record in @p rec),
+ * or -1 when there is none (errno untouched), or -1 with errno EINVAL or
+ * ENOENT (bad argument).
+ */
 MDEVX_API int64_t mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
 					  struct mdevx_share_record *rec);
 

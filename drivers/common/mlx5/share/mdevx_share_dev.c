@@ -363,7 +363,7 @@ err_unlock:
 	if (dev != NULL)
 		dev_free(dev);
 err_out:
-	errno = err;
+	set_errno(err);
 	return NULL;
 }
 
@@ -549,7 +549,7 @@ err_free:
 err_unlock:
 	pthread_mutex_unlock(&share_open_lock);
 err_out:
-	errno = err;
+	set_errno(err);
 	return NULL;
 }
 
@@ -576,8 +576,7 @@ close_abort(struct mdevx_share_dev *dev, int ret)
 	pthread_mutex_unlock(&share_open_lock);
 	SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
 		  dev->devstr, strerror(-ret));
-	errno = -ret;
-	return ret;
+	return fail(-ret);
 }
 
 /* Wrappers of ours on the device's context: published objects, import_obj() ones. */
@@ -875,7 +874,7 @@ mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 	int err = check_dev(dev);
 
 	if (err != 0) {
-		errno = err;
+		set_errno(err);
 		return NULL;
 	}
 	return dev->ctx;
@@ -887,7 +886,7 @@ mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 	int err = check_dev(dev);
 
 	if (err != 0) {
-		errno = err;
+		set_errno(err);
 		return 0;
 	}
 	return dev->cookie;
@@ -915,7 +914,7 @@ mdevx_share_record_count(const struct mdevx_share_dev *dev)
 	int err = check_dev(dev);
 
 	if (err != 0)
-		errno = err;
+		set_errno(err);
 	else
 		dev_counts(dev, &records, &imports);
 	return records;
@@ -928,7 +927,7 @@ mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 	int err = check_dev(dev);
 
 	if (err != 0)
-		errno = err;
+		set_errno(err);
 	else
 		dev_counts(dev, &records, &imports);
 	return imports;

@@ -779,23 +779,17 @@ mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max)
 	char devstr[DEVSTR_MAX];
 	int err;
 
-	if (devs == NULL && max != 0) {
-		errno = EINVAL;
-		return -EINVAL;
-	}
-	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
-		errno = EPERM;
-		return -EPERM;
-	}
+	if (devs == NULL && max != 0)
+		return fail(EINVAL);
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY)
+		return fail(EPERM);
 	/* at most the devices a process holds; the list may change meanwhile */
 	for (i = 0; i < MAX_DEVS; i++) {
 		err = primary_dev_at(i, devstr, &total);
 		if (err == ENOENT)
 			break;
-		if (err != 0) {
-			errno = err;
-			return -err;
-		}
+		if (err != 0)
+			return fail(err);
 		if (i < max)
 			memcpy(devs[i], devstr, DEVSTR_MAX);
 		if (i + 1 >= total)

@@ -26,6 +26,7 @@
 #include <sys/un.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_memzone.h>
 
@@ -210,10 +211,22 @@ TAILQ_HEAD(mdevx_share_devs_head, mdevx_share_dev);
 extern struct mdevx_share_devs_head share_devs;
 extern pthread_mutex_t share_devs_lock;
 
+/*
+ * A public call that fails sets errno and, as DPDK APIs do, rte_errno to
+ * the same positive errno @p err.
+ */
+static inline void
+set_errno(int err)
+{
+	errno = err;
+	rte_errno = err;
+}
+
+/* set_errno(@p err), for a call that returns the negative errno. */
 static inline int
 fail(int err)
 {
-	errno = err;
+	set_errno(err);
 	return -err;
 }
 

@@ -151,7 +151,7 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	if (!dev->primary)
 		return fail(EPERM);
 	if (mdevx_obj_info(obj, &oi) != 0)
-		return -errno;
+		return fail(errno);
 	if (oi.imported)
 		return fail(EPERM);
 	/* A handle of another uverbs file names nothing, or another object, here. */
@@ -175,7 +175,7 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	info.export_len = (uint32_t)dev->export_size;
 	ret = mdevx_obj_export(obj, info.export_buf, sizeof(info.export_buf));
 	if (ret != 0)
-		return ret;
+		return fail(-ret);
 	pthread_mutex_lock(&dev->wlock);
 	/* Owned already (under another name): a second owner would destroy it twice. */
 	ret = owned_has(dev, obj) ? EEXIST : mdevx_share_reg_publish(dev->reg, &info, &idx, &gen);
@@ -245,7 +245,7 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 		  name, n_acked, nb_sent);
 	if (acked != NULL)
 		*acked = n_acked;
-	return ret;
+	return ret == 0 ? 0 : fail(-ret);
 }
 
 /*
@@ -292,7 +292,7 @@ mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
 	int64_t i;
 
 	if (rec == NULL || check_dev(dev) != 0) {
-		errno = rec == NULL ? EINVAL : check_dev(dev);
+		set_errno(rec == NULL ? EINVAL : check_dev(dev));
 		return -1;
 	}
 	mdevx_share_lock_read(&dev->lock);
@@ -523,7 +523,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 
 	s = use_begin(dev, imp, MDEVX_OBJ_ANY, true, &err);
 	if (s == NULL) {
-		errno = err;
+		set_errno(err);
 		return NULL;
 	}
 	if (unlikely(test_import_obj_hook != NULL))
@@ -550,7 +550,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	obj = s->obj;
 	use_end(dev, true);
 	if (obj == NULL)
-		errno = err;
+		set_errno(err);
 	return obj;
 }
 
@@ -566,7 +566,7 @@ mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 		return fail(err);
 	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
 	use_end(dev, false);
-	return ret;
+	return ret == 0 ? 0 : fail(-ret);
 }
 
 /*
@@ -684,5 +684,5 @@ mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 		return fail(err);
 	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);
 	use_end(dev, false);
-	return ret;
+	return ret == 0 ? 0 : fail(-ret);
 }

@@ -406,7 +406,7 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 		err = EINVAL;
 	if (err != 0) {
 		SHARE_LOG(ERR, "rule create: %s", strerror(err));
-		errno = err;
+		set_errno(err);
 		return h;
 	}
 	/* Shared lock: a withdrawal (exclusive) waits for the rule, then removes it. */
@@ -420,7 +420,7 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 	if (err != 0) {
 		mdevx_share_unlock_read(&dev->lock);
 		SHARE_LOG(ERR, "%s: rule create: import: %s", dev->devstr, strerror(err));
-		errno = err;
+		set_errno(err);
 		return h;
 	}
 	memset(&ra, 0, sizeof(ra));
@@ -461,7 +461,7 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 	mdevx_share_unlock_read(&dev->lock);
 	if (h.id == 0) {
 		SHARE_LOG(ERR, "%s: rule create: %s", dev->devstr, strerror(err));
-		errno = err;
+		set_errno(err);
 	}
 	return h;
 }
