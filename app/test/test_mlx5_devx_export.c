@@ -323,7 +323,7 @@ revoke_query_thread(void *p)
 }
 
 /*
- * An import revoked by the layer that made it (libmdevx_share, when the
+ * An import revoked by the library that made it (libmdevx_share, when the
  * owner withdraws): the revocation waits for a query in flight in another
  * thread; from then on every call with the wrapper gives ESTALE, and none
  * reaches the device; the unimport still frees it, and the original is
@@ -988,7 +988,7 @@ test_errno_cases(void)
 	TEST_ASSERT_EQUAL(ce.syndrome, 0xbeefu, "syndrome %#x", ce.syndrome);
 	/*
 	 * A device import whose capability query fails: the caller still owns
-	 * its fd, as documented (the share layer closes it then).
+	 * its fd, as documented (libmdevx_share closes it then).
 	 */
 	fd = dup(mdevx_cmd_fd(ctx1));
 	TEST_ASSERT(fd >= 0, "dup: %s", strerror(errno));

@@ -926,13 +926,13 @@ test_bad_rte_errno(void)
 	next = mdevx_share_record_next(pdev, 0, NULL);
 	TEST_ASSERT(next == -1 && errno == EINVAL, "record_next: %" PRId64 " errno %d", next,
 		    errno);
-	TEST_ASSERT_RTE_ERRNO("record_next() without a record", EINVAL);
+	TEST_ASSERT_RTE_ERRNO("mdevx_share_record_next() without a record", EINVAL);
 	rte_errno = 0;
 	errno = 0;
 	next = mdevx_share_record_next(NULL, 0, &rec);
 	TEST_ASSERT(next == -1 && errno == EINVAL, "record_next: %" PRId64 " errno %d", next,
 		    errno);
-	TEST_ASSERT_RTE_ERRNO("record_next() without a device", EINVAL);
+	TEST_ASSERT_RTE_ERRNO("mdevx_share_record_next() without a device", EINVAL);
 	rte_errno = 0;
 	errno = 0;
 	next = mdevx_share_record_next(pdev, UINT32_MAX, &rec);
@@ -947,7 +947,7 @@ test_bad_rte_errno(void)
 	r = mdevx_share_rule_create(pdev, NULL, &rattr);
 	TEST_ASSERT(r.id == 0 && errno == EINVAL, "rule without a matcher: %" PRIu64
 		    " errno %d", r.id, errno);
-	TEST_ASSERT_RTE_ERRNO("rule_create() without a matcher", EINVAL);
+	TEST_ASSERT_RTE_ERRNO("mdevx_share_rule_create() without a matcher", EINVAL);
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_destroy(pdev, rule), ENOENT);
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_destroy(NULL, rule), EINVAL);
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_state(pdev, rule), ENOENT);
@@ -1704,7 +1704,7 @@ test_bad_forged_record(void)
 	}
 	ret = forged_checks(reg);
 	/*
-	 * The forged records own no object: the share layer would withdraw
+	 * The forged records own no object: libmdevx_share would withdraw
 	 * them with a destroy of nothing. Remove them behind its back, as
 	 * they came.
 	 */

@@ -201,7 +201,10 @@ time_lookup(struct mdevx_share_dev *dev, uint32_t reps)
 	return (double)(test_now_ns() - t0) / reps;
 }
 
-/* The layer-4 import that import by name makes (the record vouches for the buffer). */
+/*
+ * The import of libmdevx that import by name makes
+ * (mdevx_obj_import_ref_verified(): the record vouches for the buffer).
+ */
 static double
 time_ref_import(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t reps)
 {
@@ -333,7 +336,7 @@ role_perf_importer(int argc, char **argv)
 		raw_ns = median(v[0], ROUNDS);
 		name_ns = median(v[1], ROUNDS);
 		perf_info("  of which: registry lookup", median(v[2], ROUNDS), "ns");
-		perf_info("  of which: layer-4 import+unimport (verified)", median(v[3], ROUNDS),
+		perf_info("  of which: libmdevx import+unimport (verified)", median(v[3], ROUNDS),
 			  "ns");
 		perf_info("  of which: 2 exclusive sections of a lock", median(v[4], ROUNDS),
 			  "ns");

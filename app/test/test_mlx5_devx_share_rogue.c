@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mlx5_devx_share_rogue_autotest: libmdevx_share against processes of its
- * own DPDK instance that do not play by the rules (issue 15, section 6).
+ * own DPDK instance that do not play by the rules.
  *
  * test_rogue_registry_writer (twice: the rogue acknowledges the close, or
  * stops acknowledging and keeps writing through it)

@@ -579,7 +579,10 @@ close_abort(struct mdevx_share_dev *dev, int ret)
 	return fail(-ret);
 }
 
-/* Wrappers of ours on the device's context: published objects, import_obj() ones. */
+/*
+ * Wrappers of ours on the device's context: published objects and those
+ * mdevx_share_import_obj() made.
+ */
 static uint32_t
 own_wrappers(const struct mdevx_share_dev *dev)
 {

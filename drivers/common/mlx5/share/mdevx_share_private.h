@@ -104,8 +104,9 @@ enum imp_state {
 
 /*
  * One import: 64 bytes in chunks, the whole of our memory per import. The
- * object itself is a compact layer-4 reference; the full wrapper is made
- * only when the application asks for it (mdevx_share_import_obj()).
+ * object itself is libmdevx's compact reference (struct mdevx_obj_ref);
+ * the full wrapper is made only when the application asks for it
+ * (mdevx_share_import_obj()).
  */
 struct imp_slot {
 	struct mdevx_obj_ref ref;	/* the import (ref.bobj NULL once released) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Export registry in shared memory (layer 5, storage part).
+ * Export registry in shared memory: the storage of libmdevx_share's records.
  *
  * A fixed-size region (a memzone in hugepage memory in DPDK; any shared
  * mapping in the unit tests) holds export records: name, kind, the opaque
