@@ -6,8 +6,9 @@
 #      --prefix, check that no test is registered and that every program
 #      built is an installed one, build and install;
 #   2. the prefix holds the public headers only (include/mdevx), the
-#      programs (no dpdk-test) and the libraries, and every function the
-#      headers declare is exported by an installed library;
+#      programs (no dpdk-test) and the libraries; the functions the headers
+#      declare are exactly those the libraries export, and libmdevx_share
+#      has no test hook;
 #   3. the installed programs and libraries find our libraries in the
 #      prefix without LD_LIBRARY_PATH (ldd, and --help of each program);
 #   4. test/install/share_client.c, built with nothing but
@@ -26,7 +27,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 keep=0
 [ "${1:-}" = "--keep" ] && keep=1
 if [ "${1:-}" = "--help" ]; then
-	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 fi
 cc=${CC:-cc}
@@ -125,7 +126,13 @@ for l in "$libdir"/lib*.so; do
 done | sort -u > "$tmp/exported"
 missing=$(comm -23 "$tmp/declared" "$tmp/exported" | tr '\n' ' ')
 [ -z "$missing" ] || fail "declared by the installed headers, exported by no library: $missing"
-ok "$(wc -l < "$tmp/declared") functions declared by the headers, each exported"
+undeclared=$(comm -13 "$tmp/declared" "$tmp/exported" | tr '\n' ' ')
+[ -z "$undeclared" ] || fail "exported, declared by no installed header: $undeclared"
+ok "$(wc -l < "$tmp/declared") functions declared by the headers, exactly the exported ones"
+# The installed libmdevx_share has no test hook at all, exported or not.
+hooks=$(nm "$libdir/libmdevx_share.so" 2>/dev/null | awk '$3 ~ /test_/ { print $3 }' | tr '\n' ' ')
+[ -z "$hooks" ] || fail "libmdevx_share.so has test hooks: $hooks"
+ok "libmdevx_share.so has no test hook"
 
 # ---- 3. installed binaries find their libraries ----------------------------
 for f in "$prefix"/bin/* "$libdir"/lib*.so; do

@@ -56,8 +56,10 @@ static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) 
  * marks it orphaned when the primary closes meanwhile.
  */
 static struct mdevx_share_dev *attaching;
+#ifdef MDEVX_SHARE_TEST_HOOKS
 static void (*test_attach_hook)(void *arg);
 static void *test_attach_arg;
+#endif
 
 /*
  * Handles the application holds: every device from its open or attach to
@@ -158,12 +160,14 @@ dev_list_locked(const struct mdevx_share_dev *dev)
 	return NULL;
 }
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 void
 mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg)
 {
 	test_attach_arg = arg;
 	test_attach_hook = fn;
 }
+#endif
 
 /* ---------------------------------------------------------------- */
 /* Devices                                                           */
@@ -465,8 +469,7 @@ mdevx_share_dev_attach(const char *devstr)
 		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
 		goto err_free;
 	}
-	if (unlikely(test_attach_hook != NULL))
-		test_attach_hook(test_attach_arg);
+	SHARE_TEST_HOOK(test_attach_hook, test_attach_arg);
 	/*
 	 * The primary may have closed the device since it answered: once our
 	 * handler acknowledged that, the memzone is freed. The registry is
@@ -936,11 +939,13 @@ mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 	return imports;
 }
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 struct mdevx_share_reg *
 mdevx_share_dev_reg(struct mdevx_share_dev *dev)
 {
 	return check_dev(dev) == 0 ? dev->reg : NULL;
 }
+#endif
 
 /* For telemetry: call @p fn on every device of the process. */
 void

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Test hooks of libmdevx_share: exported for app/test, not part of the API
- * (never installed).
+ * Test hooks of libmdevx_share, for app/test; not part of the API (never
+ * installed). They exist only in a build with MDEVX_SHARE_TEST_HOOKS
+ * defined: the static library the tests link (mdevx_share_test_dep). The
+ * installed libmdevx_share.so has none of them, and exports nothing but
+ * the API of mdevx_share.h (mdevx_share_version.map).
  */
 #ifndef MDEVX_SHARE_INTERNAL_H
 #define MDEVX_SHARE_INTERNAL_H
@@ -9,34 +12,36 @@
 #include "mdevx_share.h"
 #include "mdevx_share_reg.h"
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
+
 /** Test hook: the registry of a device (to corrupt records on purpose). */
-MDEVX_API struct mdevx_share_reg *mdevx_share_dev_reg(struct mdevx_share_dev *dev);
+struct mdevx_share_reg *mdevx_share_dev_reg(struct mdevx_share_dev *dev);
 /** Test hook: a secondary stops acknowledging withdrawals (non-zero). */
-MDEVX_API void mdevx_share_test_drop_acks(int drop);
+void mdevx_share_test_drop_acks(int drop);
 /**
  * Test hook: a secondary's handler waits @p ms before it answers a
  * withdrawal (after unimporting), as one kept from the lock would.
  */
-MDEVX_API void mdevx_share_test_ack_delay(unsigned int ms);
+void mdevx_share_test_ack_delay(unsigned int ms);
 /**
  * Test hook: call @p fn(@p arg) inside every import attempt, after the
  * object was imported from the record's bytes and before the record is
  * checked unchanged (the device's lock is held: @p fn must not call the
  * share API). NULL removes it.
  */
-MDEVX_API void mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg);
+void mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg);
 /**
  * Test hook: call @p fn(@p arg) inside every attach, after the primary
  * answered and before the registry is read (no lock of ours is held).
  * NULL removes it.
  */
-MDEVX_API void mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg);
+void mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg);
 /**
  * Test hook: set the generation of the import slot @p imp names to @p gen
  * (as after that many reuses): the import's new handle, or id 0 if @p imp
  * names no import.
  */
-MDEVX_API mdevx_share_imp_t mdevx_share_test_slot_gen(struct mdevx_share_dev *dev,
+mdevx_share_imp_t mdevx_share_test_slot_gen(struct mdevx_share_dev *dev,
 						      mdevx_share_imp_t imp, uint32_t gen);
 
 /**
@@ -45,14 +50,14 @@ MDEVX_API mdevx_share_imp_t mdevx_share_test_slot_gen(struct mdevx_share_dev *de
  * (the device's lock is held: @p fn must not call the share API). NULL
  * removes it.
  */
-MDEVX_API void mdevx_share_test_import_obj_hook(void (*fn)(void *arg), void *arg);
+void mdevx_share_test_import_obj_hook(void (*fn)(void *arg), void *arg);
 /**
  * Test hook: the rte_mp message the primary sends to withdraw every
  * record of @p dev (@p rec_idx UINT32_MAX) or one record, as a rogue
  * process would forge it: 0, or -EINVAL.
  */
 struct rte_mp_msg;
-MDEVX_API int mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
+int mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
 					    uint64_t generation, struct rte_mp_msg *msg);
 
 /*
@@ -60,7 +65,9 @@ MDEVX_API int mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, u
  * would, announcing (@p add 1) or removing (0) rule @p handle of @p dev,
  * with no record. For tests of forged or misdirected messages.
  */
-MDEVX_API void mdevx_share_test_rule_msg(const struct mdevx_share_dev *dev, int add,
+void mdevx_share_test_rule_msg(const struct mdevx_share_dev *dev, int add,
 					 uint32_t handle);
+
+#endif /* MDEVX_SHARE_TEST_HOOKS */
 
 #endif /* MDEVX_SHARE_INTERNAL_H */

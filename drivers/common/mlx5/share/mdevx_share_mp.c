@@ -37,8 +37,10 @@
 #define REAP_PERIOD_MS 100		/* primary: look for dead secondaries with rules */
 
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
+#ifdef MDEVX_SHARE_TEST_HOOKS
 static int test_drop_acks;			/* atomic */
 static unsigned int test_ack_delay_ms;		/* atomic */
+#endif
 
 /* rte_mp_msg.param is only 4-byte aligned: parameters travel by copy. */
 void
@@ -304,10 +306,11 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 {
 	struct mdevx_share_dev *dev;
 	struct mp_param ack;
-	unsigned int delay_ms;
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 	if (__atomic_load_n(&test_drop_acks, __ATOMIC_RELAXED))
 		return 0;	/* test hook: a secondary whose handler never runs */
+#endif
 	if (!peer_is_primary(peer)) {
 		SHARE_LOG(WARNING, "withdrawal from %s, not the primary: ignored", peer);
 		return 0;
@@ -328,9 +331,12 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 		mdevx_share_unlock_write(&dev->lock);
 	}
 	pthread_mutex_unlock(&share_devs_lock);
-	delay_ms = __atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED);
+#ifdef MDEVX_SHARE_TEST_HOOKS
+	unsigned int delay_ms = __atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED);
+
 	if (unlikely(delay_ms != 0))
 		usleep(delay_ms * 1000);	/* test hook: a slow handler */
+#endif
 	/* Also when the device is not (or no longer) ours: the primary may count us. */
 	ack.op = MP_OP_ACK;
 	ack.status = (int32_t)req->op;
@@ -480,6 +486,7 @@ RTE_INIT(mdevx_share_mp_init)
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 void
 mdevx_share_test_drop_acks(int drop)
 {
@@ -510,6 +517,7 @@ mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_id
 	mp_msg_pack(msg, MP_ACTION, &p);
 	return 0;
 }
+#endif /* MDEVX_SHARE_TEST_HOOKS */
 
 /*
  * Withdrawal notifications are one-way (rte_mp_sendmsg(), to every

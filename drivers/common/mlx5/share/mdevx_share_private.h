@@ -39,6 +39,20 @@ extern int mdevx_share_logtype;
 #define SHARE_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, mdevx_share_logtype, "mdevx_share: " fmt "\n", ##__VA_ARGS__)
 
+/*
+ * Test hooks (mdevx_share_internal.h) exist only in the build the tests
+ * link, with MDEVX_SHARE_TEST_HOOKS defined: the installed library has
+ * neither the hooks nor their checks.
+ */
+#ifdef MDEVX_SHARE_TEST_HOOKS
+#define SHARE_TEST_HOOK(fn, arg) do { \
+	if (unlikely((fn) != NULL)) \
+		(fn)(arg); \
+} while (0)
+#else
+#define SHARE_TEST_HOOK(fn, arg) do { } while (0)
+#endif
+
 #define MP_ACTION "mdevx_share_mp"	/* ours: DPDK's mlx5 uses common_mlx5_mp */
 #define MAX_PEERS 64			/* secondaries attached to one device */
 #define MAX_DEVS 64			/* devices open or attached in one process */

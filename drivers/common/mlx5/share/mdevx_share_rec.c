@@ -21,6 +21,7 @@
 #define IMPORT_RETRIES 8		/* record rewritten while imported: try again */
 #define REFRESH_POLL_US 200		/* mdevx_share_counter_refresh() looks this often */
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 static void (*test_import_hook)(void *arg);
 static void *test_import_arg;
 static void (*test_import_obj_hook)(void *arg);
@@ -39,6 +40,7 @@ mdevx_share_test_import_obj_hook(void (*fn)(void *arg), void *arg)
 	test_import_obj_arg = arg;
 	test_import_obj_hook = fn;
 }
+#endif
 
 /* ---------------------------------------------------------------- */
 /* Published objects by pointer (primary, wlock held)                */
@@ -386,8 +388,7 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind k
 					     v.kind == MDEVX_OBJ_FLOW_COUNTER ?
 					     MDEVX_OBJ_FLOW_COUNTER : MDEVX_OBJ_TIR, &s->ref);
 	imported = ret == 0;
-	if (unlikely(test_import_hook != NULL))
-		test_import_hook(test_import_arg);
+	SHARE_TEST_HOOK(test_import_hook, test_import_arg);
 	if (!mdevx_share_reg_view_current(dev->reg, &v))
 		ret = EAGAIN;		/* read while rewritten: no verdict, try again */
 	else if (ret == 0 &&
@@ -526,8 +527,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		set_errno(err);
 		return NULL;
 	}
-	if (unlikely(test_import_obj_hook != NULL))
-		test_import_obj_hook(test_import_obj_arg);
+	SHARE_TEST_HOOK(test_import_obj_hook, test_import_obj_arg);
 	/* First call: the full wrapper, from the record's export buffer. */
 	if (s->obj == NULL) {
 		err = mdevx_share_reg_read(dev->reg, s->rec_idx, &info);

@@ -103,8 +103,10 @@ struct mdevx_share_reg {
 	bool closed;
 };
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 static void (*test_read_hook)(uint32_t idx, void *arg);
 static void *test_read_arg;
+#endif
 
 static inline void
 cpu_relax(void)
@@ -349,6 +351,7 @@ mdevx_share_reg_cookie(const struct mdevx_share_reg *reg)
 	return reg->cookie;
 }
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 void
 mdevx_share_reg_test_read_hook(void (*fn)(uint32_t idx, void *arg), void *arg)
 {
@@ -365,6 +368,14 @@ read_hook(uint32_t idx)
 	if (__builtin_expect(fn != NULL, 0))
 		fn(idx, test_read_arg);
 }
+#else
+/* Without the test hooks (the installed library): nothing to call. */
+static inline void
+read_hook(uint32_t idx)
+{
+	(void)idx;
+}
+#endif
 
 /*
  * Writer: open and close the write window of a record. The sequence comes

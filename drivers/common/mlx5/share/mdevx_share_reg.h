@@ -38,6 +38,11 @@
  * scribbled region costs readers an errno (ENOENT, EBADMSG, EAGAIN,
  * ENODEV), never the writer its records, and nobody a write out of the
  * region or an endless walk.
+ *
+ * Internal: libmdevx_share.so does not export these functions (its
+ * version map names the API of mdevx_share.h only) and this header is not
+ * installed. Tests compile mdevx_share_reg.c themselves or link the
+ * library's static test build (mdevx_share_test_dep).
  */
 #ifndef MDEVX_SHARE_REG_H
 #define MDEVX_SHARE_REG_H
@@ -101,12 +106,7 @@ struct mdevx_share_rec_view {
 
 struct mdevx_share_reg;
 
-#ifndef MDEVX_SHARE_REG_API
-#define MDEVX_SHARE_REG_API __attribute__((visibility("default")))
-#endif
-
 /** Bytes a registry of @p capacity records needs (0 if capacity is invalid). */
-MDEVX_SHARE_REG_API
 size_t mdevx_share_reg_size(uint32_t capacity);
 
 /**
@@ -114,7 +114,6 @@ size_t mdevx_share_reg_size(uint32_t capacity);
  * aligned) as an empty registry. Returns the writer's handle, or NULL with
  * errno EINVAL or ENOMEM (its private state: about 72 bytes per record).
  */
-MDEVX_SHARE_REG_API
 struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
 					     uint64_t cookie);
 
@@ -123,27 +122,20 @@ struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t cap
  * and structure are checked and copied. NULL with errno EPROTO (no
  * registry, or one that does not fit @p len) or ENOMEM.
  */
-MDEVX_SHARE_REG_API
 struct mdevx_share_reg *mdevx_share_reg_attach(void *mem, size_t len);
 
 /** Does @p mem hold a registry that fits @p len (as attach checks)? 0 or EPROTO. */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_probe(const void *mem, size_t len);
 
 /** Free a handle from init or attach; the region is left as it is. NULL is ignored. */
-MDEVX_SHARE_REG_API
 void mdevx_share_reg_free(struct mdevx_share_reg *reg);
 
 /** The region a handle is on. */
-MDEVX_SHARE_REG_API
 void *mdevx_share_reg_base(const struct mdevx_share_reg *reg);
 
-MDEVX_SHARE_REG_API
 uint32_t mdevx_share_reg_capacity(const struct mdevx_share_reg *reg);
 /** Used slots: the writer's own count, or (readers) the region's, at most the capacity. */
-MDEVX_SHARE_REG_API
 uint32_t mdevx_share_reg_count(const struct mdevx_share_reg *reg);
-MDEVX_SHARE_REG_API
 uint64_t mdevx_share_reg_cookie(const struct mdevx_share_reg *reg);
 
 /*
@@ -158,7 +150,6 @@ uint64_t mdevx_share_reg_cookie(const struct mdevx_share_reg *reg);
  * @return 0, EEXIST (name present, published or withdrawn), ENOSPC (full),
  *         ENAMETOOLONG, EINVAL, EPERM.
  */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_rec_info *info,
 			    uint32_t *idx, uint64_t *generation);
 /**
@@ -166,21 +157,18 @@ int mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_shar
  * generation. @return 0, ESTALE (other generation or not published), EINVAL,
  * EPERM.
  */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation,
 			     uint64_t *new_generation);
 /**
  * Unlink a withdrawn record and free its slot. 0, EINVAL (not withdrawn),
  * EBUSY (still published), EPERM.
  */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx);
 /**
  * The writer's record of @p name, from its private state: slot and
  * generation. 0, ENOENT, EINVAL, ENAMETOOLONG, EPERM. @p state (optional)
  * receives its enum mdevx_share_rec_state.
  */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_owner_find(const struct mdevx_share_reg *reg, const char *name,
 			       uint32_t *idx, uint64_t *generation, uint16_t *state);
 /**
@@ -188,7 +176,6 @@ int mdevx_share_reg_owner_find(const struct mdevx_share_reg *reg, const char *na
  * mdevx_share_rec_state (FREE for an index out of range or a reader's
  * handle), and its generation in @p generation (optional).
  */
-MDEVX_SHARE_REG_API
 uint16_t mdevx_share_reg_owner_slot(const struct mdevx_share_reg *reg, uint32_t idx,
 				    uint64_t *generation);
 
@@ -202,25 +189,21 @@ uint16_t mdevx_share_reg_owner_slot(const struct mdevx_share_reg *reg, uint32_t 
  *         closed: mdevx_share_reg_close()).
  * @p probes (optional) receives the number of records visited.
  */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
 			   struct mdevx_share_rec_info *out, uint32_t *idx, uint32_t *probes);
 /**
  * mdevx_share_reg_lookup() without the copy, for the import fast path:
  * @p view describes the verified record in place. Same errors.
  */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_find(const struct mdevx_share_reg *reg, const char *name,
 			 struct mdevx_share_rec_view *view);
 /**
  * Is the record of @p view unchanged since it was verified (so that what
  * was read from its buffer meanwhile is the verified content)?
  */
-MDEVX_SHARE_REG_API
 bool mdevx_share_reg_view_current(const struct mdevx_share_reg *reg,
 				  const struct mdevx_share_rec_view *view);
 /** Consistent, verified copy of slot @p idx. Same errors as lookup. */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
 			 struct mdevx_share_rec_info *out);
 /**
@@ -228,14 +211,12 @@ int mdevx_share_reg_read(const struct mdevx_share_reg *reg, uint32_t idx,
  * PUBLISHED with @p generation, ESTALE otherwise, EAGAIN if it could not be
  * read consistently, ENODEV if the registry is closed.
  */
-MDEVX_SHARE_REG_API
 int mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t generation);
 
 /**
  * Iterate: the first used slot at or after @p start (PUBLISHED or
  * WITHDRAWN), copied into @p out. Returns the slot index, or -1 at the end.
  */
-MDEVX_SHARE_REG_API
 int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 			     struct mdevx_share_rec_info *out);
 
@@ -244,21 +225,19 @@ int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
  * may still be on it). From now on every read gives ENODEV (iteration
  * ends); the region must stay mapped.
  */
-MDEVX_SHARE_REG_API
 void mdevx_share_reg_close(struct mdevx_share_reg *reg);
-MDEVX_SHARE_REG_API
 bool mdevx_share_reg_is_closed(const struct mdevx_share_reg *reg);
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 /**
  * Test hook, called by lookups and reads between their copy of a record
  * (slot @p idx) and their second read of its sequence counter; NULL to
- * remove.
+ * remove. Only in a build with MDEVX_SHARE_TEST_HOOKS defined.
  */
-MDEVX_SHARE_REG_API
 void mdevx_share_reg_test_read_hook(void (*fn)(uint32_t idx, void *arg), void *arg);
+#endif
 
 /** Test hook: a pointer to the raw bytes of slot @p idx and their size. */
-MDEVX_SHARE_REG_API
 void *mdevx_share_reg_raw_record(struct mdevx_share_reg *reg, uint32_t idx, size_t *len);
 
 #endif /* MDEVX_SHARE_REG_H */

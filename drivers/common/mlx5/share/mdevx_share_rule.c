@@ -220,6 +220,7 @@ prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 	return n;
 }
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 void
 mdevx_share_test_rule_msg(const struct mdevx_share_dev *dev, int add, uint32_t handle)
 {
@@ -231,6 +232,7 @@ mdevx_share_test_rule_msg(const struct mdevx_share_dev *dev, int add, uint32_t h
 	r.rec[1] = UINT32_MAX;
 	rule_msg(dev, add ? MP_OP_RULE_ADD : MP_OP_RULE_DEL, &r, RULE_MSG_TRIES);
 }
+#endif
 
 /* Primary, rules_lock held: is @p handle one of our own live rules? */
 static bool

@@ -87,6 +87,7 @@ slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
 	dev->free_head = idx + 1;
 }
 
+#ifdef MDEVX_SHARE_TEST_HOOKS
 mdevx_share_imp_t
 mdevx_share_test_slot_gen(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uint32_t gen)
 {
@@ -105,6 +106,7 @@ mdevx_share_test_slot_gen(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 	mdevx_share_unlock_write(&dev->lock);
 	return h;
 }
+#endif
 
 /*
  * Unimport every import of record @p rec_idx of generation @p gen (all if
