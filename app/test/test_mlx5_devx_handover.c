@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -222,13 +223,62 @@ test_devargs_closed_by_caller(void)
 	return TEST_SUCCESS;
 }
 
+/* Descriptors opened by fill_fds() and the limit it lowered. */
+static int fill[1024];
+static int nb_fill;
+static struct rlimit fill_saved;
+
+/*
+ * Lower the soft descriptor limit to just above the highest open descriptor
+ * and open /dev/null until the process has none left below it: 0 or -1.
+ */
+static int
+fill_fds(void)
+{
+	struct rlimit rl;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long top = 0;
+	int fd;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (atol(e->d_name) > top)
+			top = atol(e->d_name);
+	closedir(d);
+	if (getrlimit(RLIMIT_NOFILE, &fill_saved) != 0)
+		return -1;
+	rl = fill_saved;
+	rl.rlim_cur = (rlim_t)top + 1;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	nb_fill = 0;
+	while ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (nb_fill == (int)RTE_DIM(fill)) {
+			close(fd);
+			return -1;
+		}
+		fill[nb_fill++] = fd;
+	}
+	return errno == EMFILE ? 0 : -1;
+}
+
+static int
+unfill_fds(void)
+{
+	while (nb_fill > 0)
+		close(fill[--nb_fill]);
+	return setrlimit(RLIMIT_NOFILE, &fill_saved);
+}
+
 static int
 test_devargs_errors(void)
 {
 	struct mdevx_devargs da;
 	struct mdevx_ctx *other, *closed;
 	struct mdevx_obj *opd, *gone;
-	int nfd = open_fds();
+	int nfd = open_fds(), rc, err;
 
 	TEST_ASSERT_RC_ERRNO(mdevx_ctx_devargs(ctx, pd, NULL), EINVAL);
 	memset(&da, 0x5a, sizeof(da));
@@ -256,6 +306,15 @@ test_devargs_errors(void)
 	TEST_ASSERT_NOT_NULL(closed, "third context");
 	TEST_ASSERT_SUCCESS(mdevx_close(closed), "close");
 	TEST_ASSERT_RC_ERRNO(mdevx_ctx_devargs(closed, pd, &da), ENOENT);
+	TEST_ASSERT_EQUAL(da.cmd_fd, -1, "fd on failure");
+	TEST_ASSERT_EQUAL(open_fds(), nfd, "descriptors: %d, were %d", open_fds(), nfd);
+	/* No descriptor left for the duplicate: the errno of fcntl(), nothing held. */
+	TEST_ASSERT_EQUAL(fill_fds(), 0, "descriptor limit");
+	rc = mdevx_ctx_devargs(ctx, pd, &da);
+	err = errno;
+	TEST_ASSERT_EQUAL(unfill_fds(), 0, "descriptor limit restored");
+	TEST_ASSERT(rc == -EMFILE && err == EMFILE, "devargs with no descriptor: %d, %s", rc,
+		    strerror(err));
 	TEST_ASSERT_EQUAL(da.cmd_fd, -1, "fd on failure");
 	TEST_ASSERT_EQUAL(open_fds(), nfd, "descriptors: %d, were %d", open_fds(), nfd);
 	/* The failures changed nothing: the next call works. */
@@ -654,6 +713,9 @@ test_server_start_stop_errors(void)
 	longpath[sizeof(longpath) - 1] = '\0';
 	memcpy(longpath, "/tmp/", 5);
 	conf.path = longpath;
+	TEST_ASSERT_NULL_ERRNO(mdevx_attach_server_start(ctx, pd, &conf), ENAMETOOLONG);
+	/* One byte past what sun_path holds with its NUL. */
+	longpath[sizeof(((struct sockaddr_un *)NULL)->sun_path)] = '\0';
 	TEST_ASSERT_NULL_ERRNO(mdevx_attach_server_start(ctx, pd, &conf), ENAMETOOLONG);
 	conf.path = path;
 	TEST_ASSERT_NULL_ERRNO(mdevx_attach_server_start(NULL, pd, &conf), EINVAL);
