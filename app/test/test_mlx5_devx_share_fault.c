@@ -332,11 +332,7 @@ test_fault_primary_killed(void)
 		else
 			printf("secondary %d of the killed primary: '%s'\n", i, buf);
 	}
-	rc = system("true");
-	RTE_SET_USED(rc);
-	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
-	if (system(buf) != 0)
-		printf("cannot remove %s\n", dir);
+	TEST_ASSERT_SUCCESS(test_dir_remove(dir), "exchange directory left");
 	TEST_ASSERT_EQUAL(ok, 2, "secondaries lost their imports with the primary");
 	/* Once they are gone too, the uverbs file and its objects go. */
 	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV2, 10000), "objects left on " DEV2);
@@ -506,9 +502,8 @@ primary_exits(const char *mode)
 	else
 		ret = TEST_SUCCESS;
 out:
-	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
-	if (system(buf) != 0)
-		printf("cannot remove %s\n", dir);
+	if (test_dir_remove(dir) != 0)
+		ret = TEST_FAILED;
 	/* The secondary exits on its own; then nothing is left. */
 	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV2, 10000), "objects left on " DEV2);
 	return ret;
@@ -539,7 +534,7 @@ test_fault_primary_exits(void)
 static int
 test_fault_exit_with_lock_held(void)
 {
-	char dir[] = "/tmp/mdevx-exitlk-XXXXXX", prefix[128], when[32] = "", rm[64];
+	char dir[] = "/tmp/mdevx-exitlk-XXXXXX", prefix[128], when[32] = "";
 	const char *args[1] = { dir };
 	uint64_t t_exit, dt = 0;
 	pid_t primary;
@@ -554,9 +549,7 @@ test_fault_exit_with_lock_held(void)
 	t_exit = strtoull(when, NULL, 10);
 	if (got == 0 && t_exit != 0)
 		dt = test_now_ms() - t_exit;
-	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
-	if (system(rm) != 0)
-		printf("cannot remove %s\n", dir);
+	TEST_ASSERT_SUCCESS(test_dir_remove(dir), "exchange directory left");
 	TEST_ASSERT(primary > 0, "spawn");
 	printf("exit with the import lock held: status %d, %" PRIu64 " ms from exit()\n", st,
 	       dt);
