@@ -569,3 +569,44 @@ mp_daemon_rss_kib(pid_t pid)
 	fclose(f);
 	return kib;
 }
+
+int
+mp_run_cli(const char *const *args, char *out, size_t size)
+{
+	const char *argv[16];
+	unsigned int n = 0;
+	size_t got = 0;
+	int pfd[2], st;
+	pid_t pid;
+
+	argv[n++] = mp_daemon_bin;
+	while (*args != NULL && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	out[0] = '\0';
+	if (pipe(pfd) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		close(pfd[1]);
+		execv(argv[0], (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		ssize_t r = read(pfd[0], out + got, size - 1 - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if (got == size - 1)
+			break;
+	}
+	out[got] = '\0';
+	close(pfd[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return st;
+}

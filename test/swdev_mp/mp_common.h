@@ -56,6 +56,12 @@ int mp_become(uid_t uid, gid_t gid);
 int mp_daemon_stop(pid_t pid);
 /** Run @p argv (argv[0] = path) and wait; stdout/stderr kept. Wait status. */
 int mp_run(const char *const *argv, int timeout_s);
+/**
+ * Run the daemon's program with @p args (NULL-terminated, at most 14), its
+ * standard output in @p out (NUL-terminated, cut at @p size - 1 bytes):
+ * its wait status, or -1.
+ */
+int mp_run_cli(const char *const *args, char *out, size_t size);
 
 /** fork(): the child runs @p fn(arg) and _exit()s with its return value. */
 pid_t mp_fork(int (*fn)(void *), void *arg);

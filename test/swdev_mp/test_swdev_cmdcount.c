@@ -244,47 +244,6 @@ test_client_checks(void)
 	CHECK(swdev_ctl_ping(ctl) == 0, "the control connection still works");
 }
 
-/* Run mlx5-swdev with @p args; its stdout into @p out. The wait status. */
-static int
-run_cli(const char *const *args, char *out, size_t size)
-{
-	const char *argv[16];
-	unsigned int n = 0;
-	size_t got = 0;
-	int pfd[2], st;
-	pid_t pid;
-
-	argv[n++] = mp_daemon_bin;
-	while (*args != NULL && n < 15)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	out[0] = '\0';
-	if (pipe(pfd) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], STDOUT_FILENO);
-		close(pfd[0]);
-		close(pfd[1]);
-		execv(argv[0], (char *const *)(uintptr_t)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		ssize_t r = read(pfd[0], out + got, size - 1 - got);
-
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-		if (got == size - 1)
-			break;
-	}
-	out[got] = '\0';
-	close(pfd[0]);
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return -1;
-	return st;
-}
 
 static void
 test_cli(void)
@@ -297,32 +256,32 @@ test_cli(void)
 	printf("== mlx5-swdev --ctl cmd-count\n");
 	snprintf(want, sizeof(want), "opcode=0x%04x\nname=QUERY_FLOW_COUNTER\ncount=%" PRIu64
 		 "\n", MDEVX_CMD_OP_QUERY_FLOW_COUNTER, q);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV,
 					    "QUERY_FLOW_COUNTER", NULL }, out, sizeof(out));
 	CHECK(mp_exited_ok(st) && strcmp(out, want) == 0, "by name: %s", out);
 	snprintf(want + 200, 16, "%#x", MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, want + 200,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, want + 200,
 					    NULL }, out, sizeof(out));
 	CHECK(mp_exited_ok(st) && strstr(out, "name=QUERY_FLOW_COUNTER\n") != NULL,
 	      "by number: %s", out);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", DEV2, "0x939",
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", DEV2, "0x939",
 					    NULL }, out, sizeof(out));
 	CHECK(mp_exited_ok(st) && strstr(out, "count=0\n") != NULL, "other device: %s", out);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, "0x10000",
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, "0x10000",
 					    NULL }, out, sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2 && out[0] == '\0',
 	      "opcode past 16 bits: usage error %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, "FROB",
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, "FROB",
 					    NULL }, out, sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "unknown name: usage error %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", MP_DEV, NULL }, out,
 		     sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "missing opcode: usage error %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", "nope", "0x939",
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "cmd-count", "nope", "0x939",
 					    NULL }, out, sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && out[0] == '\0',
 	      "unknown device: exit 1 %#x", st);
-	st = run_cli((const char *const[]){ "--help", NULL }, out, sizeof(out));
+	st = mp_run_cli((const char *const[]){ "--help", NULL }, out, sizeof(out));
 	CHECK(mp_exited_ok(st) && strstr(out, "cmd-count DEV OPCODE") != NULL,
 	      "--help names cmd-count");
 }

@@ -877,47 +877,6 @@ test_ctl_bounds(void)
 
 /* ---------------------------------------------------------------- the CLI */
 
-/* Run mlx5-swdev with @p args; its stdout into @p out. The wait status. */
-static int
-run_cli(const char *const *args, char *out, size_t size)
-{
-	const char *argv[16];
-	unsigned int n = 0;
-	size_t got = 0;
-	int pfd[2], st;
-	pid_t pid;
-
-	argv[n++] = mp_daemon_bin;
-	while (*args != NULL && n < 15)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	out[0] = '\0';
-	if (pipe(pfd) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], STDOUT_FILENO);
-		close(pfd[0]);
-		close(pfd[1]);
-		execv(argv[0], (char *const *)(uintptr_t)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		ssize_t r = read(pfd[0], out + got, size - 1 - got);
-
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-		if (got == size - 1)
-			break;
-	}
-	out[got] = '\0';
-	close(pfd[0]);
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return -1;
-	return st;
-}
 
 /* The value of "key=" in @p out, or UINT64_MAX. */
 static uint64_t
@@ -945,11 +904,11 @@ test_cli(void)
 	int st;
 
 	printf("== mlx5-swdev --ctl\n");
-	st = run_cli((const char *const[]){ "--help", NULL }, out, sizeof(out));
+	st = mp_run_cli((const char *const[]){ "--help", NULL }, out, sizeof(out));
 	CHECK(mp_exited_ok(st) && strstr(out, "--ctl SOCKET") != NULL &&
 	      strstr(out, "replay DEV FILE.pcap") != NULL, "--help names the commands");
 	ps = port_stats(g.ctl);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "port-stats", MP_DEV, NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "port-stats", MP_DEV, NULL }, out,
 		     sizeof(out));
 	CHECK(mp_exited_ok(st) && cli_value(out, "rx_packets") == ps.rx_packets &&
 	      cli_value(out, "bad_frames") == ps.bad_frames &&
@@ -959,49 +918,49 @@ test_cli(void)
 	r0 = rq_stats(g.rqn);
 	snprintf(rqn, sizeof(rqn), "%u", g.rqn);
 	/* The rule to the RQ is gone (test_destroy): everything misses now. */
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "replay", MP_DEV, path, NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "replay", MP_DEV, path, NULL }, out,
 		     sizeof(out));
 	CHECK(mp_exited_ok(st) && cli_value(out, "frames") == NGOOD + 1 &&
 	      cli_value(out, "bytes") == good_bytes && cli_value(out, "miss") == NGOOD + 1 &&
 	      cli_value(out, "delivered") == 0 && cli_value(out, "refused") == 0,
 	      "replay: status %#x %s", st, out);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "rq-stats", MP_DEV, rqn, NULL },
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "rq-stats", MP_DEV, rqn, NULL },
 		     out, sizeof(out));
 	CHECK(mp_exited_ok(st) && cli_value(out, "packets") == r0.packets &&
 	      cli_value(out, "state") == MDEVX_RQC_STATE_RDY &&
 	      cli_value(out, "captured") == r0.captured, "rq-stats: %s", out);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "rq-capture", MP_DEV, rqn, "0",
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "rq-capture", MP_DEV, rqn, "0",
 					    NULL }, out, sizeof(out));
 	CHECK(mp_exited_ok(st) && strstr(out, "\ndata=") != NULL &&
 	      cli_value(out, "caplen") > 0, "rq-capture: %s", out);
 	build_udp(f, sizeof(f), DPORT_DROP, 0);
 	for (i = 0; i < sizeof(f); i++)
 		snprintf(hex + 2 * i, 3, "%02x", f[i]);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "send-frame", MP_DEV, hex, NULL },
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "send-frame", MP_DEV, hex, NULL },
 		     out, sizeof(out));
 	CHECK(mp_exited_ok(st) && strstr(out, "verdict=miss\n") != NULL, "send-frame: %s", out);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "counts", MP_DEV, NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "counts", MP_DEV, NULL }, out,
 		     sizeof(out));
 	CHECK(mp_exited_ok(st) && cli_value(out, "total") != UINT64_MAX, "counts: %s", out);
 
 	tmp_path(path, sizeof(path), "garbage.pcap");
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "replay", MP_DEV, path, NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "replay", MP_DEV, path, NULL }, out,
 		     sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && out[0] == '\0',
 	      "replay of garbage exits 1, prints nothing: %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "rq-stats", MP_DEV, "x", NULL },
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "rq-stats", MP_DEV, "x", NULL },
 		     out, sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "bad RQN: usage error %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "frobnicate", NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "frobnicate", NULL }, out,
 		     sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "unknown command: usage error %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "port-stats", NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "port-stats", NULL }, out,
 		     sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2, "missing argument: usage error %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", "/nonexistent/s.sock", "ping", NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", "/nonexistent/s.sock", "ping", NULL }, out,
 		     sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "no daemon: exit 1 %#x", st);
-	st = run_cli((const char *const[]){ "--ctl", mp_sock, "ping", NULL }, out, sizeof(out));
+	st = mp_run_cli((const char *const[]){ "--ctl", mp_sock, "ping", NULL }, out, sizeof(out));
 	CHECK(mp_exited_ok(st), "ping: %#x", st);
 }
 
@@ -1045,7 +1004,7 @@ test_no_test_mode(void)
 	      strerror(err));
 	err = swdev_ctl_get_rq_stats(ctl2, MP_DEV, 1, &rs);
 	CHECK(err == ENOENT, "rq stats: %s", strerror(err));
-	st = run_cli((const char *const[]){ "--ctl", sock2, "replay", MP_DEV, path, NULL }, out,
+	st = mp_run_cli((const char *const[]){ "--ctl", sock2, "replay", MP_DEV, path, NULL }, out,
 		     sizeof(out));
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "CLI replay: exit 1 %#x", st);
 	swdev_ctl_close(ctl2);
