@@ -28,10 +28,11 @@
 #include <swdev_client.h>
 
 #include "test.h"
+#include "test_devstr.h"
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR test_devstr(DEV)
 
 static struct mdevx_ctx *ctx1;	/* creates */
 static struct mdevx_ctx *ctx2;	/* import of a dup of ctx1's command fd */
