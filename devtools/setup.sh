@@ -27,7 +27,7 @@ done
 
 packages="build-essential pkgconf meson ninja-build python3-pyelftools
 	dpdk dpdk-dev libdpdk-dev libibverbs-dev rdma-core ibverbs-providers
-	clang libclang-rt-14-dev llvm procps libpcap-dev python3-scapy pandoc man-db"
+	clang libclang-rt-14-dev llvm procps libpcap-dev python3-scapy pandoc man-db ibverbs-utils"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
