@@ -787,8 +787,8 @@ devx_cmd(struct bundle *b, struct uv_call *c, uint16_t in_id, uint16_t out_id, b
 	/* The output mailbox goes back on success and on a firmware failure. */
 	if ((err == 0 || err == EREMOTEIO) && c->rep.outlen > 0) {
 		err2 = put_out(b, out_id, out, c->rep.outlen);
-		if (err2 != 0 && err == 0) {
-			if (create) {
+		if (err2 != 0) {
+			if (create && err == 0) {
 				struct uv_call d;
 
 				memset(&d, 0, sizeof(d));
