@@ -116,11 +116,33 @@ atfork_child(void)
 	pthread_mutex_unlock(&g_lock);
 }
 
+/*
+ * The environment contract. Read again by the constructor: a sanitizer
+ * runtime calls stat() before libc has set up the environment, and that
+ * first call must not leave the device absent for the whole process.
+ */
 static void
-init_once(void)
+read_env(void)
 {
 	const char *s, *e;
 
+	s = getenv("SWDEV_SOCKET");
+	if (s == NULL || s[0] == '\0')
+		s = SWDEV_DEFAULT_SOCKET;
+	if (strlen(s) < sizeof(g_sock))
+		memcpy(g_sock, s, strlen(s) + 1);
+	s = getenv("SYSFS_PATH");
+	if (s != NULL && s[0] != '\0' && strlen(s) < sizeof(g_sysfs)) {
+		memcpy(g_sysfs, s, strlen(s) + 1);
+		g_active = g_sock[0] != '\0';
+	}
+	e = getenv("SWDEV_UVERBS_DEBUG");
+	g_debug = e != NULL && e[0] != '\0' && e[0] != '0';
+}
+
+static void
+init_once(void)
+{
 	real_open = (int (*)(const char *, int, ...))next_sym("open");
 	real_openat = (int (*)(int, const char *, int, ...))next_sym("openat");
 	real_close = (int (*)(int))next_sym("close");
@@ -134,18 +156,7 @@ init_once(void)
 	real_socket = (int (*)(int, int, int))next_sym("socket");
 	real_inotify_add_watch = (int (*)(int, const char *, uint32_t))
 		next_sym("inotify_add_watch");
-	s = getenv("SWDEV_SOCKET");
-	if (s == NULL || s[0] == '\0')
-		s = SWDEV_DEFAULT_SOCKET;
-	if (strlen(s) < sizeof(g_sock))
-		memcpy(g_sock, s, strlen(s) + 1);
-	s = getenv("SYSFS_PATH");
-	if (s != NULL && s[0] != '\0' && strlen(s) < sizeof(g_sysfs)) {
-		memcpy(g_sysfs, s, strlen(s) + 1);
-		g_active = g_sock[0] != '\0';
-	}
-	e = getenv("SWDEV_UVERBS_DEBUG");
-	g_debug = e != NULL && e[0] != '\0' && e[0] != '0';
+	read_env();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
@@ -159,6 +170,7 @@ __attribute__((constructor)) static void
 uv_ctor(void)
 {
 	init();
+	read_env();
 }
 
 void
