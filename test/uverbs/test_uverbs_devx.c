@@ -12,6 +12,7 @@
  *                                           under "MLX5_SWDEV run")
  *        uverbs_devx MLX5_SWDEV --inner main|kill [DAEMON_PID]
  */
+#include <endian.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/mlx5-abi.h>
 #include <rdma/mlx5_user_ioctl_cmds.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
@@ -219,6 +222,75 @@ bad_input(struct ibv_context *ctx)
 	      "mmap of an offset nobody handed out: %s", strerror(errno));
 }
 
+/* The legacy write() commands on the descriptor, as an older libibverbs sends them. */
+static void
+write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_query_device core;
+	} qd;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_alloc_pd core;
+	} ap;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_dealloc_pd core;
+	} dp;
+	struct ib_uverbs_query_device_resp qr;
+	struct {
+		struct ib_uverbs_alloc_pd_resp core;
+		struct mlx5_ib_alloc_pd_resp drv;
+	} ar;
+	ssize_t n;
+
+	printf("== write() commands\n");
+	memset(&qd, 0, sizeof(qd));
+	memset(&qr, 0, sizeof(qr));
+	qd.hdr.command = IB_USER_VERBS_CMD_QUERY_DEVICE;
+	qd.hdr.in_words = sizeof(qd) / 4;
+	qd.hdr.out_words = sizeof(qr) / 4;
+	qd.core.response = (uintptr_t)&qr;
+	n = write(ctx->cmd_fd, &qd, sizeof(qd));
+	CHECK(n == (ssize_t)sizeof(qd) && qr.vendor_part_id == 4119 && qr.phys_port_cnt == 1 &&
+	      be64toh(qr.node_guid) == be64toh(ibv_get_device_guid(ctx->device)),
+	      "QUERY_DEVICE: %zd, part %u, node GUID as sysfs", n, qr.vendor_part_id);
+	qd.hdr.in_words++;
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, &qd, sizeof(qd)) == -1 && errno == EINVAL,
+	      "in_words not the length written: %s", strerror(errno));
+	qd.hdr.in_words--;
+	qd.core.response = 8;
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, &qd, sizeof(qd)) == -1 && errno == EFAULT,
+	      "response at a bad pointer: %s", strerror(errno));
+	qd.hdr.command = IB_USER_VERBS_CMD_CREATE_CQ;
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, &qd, sizeof(qd)) == -1 && errno == ENOSYS,
+	      "a command the device does not serve: %s", strerror(errno));
+	memset(&ap, 0, sizeof(ap));
+	memset(&ar, 0, sizeof(ar));
+	ap.hdr.command = IB_USER_VERBS_CMD_ALLOC_PD;
+	ap.hdr.in_words = sizeof(ap) / 4;
+	ap.hdr.out_words = sizeof(ar) / 4;
+	ap.core.response = (uintptr_t)&ar;
+	n = write(ctx->cmd_fd, &ap, sizeof(ap));
+	CHECK(n == (ssize_t)sizeof(ap) && ar.drv.pdn != 0, "ALLOC_PD: %zd, pdn %u", n,
+	      ar.drv.pdn);
+	CHECK(device_total(ctl) == base + 1, "the PD is the file's: %u", device_total(ctl));
+	memset(&dp, 0, sizeof(dp));
+	dp.hdr.command = IB_USER_VERBS_CMD_DEALLOC_PD;
+	dp.hdr.in_words = sizeof(dp) / 4;
+	dp.core.pd_handle = ar.core.pd_handle;
+	n = write(ctx->cmd_fd, &dp, sizeof(dp));
+	CHECK(n == (ssize_t)sizeof(dp), "DEALLOC_PD: %zd", n);
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, &dp, sizeof(dp)) == -1 && errno == ENOENT,
+	      "DEALLOC_PD again: %s", strerror(errno));
+	CHECK(device_total(ctl) == base, "no PD left: %u", device_total(ctl));
+}
+
 /* The child of the import test: joins the file through the dup()ed fd. */
 static int
 import_child(void *arg)
@@ -406,6 +478,7 @@ test_main(void)
 	      device_total(ctl));
 
 	bad_input(ctx);
+	write_cmds(ctx, ctl, device_total(ctl));
 	{
 		struct raw_cmd c;
 
