@@ -455,6 +455,37 @@ test_main(void)
 		CHECK(flow != NULL, "rule: drop, counted on the bulk: %s", strerror(errno));
 		CHECK(device_total(ctl) == base + 4, "counter, PD, matcher, rule: %u objects",
 		      device_total(ctl));
+		{
+			uint8_t fin[MDEVX_ST_SZ_BYTES(create_flow_table_in)] = { 0 };
+			uint8_t fout[MDEVX_ST_SZ_BYTES(create_flow_table_out)] = { 0 };
+			struct mlx5dv_devx_obj *ft;
+			struct ibv_flow *f2;
+
+			MDEVX_SET(create_flow_table_in, fin, opcode,
+				  MDEVX_CMD_OP_CREATE_FLOW_TABLE);
+			MDEVX_SET(create_flow_table_in, fin, table_type,
+				  MDEVX_FLOW_TABLE_TYPE_NIC_RX);
+			MDEVX_SET(create_flow_table_in, fin, flow_table_context.level, 1);
+			MDEVX_SET(create_flow_table_in, fin, flow_table_context.log_size, 4);
+			ft = mlx5dv_devx_obj_create(ctx, fin, sizeof(fin), fout, sizeof(fout));
+			CHECK(ft != NULL, "a NIC RX flow table: %s", strerror(errno));
+			MDEVX_SET(fte_match_param, vp->match_buf, outer_headers.ethertype,
+				  0x86dd);
+			act[0].type = MLX5DV_FLOW_ACTION_DEST_DEVX;
+			act[0].obj = cnt;
+			errno = 0;
+			CHECK(cnt == NULL || (mlx5dv_create_flow(matcher, vp, 1, act) == NULL &&
+					      errno == EINVAL),
+			      "a counter bulk is no destination: %s", strerror(errno));
+			act[0].obj = ft;
+			f2 = ft != NULL && matcher != NULL ?
+				mlx5dv_create_flow(matcher, vp, 2, act) : NULL;
+			CHECK(f2 != NULL, "rule to the flow table, counted: %s", strerror(errno));
+			if (f2 != NULL)
+				CHECK(ibv_destroy_flow(f2) == 0, "destroy it");
+			if (ft != NULL)
+				CHECK(mlx5dv_devx_obj_destroy(ft) == 0, "destroy the table");
+		}
 		if (cnt != NULL)
 			CHECK(mlx5dv_devx_obj_destroy(cnt) == EBUSY,
 			      "the bulk stays while a rule counts on it");
