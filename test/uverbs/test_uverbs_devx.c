@@ -222,6 +222,46 @@ bad_input(struct ibv_context *ctx)
 	      "mmap of an offset nobody handed out: %s", strerror(errno));
 }
 
+/* PD_QUERY of @p handle on @p fd: 0 (pdn in *pdn) or errno. */
+static int
+raw_pd_query(int fd, uint32_t handle, uint32_t *pdn)
+{
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_PD, MLX5_IB_METHOD_PD_QUERY, 2);
+	c.attrs[0] = (struct ib_uverbs_attr){ .attr_id = MLX5_IB_ATTR_QUERY_PD_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY, .data = handle };
+	c.attrs[1] = (struct ib_uverbs_attr){ .attr_id = MLX5_IB_ATTR_QUERY_PD_RESP_PDN,
+		.len = 4, .flags = UVERBS_ATTR_F_MANDATORY, .data = (uintptr_t)pdn };
+	return raw_ioctl(fd, &c);
+}
+
+/* A descriptor number reused for another file follows the new file. */
+static void
+fd_reuse(struct ibv_context *ctx)
+{
+	struct ibv_context *ctx2 = open_devx(MP_DEV);
+	struct ibv_pd *pd2 = ctx2 != NULL ? ibv_alloc_pd(ctx2) : NULL;
+	uint32_t pdn = 0;
+	int fd = dup(ctx->cmd_fd), err;
+
+	printf("== a descriptor number reused\n");
+	CHECK(pd2 != NULL, "a second file with a PD: %s", strerror(errno));
+	if (pd2 == NULL)
+		goto out;
+	err = raw_pd_query(fd, pd2->handle + 1000, &pdn);
+	CHECK(err == ENOENT, "no such PD in the first file: %s", strerror(err));
+	CHECK(dup2(ctx2->cmd_fd, fd) == fd, "dup2 the second file over it");
+	err = raw_pd_query(fd, pd2->handle, &pdn);
+	CHECK(err == 0 && pdn != 0, "the number now names the second file: %s, pdn %u",
+	      strerror(err), pdn);
+	ibv_dealloc_pd(pd2);
+out:
+	close(fd);
+	if (ctx2 != NULL)
+		ibv_close_device(ctx2);
+}
+
 /* The legacy write() commands on the descriptor, as an older libibverbs sends them. */
 static void
 write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
@@ -510,6 +550,7 @@ test_main(void)
 
 	bad_input(ctx);
 	write_cmds(ctx, ctl, device_total(ctl));
+	fd_reuse(ctx);
 	{
 		struct raw_cmd c;
 

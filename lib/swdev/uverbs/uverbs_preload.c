@@ -523,6 +523,13 @@ lookup(int fd, bool identify)
 	int err, idx;
 
 	f = table_find(fd);
+	/* The number may name another file now (dup2() over it, a close this
+	 * library did not see): the socket's identity decides. */
+	if (f != NULL && identify &&
+	    (real_fstat(fd, &st) != 0 || st.st_ino != f->sino || st.st_dev != f->sdev)) {
+		table_drop(f);
+		f = NULL;
+	}
 	if (f != NULL) {
 		if (f->pid == getpid())
 			return f;
