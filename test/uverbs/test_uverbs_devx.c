@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -331,6 +332,23 @@ write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
 	CHECK(device_total(ctl) == base, "no PD left: %u", device_total(ctl));
 }
 
+/* A process killed with objects open: its file goes, and they with it. */
+static int
+killed_child(void *arg)
+{
+	struct ibv_context *ctx = open_devx(MP_DEV);
+	struct mlx5dv_devx_obj *obj;
+	uint32_t id;
+	uint8_t st;
+	int sync = *(int *)arg;
+
+	obj = ctx != NULL ? counter_alloc(ctx, &id, &st) : NULL;
+	CHECK(obj != NULL && ibv_alloc_pd(ctx) != NULL, "killed child: objects of its own");
+	mp_signal(sync, 'k');
+	pause();
+	return 1;
+}
+
 /* The child of the import test: joins the file through the dup()ed fd. */
 static int
 import_child(void *arg)
@@ -548,6 +566,22 @@ test_main(void)
 	CHECK(device_total(ctl) == base + 3, "the child's bulk lives in the file: %u objects",
 	      device_total(ctl));
 
+	{
+		int sv[2];
+		uint32_t before = device_total(ctl), got = 0;
+
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+		pid = mp_fork(killed_child, &sv[1]);
+		CHECK(mp_await(sv[0], 'k', 30) == 0, "the child holds its objects");
+		CHECK(device_total(ctl) >= before + 3, "its UAR, bulk and PD: %u objects",
+		      device_total(ctl));
+		kill(pid, SIGKILL);
+		mp_wait(pid, 30);
+		CHECK(mp_wait_total(ctl, 0, before, &got) == 0,
+		      "kill -9: the daemon frees them all (%u objects)", got);
+		close(sv[0]);
+		close(sv[1]);
+	}
 	bad_input(ctx);
 	write_cmds(ctx, ctl, device_total(ctl));
 	fd_reuse(ctx);
