@@ -14,6 +14,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +333,46 @@ write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
 	CHECK(device_total(ctl) == base, "no PD left: %u", device_total(ctl));
 }
 
+/* Threads of one process share a context: every command gets its own answer. */
+static void *
+thread_cmds(void *arg)
+{
+	struct ibv_context *ctx = arg;
+	struct mlx5dv_devx_obj *obj;
+	uintptr_t bad = 0;
+	uint32_t id;
+	uint8_t st;
+	uint64_t pk;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		obj = counter_alloc(ctx, &id, &st);
+		if (obj == NULL || counter_query(obj, id, &pk, &st) != 0 || pk != 0 ||
+		    mlx5dv_devx_obj_destroy(obj) != 0)
+			bad++;
+	}
+	return (void *)bad;
+}
+
+static void
+threads(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
+{
+	pthread_t t[4];
+	uintptr_t bad = 0;
+	void *r;
+	int i;
+
+	printf("== four threads on one context\n");
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thread_cmds, ctx);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], &r);
+		bad += (uintptr_t)r;
+	}
+	CHECK(bad == 0, "200 create/query/destroy, %u wrong", (unsigned int)bad);
+	CHECK(device_total(ctl) == base, "none left: %u objects", device_total(ctl));
+}
+
 /* A process killed with objects open: its file goes, and they with it. */
 static int
 killed_child(void *arg)
@@ -585,6 +626,7 @@ test_main(void)
 	bad_input(ctx);
 	write_cmds(ctx, ctl, device_total(ctl));
 	fd_reuse(ctx);
+	threads(ctx, ctl, device_total(ctl));
 	{
 		struct raw_cmd c;
 
