@@ -759,6 +759,11 @@ main(int argc, char **argv)
 	}
 	kill(kd, SIGKILL);
 	waitpid(kd, &st, 0);
+	/* what a killed daemon leaves */
 	unlink(sock2);
+	snprintf(self, sizeof(self), "%s.ctl", sock2);
+	unlink(self);
+	snprintf(self, sizeof(self), "%s.lock", sock2);
+	unlink(self);
 	return mp_finish();
 }
