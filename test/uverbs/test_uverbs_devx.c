@@ -14,12 +14,14 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -222,6 +224,46 @@ bad_input(struct ibv_context *ctx)
 	      "mmap of an offset nobody handed out: %s", strerror(errno));
 }
 
+/* PD_QUERY of @p handle on @p fd: 0 (pdn in *pdn) or errno. */
+static int
+raw_pd_query(int fd, uint32_t handle, uint32_t *pdn)
+{
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_PD, MLX5_IB_METHOD_PD_QUERY, 2);
+	c.attrs[0] = (struct ib_uverbs_attr){ .attr_id = MLX5_IB_ATTR_QUERY_PD_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY, .data = handle };
+	c.attrs[1] = (struct ib_uverbs_attr){ .attr_id = MLX5_IB_ATTR_QUERY_PD_RESP_PDN,
+		.len = 4, .flags = UVERBS_ATTR_F_MANDATORY, .data = (uintptr_t)pdn };
+	return raw_ioctl(fd, &c);
+}
+
+/* A descriptor number reused for another file follows the new file. */
+static void
+fd_reuse(struct ibv_context *ctx)
+{
+	struct ibv_context *ctx2 = open_devx(MP_DEV);
+	struct ibv_pd *pd2 = ctx2 != NULL ? ibv_alloc_pd(ctx2) : NULL;
+	uint32_t pdn = 0;
+	int fd = dup(ctx->cmd_fd), err;
+
+	printf("== a descriptor number reused\n");
+	CHECK(pd2 != NULL, "a second file with a PD: %s", strerror(errno));
+	if (pd2 == NULL)
+		goto out;
+	err = raw_pd_query(fd, pd2->handle + 1000, &pdn);
+	CHECK(err == ENOENT, "no such PD in the first file: %s", strerror(err));
+	CHECK(dup2(ctx2->cmd_fd, fd) == fd, "dup2 the second file over it");
+	err = raw_pd_query(fd, pd2->handle, &pdn);
+	CHECK(err == 0 && pdn != 0, "the number now names the second file: %s, pdn %u",
+	      strerror(err), pdn);
+	ibv_dealloc_pd(pd2);
+out:
+	close(fd);
+	if (ctx2 != NULL)
+		ibv_close_device(ctx2);
+}
+
 /* The legacy write() commands on the descriptor, as an older libibverbs sends them. */
 static void
 write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
@@ -289,6 +331,63 @@ write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
 	CHECK(write(ctx->cmd_fd, &dp, sizeof(dp)) == -1 && errno == ENOENT,
 	      "DEALLOC_PD again: %s", strerror(errno));
 	CHECK(device_total(ctl) == base, "no PD left: %u", device_total(ctl));
+}
+
+/* Threads of one process share a context: every command gets its own answer. */
+static void *
+thread_cmds(void *arg)
+{
+	struct ibv_context *ctx = arg;
+	struct mlx5dv_devx_obj *obj;
+	uintptr_t bad = 0;
+	uint32_t id;
+	uint8_t st;
+	uint64_t pk;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		obj = counter_alloc(ctx, &id, &st);
+		if (obj == NULL || counter_query(obj, id, &pk, &st) != 0 || pk != 0 ||
+		    mlx5dv_devx_obj_destroy(obj) != 0)
+			bad++;
+	}
+	return (void *)bad;
+}
+
+static void
+threads(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
+{
+	pthread_t t[4];
+	uintptr_t bad = 0;
+	void *r;
+	int i;
+
+	printf("== four threads on one context\n");
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thread_cmds, ctx);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], &r);
+		bad += (uintptr_t)r;
+	}
+	CHECK(bad == 0, "200 create/query/destroy, %u wrong", (unsigned int)bad);
+	CHECK(device_total(ctl) == base, "none left: %u objects", device_total(ctl));
+}
+
+/* A process killed with objects open: its file goes, and they with it. */
+static int
+killed_child(void *arg)
+{
+	struct ibv_context *ctx = open_devx(MP_DEV);
+	struct mlx5dv_devx_obj *obj;
+	uint32_t id;
+	uint8_t st;
+	int sync = *(int *)arg;
+
+	obj = ctx != NULL ? counter_alloc(ctx, &id, &st) : NULL;
+	CHECK(obj != NULL && ibv_alloc_pd(ctx) != NULL, "killed child: objects of its own");
+	mp_signal(sync, 'k');
+	pause();
+	return 1;
 }
 
 /* The child of the import test: joins the file through the dup()ed fd. */
@@ -508,8 +607,26 @@ test_main(void)
 	CHECK(device_total(ctl) == base + 3, "the child's bulk lives in the file: %u objects",
 	      device_total(ctl));
 
+	{
+		int sv[2];
+		uint32_t before = device_total(ctl), got = 0;
+
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+		pid = mp_fork(killed_child, &sv[1]);
+		CHECK(mp_await(sv[0], 'k', 30) == 0, "the child holds its objects");
+		CHECK(device_total(ctl) >= before + 3, "its UAR, bulk and PD: %u objects",
+		      device_total(ctl));
+		kill(pid, SIGKILL);
+		mp_wait(pid, 30);
+		CHECK(mp_wait_total(ctl, 0, before, &got) == 0,
+		      "kill -9: the daemon frees them all (%u objects)", got);
+		close(sv[0]);
+		close(sv[1]);
+	}
 	bad_input(ctx);
 	write_cmds(ctx, ctl, device_total(ctl));
+	fd_reuse(ctx);
+	threads(ctx, ctl, device_total(ctl));
 	{
 		struct raw_cmd c;
 
@@ -642,6 +759,11 @@ main(int argc, char **argv)
 	}
 	kill(kd, SIGKILL);
 	waitpid(kd, &st, 0);
+	/* what a killed daemon leaves */
 	unlink(sock2);
+	snprintf(self, sizeof(self), "%s.ctl", sock2);
+	unlink(self);
+	snprintf(self, sizeof(self), "%s.lock", sock2);
+	unlink(self);
 	return mp_finish();
 }

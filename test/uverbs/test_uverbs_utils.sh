@@ -60,6 +60,12 @@ check "ibv_devinfo -v: a GID" 'echo "$out" | grep -q "GID\[  0\]:.*fe80::"'
 out=$("$swdev" run --socket "$sock" -- ibv_devinfo -l 2>&1)
 check "ibv_devinfo -l: 2 HCAs" 'echo "$out" | grep -q "^2 HCAs found:"'
 
+# coreutils' stat (statx) and ls (the stat family) see the character device.
+out=$("$swdev" run --socket "$sock" -- stat -c '%F %t:%T' /dev/infiniband/uverbs1 2>&1)
+check "stat(1): uverbs1 is the character device e7:c1 ($out)" '[ "$out" = "character special file e7:c1" ]'
+out=$("$swdev" run --socket "$sock" -- stat -c '%F' /dev/infiniband/uverbs2 2>&1)
+check "no uverbs2 with two devices" 'echo "$out" | grep -q "No such file"'
+
 # The command's exit status comes back; the tree is gone afterwards.
 "$swdev" run --socket "$sock" -- sh -c 'test -f "$SYSFS_PATH/class/infiniband_verbs/abi_version" && exit 7'
 rc=$?

@@ -42,6 +42,8 @@
 		   sizeof(struct ib_uverbs_attr))
 /* Size of a PRM mailbox header (general_obj_in/out_cmd_hdr): the kernel's minimum. */
 #define MBOX_HDR 16u
+/* Mailboxes of at most this many bytes need no allocation. */
+#define MBOX_STACK 4352u
 /* mlx5_ib_match_params: the kernel's largest match mask / value. */
 #define MATCH_MAX (MLX5_IB_DW_MATCH_PARAM * 4u)
 /* VERBS_DESTROY of one kind only. */
@@ -160,7 +162,8 @@ put_out(struct bundle *b, uint16_t id, const void *data, size_t size)
 		return 0;
 	n = a->len < size ? a->len : size;
 	err = uv_copy_out(a->data, data, n);
-	memset(zero, 0, sizeof(zero));
+	if (err == 0 && n < a->len)
+		memset(zero, 0, sizeof(zero));
 	for (off = n; err == 0 && off < a->len; off += sizeof(zero))
 		err = uv_copy_out(a->data + off, zero,
 				  a->len - off < sizeof(zero) ? a->len - off : sizeof(zero));
@@ -766,14 +769,18 @@ devx_cmd(struct bundle *b, struct uv_call *c, uint16_t in_id, uint16_t out_id, b
 	 uint16_t handle_id)
 {
 	struct ib_uverbs_attr *ain = attr_of(b, in_id), *aout = attr_of(b, out_id);
-	void *in = NULL, *out = NULL;
+	/* Mailboxes up to a QUERY_HCA_CAP output stay on the stack. */
+	uint8_t in_buf[MBOX_STACK], out_buf[MBOX_STACK];
+	void *in = in_buf, *out = out_buf;
 	long n;
 	int err, err2;
 
 	if (ain == NULL || aout == NULL)
 		return EINVAL;
-	in = malloc(ain->len > 0 ? ain->len : 1);
-	out = calloc(1, aout->len > 0 ? aout->len : 1);
+	if (ain->len > sizeof(in_buf))
+		in = malloc(ain->len);
+	if (aout->len > sizeof(out_buf))
+		out = malloc(aout->len);
 	if (in == NULL || out == NULL) {
 		err = ENOMEM;
 		goto out;
@@ -802,8 +809,10 @@ devx_cmd(struct bundle *b, struct uv_call *c, uint16_t in_id, uint16_t out_id, b
 	if (err == 0 && create)
 		set_new(b, handle_id, c->rep.handle);
 out:
-	free(in);
-	free(out);
+	if (in != in_buf)
+		free(in);
+	if (out != out_buf)
+		free(out);
 	return err;
 }
 
@@ -1346,15 +1355,15 @@ daemon_gone(struct uv_file *f)
 int
 uv_ioctl(struct uv_file *f, uint64_t uhdr)
 {
-	struct bundle *b;
+	struct bundle bundle, *b = &bundle;
 	unsigned int i, n;
 	int err, si;
 
-	b = calloc(1, sizeof(*b));
-	if (b == NULL)
-		return ENOMEM;
+	/* Only what is read is set: the attributes are copied in below. */
 	b->f = f;
 	b->uhdr = uhdr;
+	b->m = NULL;
+	b->writeback = false;
 	if (uv_copy_in(&b->hdr, uhdr, sizeof(b->hdr)) != 0) {
 		err = EFAULT;
 		goto out;
@@ -1429,6 +1438,5 @@ uv_ioctl(struct uv_file *f, uint64_t uhdr)
 		uv_log("%s: object %#x method %#x: errno %d (%s)", f->devname, b->hdr.object_id,
 		       b->hdr.method_id, err, strerror(err));
 out:
-	free(b);
 	return err;
 }

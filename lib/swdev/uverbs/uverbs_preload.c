@@ -2,7 +2,11 @@
 /*
  * Software mlx5 device: the kernel side of /dev/infiniband/uverbsN, as an
  * LD_PRELOAD library (libswdev_uverbs.so) for unmodified libibverbs and
- * libmlx5. Environment contract and launcher: swdev_uverbs.h.
+ * libmlx5. Contract (stable; details in swdev_uverbs.h):
+ *   mlx5-swdev run [--socket PATH] -- CMD ARGS...   (the launcher)
+ *   SWDEV_SOCKET  the daemon's main socket
+ *   SYSFS_PATH    the launcher's sysfs tree; uverbsN = device N of the daemon
+ *   LD_PRELOAD    this library, build tree lib/swdev/uverbs/libswdev_uverbs.so
  *
  * A uverbs descriptor IS the main connection to the daemon (SOCK_SEQPACKET
  * on $SWDEV_SOCKET): open() connects and sends OPEN, so dup(), fork(),
@@ -523,6 +527,13 @@ lookup(int fd, bool identify)
 	int err, idx;
 
 	f = table_find(fd);
+	/* The number may name another file now (dup2() over it, a close this
+	 * library did not see): the socket's identity decides. */
+	if (f != NULL && identify &&
+	    (real_fstat(fd, &st) != 0 || st.st_ino != f->sino || st.st_dev != f->sdev)) {
+		table_drop(f);
+		f = NULL;
+	}
 	if (f != NULL) {
 		if (f->pid == getpid())
 			return f;
