@@ -5,18 +5,28 @@
 # its own, an optional software device daemon (in test mode), and cleanup of every runtime
 # file of that prefix (and of any process still using it), pass or fail.
 #
-# usage: run-autotest.sh [--swdev DAEMON] DPDK_TEST_BINARY TEST_NAME [EAL args...]
+# usage: run-autotest.sh [--swdev DAEMON [--rdma]] DPDK_TEST_BINARY TEST_NAME [EAL args...]
+# --rdma: run the test under `DAEMON run` (the preload library: the daemon's
+#         devices as rdma-core devices) with MDEVX_TEST_BACKEND=rdma, so that
+#         it opens them as "rdma:<dev>" through libibverbs and libmlx5.
 # exit:  the test's code; 77 (skip) when hugepages are not usable.
-# env:   SWDEV_ARGS: extra options for the software device daemon.
+# env:   SWDEV_ARGS: extra options for the software device daemon;
+#        MDEVX_TEST_BACKEND=rdma: as --rdma.
 set -u
 
 daemon=""
+rdma=0
 if [ "${1:-}" = "--swdev" ]; then
 	daemon=$2
 	shift 2
+	if [ "${1:-}" = "--rdma" ]; then
+		rdma=1
+		shift
+	fi
 fi
-if [ $# -lt 2 ] || [ "${1:-}" = "--help" ]; then
-	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'
+[ "${MDEVX_TEST_BACKEND:-}" = "rdma" ] && rdma=1
+if [ $# -lt 2 ] || [ "${1:-}" = "--help" ] || { [ $rdma -eq 1 ] && [ -z "$daemon" ]; }; then
+	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 bin=$1
@@ -89,7 +99,13 @@ if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; t
 	norand="setarch $(uname -m) -R"
 fi
 
-DPDK_TEST="$name" $norand "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \
+launcher=""
+if [ $rdma -eq 1 ]; then
+	export MDEVX_TEST_BACKEND=rdma
+	launcher="$daemon run --socket $sockdir/swdev.sock --"
+fi
+
+DPDK_TEST="$name" $norand $launcher "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \
 	--log-level=lib.eal:error "$@"
 rc=$?
 exit $rc

@@ -27,6 +27,7 @@ done
 
 packages="build-essential pkgconf meson ninja-build python3-pyelftools
 	dpdk dpdk-dev libdpdk-dev libibverbs-dev rdma-core ibverbs-providers
+	ibverbs-utils python3-pyverbs
 	clang libclang-rt-14-dev llvm procps libpcap-dev python3-scapy pandoc man-db"
 missing=""
 for p in $packages; do

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctl_cmd.h"
+#include "run_cmd.h"
 #include "mdevx_build_config.h"
 #include "swdev_engine.h"
 #include "swdev_server.h"
@@ -115,6 +116,7 @@ usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [options]\n"
 		"       %s --ctl SOCKET COMMAND ARGS...   (see below)\n"
+		"       %s run [--socket PATH] -- CMD ARGS...   (see below)\n"
 		"Software mlx5 device: serves emulated ConnectX devices (uverbs files,\n"
 		"DEVX PRM commands) on a Unix socket. See doc/swdev.rst.\n\n"
 		"  --socket PATH       main socket (default $SWDEV_SOCKET or %s);\n"
@@ -139,7 +141,7 @@ usage(FILE *f, const char *prog)
 		"  --version           print the version\n"
 		"  --help              this text\n\n"
 		"Limits (every device; see doc/swdev_commands.rst):\n",
-		prog, prog, MDEVX_SWDEV_DEFAULT_SOCKET, SWDEV_SERVER_MAX_ALLOW_UIDS,
+		prog, prog, prog, MDEVX_SWDEV_DEFAULT_SOCKET, SWDEV_SERVER_MAX_ALLOW_UIDS,
 		SWDEV_SERVER_HANDSHAKE_MS, SWDEV_SERVER_MAX_PENDING);
 	swdev_limits_default(&def);
 	for (i = 0; i < NUM_LIMITS; i++)
@@ -148,6 +150,7 @@ usage(FILE *f, const char *prog)
 	fprintf(f, "\nSIGTERM / SIGINT: close every uverbs file (all objects destroyed),\n"
 		   "remove the sockets and exit 0.\n");
 	ctl_cmd_usage(f);
+	run_cmd_usage(f, prog);
 }
 
 /* The engine's lines about refused or failed commands. */
@@ -284,6 +287,9 @@ main(int argc, char **argv)
 	int ready[2] = { -1, -1 };
 	unsigned int n = 0;
 
+	/* "run": the launcher, a command of its own (its options after the word). */
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		return run_cmd_main(argv[0], argc - 1, argv + 1);
 	swdev_limits_default(&lim);
 	swdev_server_opts_default(&sopts);
 	longopts[n++] = (struct option){ "socket", required_argument, NULL, OPT_SOCKET };

@@ -38,6 +38,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
 #include <mdevx.h>
 #include <mdevx_attach.h>
 #include <swdev_client.h>
@@ -46,10 +48,11 @@
 int mdevx_fd_same_file(int fd, int ref);
 
 #include "test.h"
+#include "test_devstr.h"
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR test_devstr(DEV)
 /* The server's wait for a request in these tests, ms. */
 #define REQ_TIMEOUT_MS 300
 
@@ -87,6 +90,40 @@ dev_files(void)
 	return n;
 }
 
+/*
+ * net/mlx5's view on the rdma backend: ibv_import_device() of the fd,
+ * ibv_import_pd() of the handle, the pdn from mlx5dv_init_obj().
+ */
+static int
+pdn_through_rdma(int dupfd, uint32_t handle, uint32_t *out)
+{
+	struct mlx5dv_pd dvpd = { 0 };
+	struct mlx5dv_obj dv = { 0 };
+	struct ibv_context *c;
+	struct ibv_pd *pd;
+	int err = 0;
+
+	c = ibv_import_device(dupfd);
+	if (c == NULL) {
+		err = errno;
+		close(dupfd);
+		return err;
+	}
+	pd = ibv_import_pd(c, handle);
+	if (pd == NULL) {
+		err = errno;
+	} else {
+		dv.pd.in = pd;
+		dv.pd.out = &dvpd;
+		err = mlx5dv_init_obj(&dv, MLX5DV_OBJ_PD);
+		*out = dvpd.pdn;
+		ibv_unimport_pd(pd);
+	}
+	if (ibv_close_device(c) != 0 && err == 0)
+		err = errno;
+	return err;
+}
+
 /* The device's pdn of @p handle, seen through @p fd as net/mlx5 sees it. */
 static int
 pdn_through(int fd, uint32_t handle, uint32_t *out)
@@ -97,6 +134,8 @@ pdn_through(int fd, uint32_t handle, uint32_t *out)
 
 	if (dupfd < 0)
 		return errno;
+	if (test_backend_rdma())
+		return pdn_through_rdma(dupfd, handle, out);
 	s = swdev_import_device(dupfd);
 	if (s == NULL) {
 		int err = errno;

@@ -27,17 +27,31 @@
 #include <mdevx_prm.h>
 #include <swdev_client.h>
 
+#include "mdevx_build_config.h"
 #include "test.h"
+#include "test_devstr.h"
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR test_devstr(DEV)
+
+/*
+ * A root rule counts at an offset inside a bulk only where rdma-core has
+ * MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET (60+): on an older libmlx5
+ * the rdma backend refuses it (ENOTSUP), and the tests count with bulks
+ * of one counter there, as a Debian 12 NIC does.
+ */
+static int
+rule_counter_offset_ok(void)
+{
+	return !test_backend_rdma() || MDEVX_HAVE_FLOW_COUNTER_OFFSET;
+}
 
 static struct mdevx_ctx *ctx1;	/* creates */
 static struct mdevx_ctx *ctx2;	/* import of a dup of ctx1's command fd */
 static struct swdev_ctl *ctl;
 static size_t exp_size;
-static struct swdev_counts base;	/* device counts before the suite */
+static struct swdev_counts base;	/* device counts with both contexts open */
 
 /* ---------------- what a case made, released by its teardown ---------------- */
 
@@ -227,8 +241,6 @@ suite_setup(void)
 		printf("cannot open the control channel of %s: %s\n", sock, strerror(errno));
 		return TEST_FAILED;
 	}
-	if (swdev_ctl_get_counts(ctl, DEV, 0, &base) != 0)
-		return TEST_FAILED;
 	ctx1 = mdevx_open(DEVSTR);
 	if (ctx1 == NULL) {
 		printf("mdevx_open(%s): %s\n", DEVSTR, strerror(errno));
@@ -244,6 +256,9 @@ suite_setup(void)
 		return TEST_FAILED;
 	}
 	if (mdevx_export_size(ctx1, &exp_size) != 0)
+		return TEST_FAILED;
+	/* After the opens: libmlx5 allocates a UAR for each context it opens. */
+	if (swdev_ctl_get_counts(ctl, DEV, 0, &base) != 0)
 		return TEST_FAILED;
 	return TEST_SUCCESS;
 }
@@ -834,6 +849,10 @@ test_rule_imports(void)
 	ra.dest_ref = &cref;
 	TEST_ASSERT_NULL_ERRNO(udp_rule(m, &ra, v1, 5000), EPROTOTYPE);
 	ra.dest_ref = &tref;
+	if (!rule_counter_offset_ok() && ra.counter_offset != 0) {
+		TEST_ASSERT_NULL_ERRNO(udp_rule(m, &ra, v1, 5000), ENOTSUP);
+		ra.counter_offset = 0;
+	}
 	r1 = udp_rule(m, &ra, v1, 5000);
 	TEST_ASSERT_NOT_NULL(r1, "rule over references: %s", strerror(errno));
 	/* The rule does not need the references any more. */
@@ -1021,6 +1040,8 @@ test_traffic_root_rules(void)
 	uint32_t bulk = 128, off;
 
 	TEST_ASSERT_SUCCESS(rx_env_make(&e), "rx env");
+	if (!rule_counter_offset_ok())
+		bulk = 1;	/* both rules on counter 0 of one bulk */
 	cnt = track(mdevx_counter_alloc(ctx1, bulk));
 	if (cnt == NULL) {
 		bulk = 1;

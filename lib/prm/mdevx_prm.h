@@ -191,6 +191,7 @@ enum {
 	MDEVX_HCA_CAP_OPMOD_MAX = 0x0,
 	MDEVX_HCA_CAP_OPMOD_CUR = 0x1,
 	MDEVX_HCA_CAP_TYPE_GENERAL = 0x0,
+	MDEVX_HCA_CAP_TYPE_ETHERNET_OFFLOAD = 0x1,
 	MDEVX_HCA_CAP_TYPE_NIC_FLOW_TABLE = 0x7,
 	MDEVX_HCA_CAP_TYPE_GENERAL_2 = 0x20,
 	/** op_mod for the current general capabilities (cmd_hca_cap). */
@@ -400,7 +401,9 @@ struct mdevx_ifc_general_obj_out_cmd_hdr_bits {
 /* ------------------------------------------------------------------------ */
 
 struct mdevx_ifc_cmd_hca_cap_bits {
-	uint8_t reserved_at_0[0x30];
+	uint8_t reserved_at_0[0x20];
+	uint8_t hca_cap_2[0x1];		/* the general capabilities 2 page exists */
+	uint8_t reserved_at_21[0xf];
 	uint8_t vhca_id[0x10];
 	uint8_t reserved_at_40[0x88];
 	uint8_t log_max_cq_sz[0x8];
@@ -408,7 +411,11 @@ struct mdevx_ifc_cmd_hca_cap_bits {
 	uint8_t log_max_cq[0x5];
 	uint8_t reserved_at_e0[0x1c];
 	uint8_t log_max_eq[0x4];
-	uint8_t reserved_at_100[0x1c0];
+	uint8_t reserved_at_100[0xa6];
+	uint8_t nic_flow_table[0x1];	/* NIC receive/transmit flow tables */
+	uint8_t reserved_at_1a7[0x75];
+	uint8_t eth_net_offloads[0x1];	/* the Ethernet offload caps page exists */
+	uint8_t reserved_at_21d[0xa3];
 	uint8_t max_flow_counter_31_16[0x10];
 	uint8_t reserved_at_2d0[0x40];
 	uint8_t flow_counter_bulk_alloc[0x8];

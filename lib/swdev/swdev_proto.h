@@ -63,13 +63,20 @@ enum swdev_proto_op {
 	SWDEV_OP_UAR_ALLOC = 9,		/**< reply: handle, val = page id */
 	SWDEV_OP_UMEM_REG = 10,		/**< arg0 addr, arg1 size, arg2 access */
 	SWDEV_OP_QUERY_EQN = 11,	/**< arg2 vector; reply: val = eqn */
-	SWDEV_OP_VERBS_DESTROY = 12,	/**< handle (PD, UAR, umem) */
+	SWDEV_OP_VERBS_DESTROY = 12,	/**< handle (PD, UAR, umem), arg2 (below) */
 	SWDEV_OP_MATCHER_CREATE = 13,	/**< payload: swdev_proto_matcher + mask; reply: handle */
 	SWDEV_OP_FLOW_CREATE = 14,	/**< handle = matcher; payload: swdev_flow_attr + value */
 	SWDEV_OP_STEER_DESTROY = 15,	/**< handle, arg2 = SWDEV_KIND_MATCHER or _FLOW */
 	SWDEV_OP_PD_IMPORT = 16,	/**< handle of a PD of the file; reply: val = pdn */
 	SWDEV_OP_MAX,
 };
+
+/**
+ * VERBS_DESTROY arg2: 0 destroys a PD, UAR or umem; SWDEV_PROTO_VERBS_KIND(k)
+ * only an object of kind k (EINVAL for another kind), as the kernel's typed
+ * destroy methods do.
+ */
+#define SWDEV_PROTO_VERBS_KIND(k) ((uint32_t)(k) + 1u)
 
 /** Printable name of an op, "?" when unknown. */
 const char *swdev_proto_op_name(uint32_t op);
@@ -148,6 +155,11 @@ enum swdev_ctl_op {
 	SWDEV_CTL_RQ_STATS = 9,		/**< rqn; reply: swdev_rq_stats */
 	SWDEV_CTL_RQ_CAPTURE = 10,	/**< rqn, idx; reply: swdev_capture_info + caplen bytes */
 	SWDEV_CTL_CMD_COUNT = 11,	/**< opcode; reply: swdev_ctl_cmd_count_rep */
+	/**
+	 * idx; reply: the name of device idx (SWDEV_PROTO_NAME_LEN bytes) and
+	 * nfiles = the number of devices; ENODEV past the last. Any allowed peer.
+	 */
+	SWDEV_CTL_DEVICE = 12,
 	SWDEV_CTL_MAX,
 };
 
@@ -168,7 +180,7 @@ struct swdev_ctl_req {
 	uint64_t packets;	/**< INJECT */
 	uint64_t bytes;		/**< INJECT */
 	uint32_t rqn;		/**< RQ_STATS, RQ_CAPTURE */
-	uint32_t idx;		/**< RQ_CAPTURE: 0 = oldest frame kept */
+	uint32_t idx;		/**< RQ_CAPTURE: 0 = oldest frame kept; DEVICE: index */
 	uint32_t paylen;	/**< bytes following this header in the datagram */
 	uint32_t reserved;	/**< must be 0 */
 };

@@ -621,7 +621,13 @@ chan_execute(struct swdev_server *srv, struct chan *ch)
 		err = swdev_file_query_eqn(f, req->arg2, &val);
 		break;
 	case SWDEV_OP_VERBS_DESTROY:
-		err = swdev_file_verbs_destroy(f, req->handle);
+		if (req->arg2 == 0)
+			err = swdev_file_verbs_destroy(f, req->handle);
+		else if (req->arg2 > SWDEV_PROTO_VERBS_KIND(SWDEV_KIND_UMEM))
+			err = EINVAL;
+		else
+			err = swdev_file_verbs_destroy_kind(f, req->handle,
+							    (enum swdev_kind)(req->arg2 - 1));
 		break;
 	case SWDEV_OP_PD_IMPORT:
 		err = swdev_file_pd_query(f, req->handle, &val);
@@ -1235,6 +1241,7 @@ static const char *const ctl_op_names[SWDEV_CTL_MAX] = {
 	[SWDEV_CTL_RQ_STATS] = "RQ_STATS",
 	[SWDEV_CTL_RQ_CAPTURE] = "RQ_CAPTURE",
 	[SWDEV_CTL_CMD_COUNT] = "CMD_COUNT",
+	[SWDEV_CTL_DEVICE] = "DEVICE",
 };
 
 static const char *
@@ -1427,6 +1434,16 @@ ctl_run(struct swdev_server *srv, const struct swdev_ctl_req *req, const char *d
 			*outlen = (uint32_t)sizeof(ci) + ci.caplen;
 		}
 		return err;
+	case SWDEV_CTL_DEVICE:
+		/* The launcher's device list (mlx5-swdev run): names only. */
+		rep->nfiles = swdev_engine_num_devices(srv->eng);
+		if (req->idx >= rep->nfiles)
+			return ENODEV;
+		memset(out, 0, SWDEV_PROTO_NAME_LEN);
+		snprintf((char *)out, SWDEV_PROTO_NAME_LEN, "%s",
+			 swdev_engine_device_name(srv->eng, req->idx));
+		*outlen = SWDEV_PROTO_NAME_LEN;
+		return 0;
 	case SWDEV_CTL_CMD_COUNT:
 		memset(&cc, 0, sizeof(cc));
 		err = swdev_ctl_cmd_count(srv->eng, devname, req->opcode, &cc.count);

@@ -282,6 +282,7 @@ test_hca_cap(void)
 	struct swdev_limits lim;
 	struct swdev_file *f;
 	const uint8_t *cap = MDEVX_ADDR_OF(query_hca_cap_out, out, capability);
+	int i;
 
 	swdev_limits_default(&lim);
 	lim.max_flow_counters = 0x12345;
@@ -311,6 +312,10 @@ test_hca_cap(void)
 	CHECK_EQ(MDEVX_GET(cmd_hca_cap, cap, log_max_pd), lim.log_max_pd);
 	CHECK(MDEVX_GET(cmd_hca_cap, cap, log_max_uctx) != 0);
 	CHECK_EQ(MDEVX_GET(cmd_hca_cap, cap, flow_counters_dump), 0);
+	/* the pages it answers besides this one are announced (DPDK reads them so) */
+	CHECK_EQ(MDEVX_GET(cmd_hca_cap, cap, hca_cap_2), 1);
+	CHECK_EQ(MDEVX_GET(cmd_hca_cap, cap, eth_net_offloads), 1);
+	CHECK_EQ(MDEVX_GET(cmd_hca_cap, cap, nic_flow_table), 1);
 	CHECK_EQ(out[MDEVX_ST_SZ_BYTES(query_hca_cap_out) - 1], 0);	/* rest zeroed */
 	/* maximum caps (op_mod 0) are the same */
 	MDEVX_SET(query_hca_cap_in, in, op_mod, 0);
@@ -321,6 +326,15 @@ test_hca_cap(void)
 	CHECK_EQ(swdev_devx_general_cmd(f, in, sizeof(in), out, sizeof(out)), 0);
 	CHECK_EQ(MDEVX_GET(cmd_hca_cap_2, cap, flow_counter_bulk_log_max_alloc),
 		 lim.flow_counter_bulk_log_max_alloc);
+	/* Ethernet offload caps: answered, no offload announced */
+	MDEVX_SET(query_hca_cap_in, in, op_mod,
+		  (MDEVX_HCA_CAP_TYPE_ETHERNET_OFFLOAD << 1) | MDEVX_HCA_CAP_OPMOD_CUR);
+	memset(out, 0xff, sizeof(out));
+	CHECK_EQ(swdev_devx_general_cmd(f, in, sizeof(in), out, sizeof(out)), 0);
+	CHECK_EQ(t_status(out), 0);
+	for (i = 0; i < 4096 && cap[i] == 0; i++)
+		;
+	CHECK_EQ(i, 4096);
 	/* unsupported type, other_function, short output, short input */
 	MDEVX_SET(query_hca_cap_in, in, op_mod, (0x8 << 1) | MDEVX_HCA_CAP_OPMOD_CUR);
 	CHECK_EQ(swdev_devx_general_cmd(f, in, sizeof(in), out, sizeof(out)), EREMOTEIO);

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Software mlx5 device engine: QUERY_HCA_CAP (general capabilities, general
- * capabilities 2 and the NIC flow table capabilities; maximum and current
- * are the same) and NOP.
+ * capabilities 2, the Ethernet offload and the NIC flow table capabilities;
+ * maximum and current are the same) and NOP.
+ *
+ * The general page announces each other page it answers (hca_cap_2,
+ * eth_net_offloads, nic_flow_table), as a ConnectX does: DPDK's mlx5 driver
+ * reads a page only when its bit is set, and fails its probe when a page it
+ * was told about is refused.
  */
 #include "swdev_engine_priv.h"
 
@@ -21,7 +26,10 @@ fill_general(const struct swdev_dev *dev, uint8_t *cap)
 {
 	const struct swdev_limits *lim = &dev->lim;
 
+	MDEVX_SET(cmd_hca_cap, cap, hca_cap_2, 1);
 	MDEVX_SET(cmd_hca_cap, cap, vhca_id, dev->index);
+	MDEVX_SET(cmd_hca_cap, cap, nic_flow_table, 1);
+	MDEVX_SET(cmd_hca_cap, cap, eth_net_offloads, 1);
 	MDEVX_SET(cmd_hca_cap, cap, log_max_cq_sz, lim->log_max_cq_sz);
 	MDEVX_SET(cmd_hca_cap, cap, log_max_cq, lim->log_max_cq);
 	MDEVX_SET(cmd_hca_cap, cap, log_max_eq, log2_ceil(lim->num_eqs));
@@ -80,6 +88,15 @@ swdev_cmd_query_hca_cap(struct swdev_cmd *cmd)
 		MDEVX_SET(cmd_hca_cap_2, cap, flow_counter_bulk_log_max_alloc,
 			  cmd->dev->lim.flow_counter_bulk_log_max_alloc);
 		MDEVX_SET(cmd_hca_cap_2, cap, flow_counter_bulk_log_granularity, 0);
+		return 0;
+	case MDEVX_HCA_CAP_TYPE_ETHERNET_OFFLOAD:
+		/*
+		 * per_protocol_networking_offload_caps, all zero: no checksum,
+		 * VLAN, LSO, LRO or tunnel offload (the device has no send
+		 * path), wqe_inline_mode 0 (L2 headers inline), no RSS
+		 * indirection table capability bits beyond what the general
+		 * page states.
+		 */
 		return 0;
 	case MDEVX_HCA_CAP_TYPE_NIC_FLOW_TABLE:
 		fill_nic_flow_table(cmd->dev, cap);

@@ -141,6 +141,8 @@ int swdev_file_umem_reg(struct swdev_file *f, uint64_t addr, uint64_t size,
 		   uint32_t access, uint32_t *handle, uint32_t *umem_id);
 /** Destroy a PD, UAR or umem by handle (EBUSY while referenced). */
 int swdev_file_verbs_destroy(struct swdev_file *f, uint32_t handle);
+/** The same for an object of @p kind only: ENOENT, EINVAL (another kind). */
+int swdev_file_verbs_destroy_kind(struct swdev_file *f, uint32_t handle, enum swdev_kind kind);
 /**
  * The pdn of the PD @p handle names in the file (what ibv_import_pd() and
  * mlx5dv_init_obj() find for a handle received from another process): 0;

@@ -127,6 +127,21 @@ swdev_file_verbs_destroy(struct swdev_file *f, uint32_t handle)
 }
 
 int
+swdev_file_verbs_destroy_kind(struct swdev_file *f, uint32_t handle, enum swdev_kind kind)
+{
+	struct swdev_obj *obj;
+
+	if (f == NULL)
+		return EINVAL;
+	obj = swdev_idmap_get(&f->handles, handle);
+	if (obj == NULL)
+		return ENOENT;
+	if (obj->kind != kind)
+		return EINVAL;
+	return swdev_file_destroy_handle(f, handle, false);
+}
+
+int
 swdev_file_pd_query(struct swdev_file *f, uint32_t handle, uint32_t *pdn)
 {
 	struct swdev_obj *obj;
