@@ -603,8 +603,9 @@ print_watch(const struct dev_read *devs, unsigned int ndevs, struct prev (*prev)
 			if (r->rec.kind != MDEVX_OBJ_FLOW_COUNTER)
 				continue;
 			if (r->import_err != 0 || b->err != 0) {
-				printf("  %-24s %s%s\n", NAME(name, r),
-				       strerror(-(r->import_err != 0 ? r->import_err : b->err)), el);
+				int err = r->import_err != 0 ? r->import_err : b->err;
+
+				printf("  %-24s %s%s\n", NAME(name, r), strerror(-err), el);
 				continue;
 			}
 			if (have && b->at_ns != p->at_ns) {

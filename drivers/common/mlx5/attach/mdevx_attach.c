@@ -193,7 +193,8 @@ serve_client(struct mdevx_attach_server *srv, const struct client *cl, short rev
 	    msg.msg_controllen > 0) {
 		ATTACH_LOG(WARNING, "%s: bad request from %s: %zd bytes%s, %u descriptors "
 			   "(closed), control data %zu bytes%s: closed without a reply",
-			   srv->path, cl->peer, n, (msg.msg_flags & MSG_TRUNC) ? " (truncated)" : "",
+			   srv->path, cl->peer, n,
+			   (msg.msg_flags & MSG_TRUNC) ? " (truncated)" : "",
 			   nfds, (size_t)msg.msg_controllen,
 			   (msg.msg_flags & MSG_CTRUNC) ? " (truncated)" : "");
 		return CONN_BAD_REQUEST;

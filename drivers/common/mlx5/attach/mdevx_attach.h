@@ -95,8 +95,8 @@ struct mdevx_attach_stats {
  * caller's) from a thread of the server.
  * @return the server, or NULL with errno: EINVAL (NULL argument, empty
  *   path, mode above 0777, an unknown flag); EPERM (a mode with a group or
- *   other write bit without MDEVX_ATTACH_F_ALLOW_OTHER_USERS); ENAMETOOLONG (path longer than a Unix socket
- *   address takes); the errors of mdevx_ctx_devargs() for @p ctx and @p pd
+ *   other write bit without MDEVX_ATTACH_F_ALLOW_OTHER_USERS);
+ *   ENAMETOOLONG (path longer than a Unix socket address takes); the errors of mdevx_ctx_devargs() for @p ctx and @p pd
  *   (ENOENT, EPROTOTYPE, EXDEV); EADDRINUSE (the path exists); the errors
  *   of socket(), bind(), listen(), pthread_create().
  */
