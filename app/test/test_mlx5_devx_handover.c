@@ -703,6 +703,7 @@ test_server_start_stop_errors(void)
 	struct mdevx_attach_server *srv;
 	char path[128], longpath[200];
 	int nfd = open_fds(), fd, s;
+	uint32_t handle;
 	struct stat sb;
 	uint64_t t0;
 	struct reply r;
@@ -752,7 +753,11 @@ test_server_start_stop_errors(void)
 	TEST_ASSERT_NOT_NULL(srv, "start: %s", strerror(errno));
 	s = client_connect("c.sock", SOCK_SEQPACKET);
 	TEST_ASSERT(s >= 0, "connect");
-	usleep(50000);	/* let the server accept it and wait for its request */
+	/*
+	 * The server accepts in connection order: once a later client is
+	 * served, the silent one is accepted and waits for its request.
+	 */
+	TEST_ASSERT_SUCCESS(testpmd_like_client("c.sock", &handle), "a client served");
 	t0 = test_now_ms();
 	TEST_ASSERT_SUCCESS(mdevx_attach_server_stop(srv), "stop with a client");
 	TEST_ASSERT(test_now_ms() - t0 < 2000, "the stop took %lu ms",
