@@ -8,6 +8,7 @@
 #
 # usage: mutate.sh [--build-dir DIR] [--suite S]... [--test NAME]... [--max N]
 #                  [--lines A-B] [--timeout SEC] [--list] FILE...
+#        mutate.sh --diff [--base REF] [same options] [FILE...]
 #   --build-dir DIR  build directory (default build-mutate, configured if absent)
 #   --suite S        meson test suite to run (default: fast-tests and emu)
 #   --test NAME      meson test to run (instead of the default suites)
@@ -15,6 +16,14 @@
 #   --lines A-B      only mutate lines A to B
 #   --timeout SEC    seconds for one test run (default: 2 x the clean run + 20)
 #   --list           list the mutants only; build and run nothing
+#   --diff           mutate only the lines this branch changed: the lines
+#                    added or changed in the working tree against the merge
+#                    base of HEAD and REF (committed or not), in the C files
+#                    and headers outside test/ and app/test/ (or the FILEs);
+#                    --max defaults to 20; without --suite or --test, the
+#                    tests of fast-tests and emu whose build inputs (ninja
+#                    -t inputs) include a changed file
+#   --base REF       the branch to compare with (default main; implies --diff)
 #
 # Operators: rel (< <= > >= == !=), bound (right operand of < <= > >=
 # plus or minus 1), logic (&& ||), negate (if condition),
@@ -40,9 +49,11 @@ lines=""
 timeout_s=""
 list_only=0
 files=()
+diff_mode=0
+base=main
 
 usage() {
-	sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,40p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 die() {
@@ -59,14 +70,45 @@ while [ $# -gt 0 ]; do
 	--lines) [ $# -ge 2 ] || die "$1 needs a value"; lines=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || die "$1 needs a value"; timeout_s=$2; shift 2 ;;
 	--list) list_only=1; shift ;;
+	--diff) diff_mode=1; shift ;;
+	--base) [ $# -ge 2 ] || die "$1 needs a value"; base=$2; diff_mode=1; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; files+=("$@"); break ;;
 	-*) usage >&2; die "unknown option: $1" ;;
 	*) files+=("$1"); shift ;;
 	esac
 done
-[ ${#files[@]} -gt 0 ] || { usage >&2; die "no file named"; }
 [[ "$max" =~ ^[0-9]+$ ]] || die "--max: not a number: $max"
+auto_tests=0
+diff_lines=""		# --diff: "file<TAB>line" rows, the lines to mutate
+if [ "$diff_mode" -eq 1 ]; then
+	mb=$(git -C "$top" merge-base HEAD "$base" 2>/dev/null) ||
+		die "--diff: no merge base of HEAD and $base"
+	if [ ${#files[@]} -eq 0 ]; then
+		mapfile -t files < <(git -C "$top" diff --name-only --diff-filter=AM "$mb" -- \
+			'*.c' '*.h' ':!test/' ':!app/test/')
+		[ ${#files[@]} -gt 0 ] || die "--diff: no C file changed against $base (${mb:0:12})"
+	fi
+	for f in "${files[@]}"; do
+		[ -f "$top/$f" ] || [ -f "$f" ] || die "no such file: $f"
+		case "$f" in /*) f=${f#"$top"/} ;; esac
+		# the new side of each hunk: +C,D is lines C..C+D-1 (D 0: a deletion)
+		diff_lines+=$(git -C "$top" diff -U0 "$mb" -- "$f" | awk -v f="$f" '
+			/^@@ / {
+				split($3, a, ",")
+				c = substr(a[1], 2) + 0
+				d = (2 in a) ? a[2] + 0 : 1
+				for (i = 0; i < d; i++)
+					printf "%s\t%d\n", f, c + i
+			}')
+		diff_lines+=$'\n'
+	done
+	[ -n "${diff_lines//[$'\n']/}" ] || die "--diff: no line added or changed in ${files[*]}"
+	[ "$max" -gt 0 ] || max=20
+	[ ${#suites[@]} -gt 0 ] || [ ${#tests[@]} -gt 0 ] || auto_tests=1
+	echo "== --diff against $base (merge base ${mb:0:12}): ${files[*]}"
+fi
+[ ${#files[@]} -gt 0 ] || { usage >&2; die "no file named"; }
 [ -z "$lines" ] || [[ "$lines" =~ ^[0-9]+-[0-9]+$ ]] || die "--lines: expected A-B: $lines"
 [ -z "$timeout_s" ] || [[ "$timeout_s" =~ ^[0-9]+$ ]] || die "--timeout: not a number"
 case "$build_dir" in /*) ;; *) build_dir="$top/$build_dir" ;; esac
@@ -87,6 +129,8 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/mutate.XXXXXX") || die "mktemp failed"
 mkdir -p "$work/m" "$work/backup"
 trap 'rm -rf "$work"' EXIT
+: > "$work/lines.tsv"
+[ -z "$diff_lines" ] || printf '%s' "$diff_lines" | grep . > "$work/lines.tsv"
 
 # ---------------------------------------------------------------------------
 # Mutant generation: $work/mutants.tsv (id, file, line, operator, what) and
@@ -100,6 +144,12 @@ top, work, line_range, max_n = sys.argv[1:5]
 files = sys.argv[5:]
 lo, hi = (int(x) for x in line_range.split('-')) if line_range else (1, 1 << 30)
 max_n = int(max_n)
+# --diff: only these lines of each file
+only = {}
+with open(os.path.join(work, 'lines.tsv')) as fp:
+	for row in fp:
+		f, no = row.rstrip('\n').split('\t')
+		only.setdefault(f, set()).add(int(no))
 HIDE = '\x01'		# stands for a character of a comment or literal
 
 def code_view(lines):
@@ -279,7 +329,7 @@ for rel in files:
 		if re.search(r'\b(_Static_assert|static_assert)\b', code):
 			prev_code = code
 			continue
-		if lo <= no <= hi:
+		if lo <= no <= hi and (not only or no in only.get(rel, ())):
 			seen = set()
 			for op, what, a, b, to in mutants_of(code, prev_code):
 				new = orig[:a] + to + orig[b:]
@@ -394,13 +444,15 @@ if ! meson introspect "$build_dir" --tests > "$work/tests.json" ||
 	die "meson introspect failed"
 fi
 # $work/names: the chosen tests; $work/targets: what they need built.
-python3 - "$build_dir" "$work" "${#suites[@]}" "${suites[@]}" "${tests[@]}" <<'PYEOF' ||
+MUTATE_TOP=$top python3 - "$build_dir" "$work" "$auto_tests" "${#suites[@]}" "${suites[@]}" "${tests[@]}" \
+	<<'PYEOF' ||
 import json
 import os
+import subprocess
 import sys
 
-build, work, ns = sys.argv[1], sys.argv[2], int(sys.argv[3])
-suites, names = sys.argv[4:4 + ns], sys.argv[4 + ns:]
+build, work, auto, ns = sys.argv[1], sys.argv[2], sys.argv[3] == '1', int(sys.argv[4])
+suites, names = sys.argv[5:5 + ns], sys.argv[5 + ns:]
 tests = json.load(open(os.path.join(work, 'tests.json')))
 targets = {t['id']: t for t in json.load(open(os.path.join(work, 'targets.json')))}
 
@@ -408,6 +460,44 @@ def in_suite(t):
 	return any(s.split(':')[-1] == want for s in t['suite'] for want in suites)
 
 chosen = [t for t in tests if (not names or t['name'] in names) and (not suites or in_suite(t))]
+if auto:
+	# --diff without a test named: the tests whose build inputs hold a changed file
+	with open(os.path.join(work, 'lines.tsv')) as fp:
+		changed = {l.split('\t')[0] for l in fp}
+	cache = {}
+
+	def inputs(fn):
+		if fn not in cache:
+			r = subprocess.run(['ninja', '-C', build, '-t', 'inputs', fn],
+					   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+					   text=True)
+			cache[fn] = {os.path.realpath(os.path.join(build, x))
+				     for x in r.stdout.split()}
+		return cache[fn]
+	src_top = os.environ['MUTATE_TOP']
+	want = {os.path.realpath(os.path.join(src_top, f)) for f in changed}
+	# a header is no build input: the objects whose recorded deps hold it are
+	r = subprocess.run(['ninja', '-C', build, '-t', 'deps'], stdout=subprocess.PIPE,
+			   stderr=subprocess.DEVNULL, text=True)
+	obj = None
+	for line in r.stdout.splitlines():
+		if line and not line[0].isspace():
+			obj = line.split(':')[0]
+		elif obj is not None and line.strip():
+			dep = os.path.realpath(os.path.join(build, line.strip()))
+			if dep in want:
+				want.add(os.path.realpath(os.path.join(build, obj)))
+	ranked = []
+	for t in chosen:
+		ins = set()
+		for dep in t['depends']:
+			for fn in targets.get(dep, {}).get('filename', []):
+				ins |= inputs(os.path.relpath(fn, build))
+		if ins & want:
+			ranked.append((len(ins), t['name'], t))
+	chosen = [t for _, _, t in sorted(ranked, key=lambda r: (r[0], r[1]))]
+	print('tests covering the changed files: ' +
+	      ' '.join(t['name'] for t in chosen), file=sys.stderr)
 if not chosen:
 	sys.exit(1)
 out = set()
@@ -425,7 +515,8 @@ with open(os.path.join(work, 'names'), 'w') as fp:
 with open(os.path.join(work, 'targets'), 'w') as fp:
 	fp.write(''.join(fn + '\n' for fn in sorted(out)))
 PYEOF
-	die "no test selected by: ${suites[*]} ${tests[*]}"
+	die "no test selected by: ${suites[*]} ${tests[*]}$([ "$auto_tests" -eq 0 ] ||
+		echo "(--diff: no test of fast-tests or emu builds a changed file)")"
 mapfile -t names < "$work/names"
 mapfile -t targets < "$work/targets"
 

@@ -19,7 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 tool="$build/app/mlx5-share-info/mlx5-share-info"
 period=100
-hold_ms=60000
+hold_ms=170000
 tmp=$(mktemp -d /tmp/share-info-test.XXXXXX)
 demo_pid=""
 primary_pid=""
@@ -174,8 +174,37 @@ check "table: counters-0's total" grep -Eq "^ +total +${first% *} +${first#* }\$
 echo "== mlx5-share-info --watch"
 timeout --preserve-status -s INT 2 "$tool" --file-prefix="$prefix" -- --watch 0.3 >"$tmp/watch" 2>"$tmp/err"
 check "--watch: ends with status 0 on SIGINT" test $? -eq 0
-check "--watch: redraws in place" grep -q $'\033\\[H' "$tmp/watch"
+check "--watch into a file: no terminal escapes" bash -c "! grep -q \$'\\033' '$tmp/watch'"
+check "--watch into a file: one table after the other" grep -q "round 2\$" "$tmp/watch"
 check "--watch: rates" grep -q "packets/s" "$tmp/watch"
+# on a terminal (a pty): redrawn in place
+python3 - "$tmp/watchtty" "$tool" --file-prefix="$prefix" -- --watch 0.3 <<'PY'
+import os, pty, select, signal, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+out, end = b"", time.time() + 2
+while time.time() < end:
+    if select.select([fd], [], [], 0.1)[0]:
+        try:
+            out += os.read(fd, 65536)
+        except OSError:
+            break
+os.kill(pid, signal.SIGINT)
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, st = os.waitpid(pid, 0)
+open(sys.argv[1], "wb").write(out)
+sys.exit(0 if os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0 else 1)
+PY
+check "--watch on a terminal: ends with status 0 on SIGINT" test $? -eq 0
+check "--watch on a terminal: redraws in place" grep -q $'\033\\[H' "$tmp/watchtty"
 timeout --preserve-status -s INT 2 "$tool" --file-prefix="$prefix" -- --watch 0.3 --json >"$tmp/watchj" 2>"$tmp/err"
 check "--watch --json: lines of JSON" python3 -c '
 import json, sys

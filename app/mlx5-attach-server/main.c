@@ -33,7 +33,12 @@ usage(FILE *f, const char *prog)
 		"devargs cmd_fd=<fd>,pd_handle=<handle> of net/mlx5.\n"
 		"  -d, --device DEVSTR    rdma:<ibdev>, swdev:<dev> or swdev:<socket>:<dev>\n"
 		"  -s, --socket PATH      socket to listen on (must not exist; removed at exit)\n"
-		"  -m, --mode OCTAL       permissions of the socket file (default 0600)\n"
+		"  -m, --mode OCTAL       permissions of the socket file (default 0600); a\n"
+		"                         group or other write bit needs --allow-other-users\n"
+		"  -a, --allow-other-users\n"
+		"                         serve clients of any uid that reach the socket\n"
+		"                         (each gets the device's command fd); default: the\n"
+		"                         program's own uid only\n"
 		"  -n, --count N          exit after serving N clients (default: until\n"
 		"                         SIGINT or SIGTERM)\n"
 		"  -t, --timeout-ms MS    time a client has to send its request (default 1000)\n"
@@ -77,6 +82,7 @@ main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "allow-other-users", no_argument, NULL, 'a' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -96,7 +102,7 @@ main(int argc, char **argv)
 	int c, sig, rc = 0;
 	sigset_t set;
 
-	while ((c = getopt_long(argc, argv, "d:s:m:n:t:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:m:an:t:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			devstr = optarg;
@@ -110,6 +116,9 @@ main(int argc, char **argv)
 				return 2;
 			}
 			conf.mode = (uint32_t)v;
+			break;
+		case 'a':
+			conf.flags |= MDEVX_ATTACH_F_ALLOW_OTHER_USERS;
 			break;
 		case 'n':
 			if (parse_uint(optarg, 10, ULONG_MAX, &count) != 0 || count == 0) {
@@ -160,7 +169,9 @@ main(int argc, char **argv)
 	}
 	srv = mdevx_attach_server_start(ctx, pd, &conf);
 	if (srv == NULL) {
-		fprintf(stderr, "cannot serve on %s: %s\n", conf.path, strerror(errno));
+		fprintf(stderr, "cannot serve on %s: %s%s\n", conf.path, strerror(errno),
+			errno == EPERM ? " (the mode lets other users in: --allow-other-users)" :
+			"");
 		mdevx_obj_destroy(pd);
 		mdevx_close(ctx);
 		return 1;

@@ -11,7 +11,9 @@
  * (mdevx_share_counter_read(), with the age of the values), or with
  * --fresh from one query of the device per bulk. --json prints one JSON
  * document; --watch SECONDS redraws packet and byte rates in place until
- * interrupted (with --json: one JSON line per interval).
+ * interrupted (with --json: one JSON line per interval; not on a terminal:
+ * one table after the other, no terminal escapes). Names and device
+ * strings come from another process: escaped on output (text_escape.h).
  *
  * Before EAL is started, the primary's runtime configuration file is
  * checked: EAL's secondary initialisation needs a live primary, and this
@@ -35,6 +37,8 @@
 
 #include <mdevx_share.h>
 
+#include "text_escape.h"
+
 #define PROG "mlx5-share-info"
 #define MAX_DEVS 64
 #define MAX_RECS 4096		/* records shown per device */
@@ -46,6 +50,7 @@ struct opts {
 	bool fresh;
 	bool all;		/* table: zero counters too */
 	double watch_s;		/* 0: one shot */
+	bool ansi;		/* stdout is a terminal: --watch redraws in place */
 	const char *device;	/* only this device string */
 };
 
@@ -108,6 +113,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->ansi = isatty(STDOUT_FILENO) == 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -222,23 +228,26 @@ check_primary(const char *prefix)
 /* Output helpers                                                     */
 /* ------------------------------------------------------------------ */
 
-/* @p s as a JSON string (quotes, backslashes and control characters escaped). */
+/* @p s as a JSON string: every control, DEL or non-ASCII byte as \u00NN. */
 static void
 json_str(const char *s)
 {
-	putchar('"');
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	json_escape_print(stdout, s, SIZE_MAX);
 }
+
+/* A string of another process for a text line: in @p buf, see text_escape.h. */
+static const char *
+esc(char *buf, size_t size, const char *s, size_t max)
+{
+	text_escape(buf, size, s, max);
+	return buf;
+}
+
+/* A record name, a device string: escaped into a caller's buffer of this size. */
+#define ESC_NAME_SIZE TEXT_ESCAPE_SIZE(MDEVX_SHARE_NAME_MAX + 1)
+#define ESC_DEV_SIZE TEXT_ESCAPE_SIZE(MDEVX_SHARE_DEVSTR_MAX)
+#define NAME(buf, r) esc(buf, sizeof(buf), (r)->rec.name, sizeof((r)->rec.name))
+#define DEVSTR(buf, d) esc(buf, sizeof(buf), (d)->devstr, sizeof((d)->devstr))
 
 static const char *
 kind_name(enum mdevx_obj_kind k)
@@ -405,7 +414,7 @@ print_json(const struct dev_read *devs, unsigned int ndevs, const struct opts *o
 		const struct dev_read *d = &devs[i];
 
 		printf("%s{\"device\":", i ? "," : "");
-		json_str(d->devstr);
+		json_escape_print(stdout, d->devstr, sizeof(d->devstr));
 		if (d->attach_err != 0) {
 			printf(",\"error\":");
 			json_str(strerror(d->attach_err));
@@ -419,7 +428,7 @@ print_json(const struct dev_read *devs, unsigned int ndevs, const struct opts *o
 			const struct rec_read *r = &d->recs[j];
 
 			printf("%s{\"name\":", j ? "," : "");
-			json_str(r->rec.name);
+			json_escape_print(stdout, r->rec.name, sizeof(r->rec.name));
 			printf(",\"kind\":\"%s\",\"slot\":%" PRId64 ",\"state\":\"%s\""
 			       ",\"generation\":%" PRIu64 ",\"owner_pid\":%" PRId32
 			       ",\"object_id\":%" PRIu32, kind_name(r->rec.kind), r->slot,
@@ -445,6 +454,7 @@ print_json(const struct dev_read *devs, unsigned int ndevs, const struct opts *o
 static void
 print_table(const struct dev_read *devs, unsigned int ndevs, const struct opts *o)
 {
+	char name[ESC_NAME_SIZE], dev[ESC_DEV_SIZE];
 	unsigned int i, j;
 	uint32_t k;
 
@@ -453,11 +463,12 @@ print_table(const struct dev_read *devs, unsigned int ndevs, const struct opts *
 		const struct mdevx_share_service_stats *s = &d->svc;
 
 		if (d->attach_err != 0) {
-			printf("device %s: cannot attach: %s\n\n", d->devstr,
+			printf("device %s: cannot attach: %s\n\n", DEVSTR(dev, d),
 			       strerror(d->attach_err));
 			continue;
 		}
-		printf("device %s  cookie 0x%016" PRIx64 "  %u record%s\n", d->devstr, d->cookie,
+		printf("device %s  cookie 0x%016" PRIx64 "  %u record%s\n", DEVSTR(dev, d),
+		       d->cookie,
 		       d->nrecs, d->nrecs == 1 ? "" : "s");
 		if (d->svc_err != 0)
 			printf("  counter service: none (%s)\n", strerror(-d->svc_err));
@@ -477,7 +488,7 @@ print_table(const struct dev_read *devs, unsigned int ndevs, const struct opts *
 			const struct rec_read *r = &d->recs[j];
 
 			printf("  %-24s %-12s %-9s %5" PRIu64 " %8" PRId32 " %#10" PRIx32 " %10"
-			       PRIu32 "  %s\n", r->rec.name, kind_name(r->rec.kind),
+			       PRIu32 "  %s\n", NAME(name, r), kind_name(r->rec.kind),
 			       r->rec.withdrawn ? "withdrawn" : "published", r->rec.generation,
 			       r->rec.owner_pid, r->rec.object_id,
 			       r->rec.kind == MDEVX_OBJ_FLOW_COUNTER ?
@@ -490,7 +501,7 @@ print_table(const struct dev_read *devs, unsigned int ndevs, const struct opts *
 
 			if (r->rec.kind != MDEVX_OBJ_FLOW_COUNTER || r->import_err != 0)
 				continue;
-			printf("\n  %s: ", r->rec.name);
+			printf("\n  %s: ", NAME(name, r));
 			if (b->err != 0) {
 				printf("no values: %s%s\n", strerror(-b->err),
 				       b->err == -ENODATA ? " (not in the counter service: try "
@@ -562,23 +573,25 @@ static void
 print_watch(const struct dev_read *devs, unsigned int ndevs, struct prev (*prev)[MAX_RECS],
 	    const struct opts *o, unsigned int round)
 {
-	char pr[32], br[32];
+	/* on a terminal: home, each line cleared to its end, then the rest */
+	const char *el = o->ansi ? "\033[K" : "";
+	char pr[32], br[32], name[ESC_NAME_SIZE], dev[ESC_DEV_SIZE];
 	unsigned int i, j;
 
-	/* home, then clear to the end of the screen after the new text */
-	printf("\033[H" PROG ": every %.1f s, %s (Ctrl-C to stop), round %u\033[K\n\033[K\n",
-	       o->watch_s, o->fresh ? "device queries" : "counter snapshot", round);
+	printf("%s" PROG ": every %.1f s, %s (Ctrl-C to stop), round %u%s\n%s\n",
+	       o->ansi ? "\033[H" : "", o->watch_s,
+	       o->fresh ? "device queries" : "counter snapshot", round, el, el);
 	for (i = 0; i < ndevs; i++) {
 		const struct dev_read *d = &devs[i];
 
 		if (d->attach_err != 0) {
-			printf("device %s: cannot attach: %s\033[K\n", d->devstr,
-			       strerror(d->attach_err));
+			printf("device %s: cannot attach: %s%s\n", DEVSTR(dev, d),
+			       strerror(d->attach_err), el);
 			continue;
 		}
-		printf("device %s\033[K\n", d->devstr);
-		printf("  %-24s %16s %18s %12s %14s %9s\033[K\n", "record", "packets", "bytes",
-		       "packets/s", "bytes/s", "age ms");
+		printf("device %s%s\n", DEVSTR(dev, d), el);
+		printf("  %-24s %16s %18s %12s %14s %9s%s\n", "record", "packets", "bytes",
+		       "packets/s", "bytes/s", "age ms", el);
 		for (j = 0; j < d->nrecs; j++) {
 			const struct rec_read *r = &d->recs[j];
 			const struct bulk_read *b = &r->b;
@@ -590,8 +603,9 @@ print_watch(const struct dev_read *devs, unsigned int ndevs, struct prev (*prev)
 			if (r->rec.kind != MDEVX_OBJ_FLOW_COUNTER)
 				continue;
 			if (r->import_err != 0 || b->err != 0) {
-				printf("  %-24s %s\033[K\n", r->rec.name,
-				       strerror(-(r->import_err != 0 ? r->import_err : b->err)));
+				int err = r->import_err != 0 ? r->import_err : b->err;
+
+				printf("  %-24s %s%s\n", NAME(name, r), strerror(-err), el);
 				continue;
 			}
 			if (have && b->at_ns != p->at_ns) {
@@ -603,9 +617,9 @@ print_watch(const struct dev_read *devs, unsigned int ndevs, struct prev (*prev)
 			have = have && p->has_rate;
 			fmt_rate(pr, sizeof(pr), have ? p->pr : 0);
 			fmt_rate(br, sizeof(br), have ? p->br : 0);
-			printf("  %-24s %16" PRIu64 " %18" PRIu64 " %12s %14s %9.1f\033[K\n",
-			       r->rec.name, b->packets, b->bytes, have ? pr : "-", have ? br : "-",
-			       o->fresh ? 0.0 : (double)b->snap.age_ns / 1e6);
+			printf("  %-24s %16" PRIu64 " %18" PRIu64 " %12s %14s %9.1f%s\n",
+			       NAME(name, r), b->packets, b->bytes, have ? pr : "-",
+			       have ? br : "-", o->fresh ? 0.0 : (double)b->snap.age_ns / 1e6, el);
 			/* the counters that moved since the last reading */
 			for (k = 0; have && k < b->n && k < p->n && shown < WATCH_TOP; k++) {
 				if (b->st[k].packets == p->st[k].packets &&
@@ -616,14 +630,15 @@ print_watch(const struct dev_read *devs, unsigned int ndevs, struct prev (*prev)
 				fmt_rate(br, sizeof(br), rate(b->st[k].bytes, p->st[k].bytes,
 							      b->at_ns, p->at_ns));
 				printf("    [%5" PRIu32 "]%*s %16" PRIu64 " %18" PRIu64 " %12s %14s"
-				       "\033[K\n", k, 15, "", b->st[k].packets, b->st[k].bytes, pr,
-				       br);
+				       "%s\n", k, 15, "", b->st[k].packets, b->st[k].bytes, pr,
+				       br, el);
 				shown++;
 			}
 		}
-		printf("\033[K\n");
+		printf("%s\n", el);
 	}
-	printf("\033[J");
+	if (o->ansi)
+		printf("\033[J");
 	fflush(stdout);
 }
 
@@ -747,7 +762,7 @@ run(const struct opts *o)
 			ret = 1;
 			goto out;
 		}
-		if (!o->json)
+		if (!o->json && o->ansi)
 			printf("\033[H\033[2J");
 	}
 	do {

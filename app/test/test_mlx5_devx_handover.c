@@ -20,12 +20,18 @@
  * truncated message), a silent client, one that hangs up, a stream client,
  * a PD destroyed under the server, each counted exactly and the server
  * still serving; start and stop errors; stop with a client connected; a
- * replaced socket file left alone.
+ * replaced socket file left alone. Concurrency: an honest client served
+ * while 5 silent ones wait (none of them timed out yet), and while
+ * MDEVX_ATTACH_MAX_CLIENTS do (the oldest closed). Other users: a mode
+ * with a group or other write bit refused (EPERM) without
+ * MDEVX_ATTACH_F_ALLOW_OTHER_USERS; a client of another uid (nobody, a
+ * forked child; root only) not served without it, served with it.
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -36,6 +42,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
@@ -735,6 +742,7 @@ test_server_start_stop_errors(void)
 	struct mdevx_attach_server *srv;
 	char path[128], longpath[200];
 	int nfd = open_fds(), fd, s;
+	uint32_t handle;
 	struct stat sb;
 	uint64_t t0;
 	struct reply r;
@@ -771,6 +779,7 @@ test_server_start_stop_errors(void)
 	TEST_ASSERT_SUCCESS(unlink(path), "unlink");
 	/* Another server's socket. */
 	conf.mode = 0660;
+	conf.flags = MDEVX_ATTACH_F_ALLOW_OTHER_USERS;
 	srv = mdevx_attach_server_start(ctx, pd, &conf);
 	TEST_ASSERT_NOT_NULL(srv, "start: %s", strerror(errno));
 	TEST_ASSERT(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0660, "mode %o",
@@ -783,7 +792,11 @@ test_server_start_stop_errors(void)
 	TEST_ASSERT_NOT_NULL(srv, "start: %s", strerror(errno));
 	s = client_connect("c.sock", SOCK_SEQPACKET);
 	TEST_ASSERT(s >= 0, "connect");
-	usleep(50000);	/* let the server accept it and wait for its request */
+	/*
+	 * The server accepts in connection order: once a later client is
+	 * served, the silent one is accepted and waits for its request.
+	 */
+	TEST_ASSERT_SUCCESS(testpmd_like_client("c.sock", &handle), "a client served");
 	t0 = test_now_ms();
 	TEST_ASSERT_SUCCESS(mdevx_attach_server_stop(srv), "stop with a client");
 	TEST_ASSERT(test_now_ms() - t0 < 2000, "the stop took %lu ms",
@@ -811,6 +824,179 @@ test_server_start_stop_errors(void)
 	return TEST_SUCCESS;
 }
 
+/* No reply and no close yet: the server still waits for this client. */
+static bool
+client_waiting(int s)
+{
+	struct pollfd p = { .fd = s, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
+}
+
+/* Connect @p n silent clients to @p name into @p fds: TEST_SUCCESS or not. */
+static int
+connect_silent(const char *name, int *fds, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		fds[i] = client_connect(name, SOCK_SEQPACKET);
+		TEST_ASSERT(fds[i] >= 0, "silent client %u: %s", i, strerror(-fds[i]));
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * Silent clients do not delay an honest one: it is served while they all
+ * still wait (no timeout counted, no close seen), with a request timeout
+ * far longer than the test. Then MDEVX_ATTACH_MAX_CLIENTS silent clients
+ * fill the table: the honest one evicts the oldest and is served.
+ */
+static int
+test_server_concurrent(void)
+{
+	struct mdevx_attach_stats want = { 0 }, st;
+	struct mdevx_attach_server *srv;
+	int idle[MDEVX_ATTACH_MAX_CLIENTS], nfd = open_fds();
+	uint32_t handle;
+	unsigned int i;
+	struct reply r;
+
+	srv = start("d.sock", 30000);
+	TEST_ASSERT_NOT_NULL(srv, "start: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(connect_silent("d.sock", idle, 5), "5 silent clients");
+	TEST_ASSERT_SUCCESS(testpmd_like_client("d.sock", &handle), "the honest client");
+	TEST_ASSERT_SUCCESS(mdevx_attach_server_stats(srv, &st), "stats");
+	TEST_ASSERT(st.served == 1 && st.timeouts == 0, "served %lu, timeouts %lu: the honest "
+		    "client waited for the silent ones", (unsigned long)st.served,
+		    (unsigned long)st.timeouts);
+	for (i = 0; i < 5; i++) {
+		TEST_ASSERT(client_waiting(idle[i]), "silent client %u closed", i);
+		close(idle[i]);
+	}
+	want.served = 1;
+	want.hangups = 5;
+	TEST_ASSERT_SUCCESS(wait_stats(srv, &want), "5 hang-ups");
+
+	TEST_ASSERT_SUCCESS(connect_silent("d.sock", idle, MDEVX_ATTACH_MAX_CLIENTS),
+			    "a full table of silent clients");
+	TEST_ASSERT_SUCCESS(testpmd_like_client("d.sock", &handle), "the honest client");
+	want.served++;
+	want.timeouts++;
+	TEST_ASSERT_SUCCESS(wait_stats(srv, &want), "one evicted");
+	client_recv(idle[0], &r);
+	TEST_ASSERT(r.n == 0 && r.fd < 0, "the oldest silent client: %zd, not closed", r.n);
+	for (i = 1; i < MDEVX_ATTACH_MAX_CLIENTS; i++)
+		TEST_ASSERT(client_waiting(idle[i]), "silent client %u closed", i);
+	for (i = 0; i < MDEVX_ATTACH_MAX_CLIENTS; i++)
+		close(idle[i]);
+	want.hangups += MDEVX_ATTACH_MAX_CLIENTS - 1;
+	TEST_ASSERT_SUCCESS(wait_stats(srv, &want), "the others hang up");
+	TEST_ASSERT_SUCCESS(mdevx_attach_server_stop(srv), "stop");
+	TEST_ASSERT_EQUAL(open_fds(), nfd, "descriptors: %d, were %d", open_fds(), nfd);
+	return TEST_SUCCESS;
+}
+
+/*
+ * A child as @p uid sends the request on @p path: exit 0 when what it
+ * received is what @p want_reply says (a handle and a descriptor, or the
+ * close without a reply), 1 otherwise, 2 when it could not become @p uid.
+ */
+static int
+other_uid_client(const char *path, uid_t uid, gid_t gid, bool want_reply)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct reply r;
+	pid_t pid;
+	int st = 0, s;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
+			_exit(2);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+		s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+		    client_send(s, NULL, 0, -1) != 0)
+			_exit(1);
+		client_recv(s, &r);
+		if (want_reply)
+			_exit(r.n == (ssize_t)sizeof(int) && r.fd >= 0 ? 0 : 1);
+		_exit(r.n == 0 && r.fd < 0 ? 0 : 1);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static int
+test_server_other_users(void)
+{
+	struct mdevx_attach_conf conf = { 0 };
+	struct mdevx_attach_stats want = { 0 };
+	struct mdevx_attach_server *srv;
+	static const uint32_t open_modes[] = { 0620, 0602, 0660, 0666, 0777 };
+	char path[128];
+	struct passwd *pw;
+	struct stat sb;
+	unsigned int i;
+	int rc;
+
+	sock_path(path, sizeof(path), "e.sock");
+	conf.path = path;
+	for (i = 0; i < RTE_DIM(open_modes); i++) {
+		conf.mode = open_modes[i];
+		TEST_ASSERT_NULL_ERRNO(mdevx_attach_server_start(ctx, pd, &conf), EPERM);
+		TEST_ASSERT(stat(path, &sb) != 0 && errno == ENOENT, "mode %04o left a file",
+			    open_modes[i]);
+	}
+	conf.mode = 0666;
+	conf.flags = 2;
+	TEST_ASSERT_NULL_ERRNO(mdevx_attach_server_start(ctx, pd, &conf), EINVAL);
+	/* read bits only: nobody else can connect */
+	conf.flags = 0;
+	conf.mode = 0644;
+	srv = mdevx_attach_server_start(ctx, pd, &conf);
+	TEST_ASSERT_NOT_NULL(srv, "mode 0644: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_attach_server_stop(srv), "stop");
+
+	pw = getpwnam("nobody");
+	if (geteuid() != 0 || pw == NULL || pw->pw_uid == 0) {
+		printf("SKIP: a client of another uid needs root and user nobody\n");
+		return TEST_SUCCESS;
+	}
+	TEST_ASSERT_SUCCESS(chmod(dir, 0711), "chmod %s", dir);
+	/* The mode widened after the start (by the owner): the uid check still holds. */
+	conf.mode = 0;
+	conf.request_timeout_ms = 10000;
+	srv = mdevx_attach_server_start(ctx, pd, &conf);
+	TEST_ASSERT_NOT_NULL(srv, "start: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(chmod(path, 0666), "chmod the socket");
+	rc = other_uid_client(path, pw->pw_uid, pw->pw_gid, false);
+	want.bad_requests = 1;
+	if (rc == 0)
+		rc = wait_stats(srv, &want);
+	mdevx_attach_server_stop(srv);
+	TEST_ASSERT_EQUAL(rc, 0, "uid %u without the flag: %d", (unsigned int)pw->pw_uid, rc);
+	/* With the flag: served. */
+	conf.mode = 0666;
+	conf.flags = MDEVX_ATTACH_F_ALLOW_OTHER_USERS;
+	srv = mdevx_attach_server_start(ctx, pd, &conf);
+	TEST_ASSERT_NOT_NULL(srv, "start with the flag: %s", strerror(errno));
+	TEST_ASSERT(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0666, "mode %o",
+		    sb.st_mode & 07777);
+	rc = other_uid_client(path, pw->pw_uid, pw->pw_gid, true);
+	want = (struct mdevx_attach_stats){ .served = 1 };
+	if (rc == 0)
+		rc = wait_stats(srv, &want);
+	mdevx_attach_server_stop(srv);
+	chmod(dir, 0700);
+	TEST_ASSERT_EQUAL(rc, 0, "uid %u with the flag: %d", (unsigned int)pw->pw_uid, rc);
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite server_suite = {
 	.suite_name = "mlx5 devx handover: attach server",
 	.setup = server_setup,
@@ -819,6 +1005,8 @@ static struct unit_test_suite server_suite = {
 		TEST_CASE(test_server_reply),
 		TEST_CASE(test_server_bad_requests),
 		TEST_CASE(test_server_start_stop_errors),
+		TEST_CASE(test_server_concurrent),
+		TEST_CASE(test_server_other_users),
 		TEST_CASES_END()
 	},
 };

@@ -1252,21 +1252,24 @@ ctl_op_name(uint32_t op)
 	return ctl_op_names[op];
 }
 
-/* Requests that change the device (traffic, faults): test mode only. */
+/*
+ * Test mode only: requests that change the device (traffic, faults) and
+ * the read of captured frames (another process's traffic contents).
+ */
 static bool
-ctl_op_injects(uint32_t op)
+ctl_op_test_only(uint32_t op)
 {
 	return op == SWDEV_CTL_INJECT || op == SWDEV_CTL_FAULT || op == SWDEV_CTL_RX ||
-	       op == SWDEV_CTL_RX_BATCH;
+	       op == SWDEV_CTL_RX_BATCH || op == SWDEV_CTL_RQ_CAPTURE;
 }
 
 /*
  * May peer @p k run @p req? Outside test mode: PING; the counts of a file
  * opened by the peer's own uid; the whole device's counts, the number of
- * files, port and RQ statistics, captured frames and the commands the
- * device ran (every file's, as the whole device's counts) for the daemon's
- * uid only; never traffic (counters or frames) or fault injection. In test
- * mode everything (every peer is still an allowed uid).
+ * files, port and RQ statistics and the commands the device ran (every
+ * file's, as the whole device's counts) for the daemon's uid only; never
+ * traffic (counters or frames) or fault injection, nor captured frames. In
+ * test mode everything (every peer is still an allowed uid).
  */
 static bool
 ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_ctl_req *req,
@@ -1276,7 +1279,7 @@ ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_
 
 	if (srv->opts.test_mode || req->op == SWDEV_CTL_PING)
 		return true;
-	if (ctl_op_injects(req->op))
+	if (ctl_op_test_only(req->op))
 		return false;
 	switch (req->op) {
 	case SWDEV_CTL_COUNTS:
@@ -1287,7 +1290,6 @@ ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_
 	case SWDEV_CTL_NUM_FILES:
 	case SWDEV_CTL_PORT_STATS:
 	case SWDEV_CTL_RQ_STATS:
-	case SWDEV_CTL_RQ_CAPTURE:
 	case SWDEV_CTL_CMD_COUNT:
 		return k->e.peer_uid == srv->euid;
 	default:
@@ -1515,7 +1517,7 @@ ctl_event(struct swdev_server *srv, struct ctl *k, uint32_t events)
 		swdev_log(SWDEV_LOG_WARN, "control: %s on %s (file %u) from pid %d uid %u refused "
 			  "(EPERM): %s", ctl_op_name(req.op), devname, req.file_id,
 			  (int)k->e.peer_pid, (unsigned int)k->e.peer_uid,
-			  ctl_op_injects(req.op) ? "the daemon was not started with --test-mode" :
+			  ctl_op_test_only(req.op) ? "the daemon was not started with --test-mode" :
 			  req.op == SWDEV_CTL_COUNTS ?
 			  "not the caller's file, and the daemon is not in test mode" :
 			  "only the daemon's uid may read it outside test mode");

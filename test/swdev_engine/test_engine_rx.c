@@ -8,7 +8,9 @@
  *     without a fragment header, TCP, UDP, fragments) checked by a rule that
  *     masks every parsed field, and a one-field change of the frame missing
  *     it; every truncation and malformed header refused with EINVAL and only
- *     bad_frames counted; the frame size limit;
+ *     bad_frames counted, each cut in a heap block of exactly its length
+ *     (no read past the frame under ASan); IPv6 cut short, bare and
+ *     after a VLAN tag; the frame size limit;
  *   - delivery: direct TIR, indirect TIR over RQTs of 1..256 entries with
  *     102400 random IPv4/IPv6 TCP/UDP/other tuples, every selected-fields
  *     subset and every L3/L4 selector type, per-RQ counts and every hash
@@ -656,9 +658,45 @@ expect_refused(struct fx *x, const uint8_t *frame, size_t len, uint32_t rqn, con
 }
 
 /*
- * Every truncation of every layout: refused when the cut falls inside a
- * header or the datagram (total/payload length beyond the frame), accepted
- * when only Ethernet padding is cut.
+ * A copy of the first @p len bytes of @p frame in a heap block of exactly
+ * @p len bytes (at least one), so that ASan sees a read past the frame.
+ */
+static uint8_t *
+exact_copy(const uint8_t *frame, size_t len)
+{
+	uint8_t *p = malloc(len > 0 ? len : 1);
+
+	CHECK(p != NULL);
+	if (p == NULL)
+		exit(1);
+	memcpy(p, frame, len);
+	return p;
+}
+
+static void
+expect_refused_exact(struct fx *x, const uint8_t *frame, size_t len, uint32_t rqn,
+		     const char *what)
+{
+	uint8_t *p = exact_copy(frame, len);
+
+	expect_refused(x, p, len, rqn, what);
+	free(p);
+}
+
+static uint32_t
+rx_exact(struct fx *x, const uint8_t *frame, size_t len)
+{
+	uint8_t *p = exact_copy(frame, len);
+	uint32_t verdict = rx(x, p, len, NULL);
+
+	free(p);
+	return verdict;
+}
+
+/*
+ * Every truncation of every layout, each in a block of exactly its length:
+ * refused when the cut falls inside a header or the datagram (total/payload
+ * length beyond the frame), accepted when only Ethernet padding is cut.
  */
 static void
 test_truncation(void)
@@ -682,13 +720,51 @@ test_truncation(void)
 			need = len - v[i].pad;
 		for (size_t cut = 0; cut < len; cut++) {
 			if (cut < need) {
-				expect_refused(&x, frame, cut, x.rqn[0], "truncated");
+				expect_refused_exact(&x, frame, cut, x.rqn[0], "truncated");
 			} else {
-				CHECK_EQ(rx(&x, frame, cut, NULL), SWDEV_RX_DELIVERED);
+				CHECK_EQ(rx_exact(&x, frame, cut), SWDEV_RX_DELIVERED);
 			}
 		}
 		CHECK_EQ(rx(&x, frame, len, NULL), SWDEV_RX_DELIVERED);
 	}
+	rule_del(&x, r);
+	fx_fini(&x);
+}
+
+/*
+ * Ethertype 0x86DD (bare or after an 802.1Q tag) with less than an IPv6
+ * header after it: refused, one bad frame each, and no byte read past the
+ * frame (each frame is a heap block of exactly its length: ASan build).
+ */
+static void
+test_short_ipv6(void)
+{
+	uint8_t frame[64];
+	struct swdev_port_stats a, b;
+	struct fx x;
+	uint32_t tir_h, tirn;
+	struct rule r;
+	size_t n = 0;
+
+	fx_init(&x);
+	tir_h = tir_create(&x, false, x.rqn[0], NULL, &tirn);
+	r = rule_all(&x, SWDEV_FLOW_DEST_DEVX, tir_h);
+	a = port(&x);
+	memset(frame, 0x60, sizeof(frame));	/* version 6 in every byte */
+	memcpy(frame, t_dmac, 6);
+	memcpy(frame + 6, t_smac, 6);
+	wr16(frame + 12, 0x86dd);
+	for (size_t len = 14; len < 14 + 40; len++, n++)
+		expect_refused_exact(&x, frame, len, x.rqn[0], "ipv6 cut short");
+	wr16(frame + 12, 0x8100);
+	wr16(frame + 14, 0x0123);
+	wr16(frame + 16, 0x86dd);
+	for (size_t len = 14; len < 18 + 40; len++, n++)
+		expect_refused_exact(&x, frame, len, x.rqn[0], "vlan + ipv6 cut short");
+	b = port(&x);
+	CHECK_EQ(b.bad_frames, a.bad_frames + n);
+	CHECK_EQ(b.rx_packets, a.rx_packets);
+	CHECK_EQ(rqs(&x, x.rqn[0]).packets, 0);
 	rule_del(&x, r);
 	fx_fini(&x);
 }
@@ -1378,6 +1454,7 @@ main(void)
 {
 	test_parser_image();
 	test_truncation();
+	test_short_ipv6();
 	test_malformed();
 	test_direct_and_verdicts();
 	test_capture();

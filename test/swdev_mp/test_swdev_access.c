@@ -95,9 +95,11 @@ other_client(void *arg)
 	const struct as_other *a = arg;
 	struct swdev_ctx *ctx;
 	struct swdev_ctl *ctl;
+	struct swdev_capture_info ci;
 	struct swdev_counts c;
 	struct swdev_obj *ctr;
 	uint32_t base = 0, n;
+	uint8_t cap[64];
 	uint64_t pk = 1;
 	int err;
 
@@ -137,6 +139,8 @@ other_client(void *arg)
 		CHECK(err == EPERM, "traffic injection: %s", strerror(err));
 		err = swdev_ctl_set_fault(ctl, MP_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 5, 3, 1, 0);
 		CHECK(err == EPERM, "fault injection: %s", strerror(err));
+		err = swdev_ctl_get_rq_capture(ctl, MP_DEV, 1, 0, cap, sizeof(cap), &ci);
+		CHECK(err == EPERM, "captured frames: %s", strerror(err));
 		err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
 		CHECK(err == 0 && pk == 0, "its counter: no packets, no fault: %s %lu",
 		      strerror(err), (unsigned long)pk);
@@ -290,11 +294,16 @@ test_daemon_as_other_user(void)
 	mp_daemon_gid = (gid_t)-1;
 }
 
-/* ---- --test-mode gates injection, for the daemon's own uid too ---- */
+/*
+ * ---- --test-mode gates injection and captured frames, for the daemon's
+ * own uid too ----
+ */
 
 static void
 test_test_mode(void)
 {
+	struct swdev_capture_info ci;
+	uint8_t cap[64];
 	struct swdev_ctx *ctx;
 	struct swdev_ctl *ctl;
 	struct swdev_obj *ctr;
@@ -330,6 +339,9 @@ test_test_mode(void)
 		err = swdev_ctl_set_fault(ctl, MP_DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 1, 0x3,
 					  0x1234, 0);
 		CHECK(err == (mode ? 0 : EPERM), "fault: %s", strerror(err));
+		/* no RQ 1 on the device: ENOENT once the request is let through */
+		err = swdev_ctl_get_rq_capture(ctl, MP_DEV, 1, 0, cap, sizeof(cap), &ci);
+		CHECK(err == (mode ? ENOENT : EPERM), "captured frames: %s", strerror(err));
 		err = mp_counter_query(ctr, base, false, &pk, NULL, &status, NULL);
 		if (mode)
 			CHECK(err == EREMOTEIO && status == 0x3, "the fault hits the next query: "

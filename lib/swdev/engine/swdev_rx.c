@@ -175,11 +175,12 @@ parse_ipv6(struct swdev_pkt *pkt, uint32_t off)
 {
 	const uint8_t *ip = pkt->frame + off;
 	uint32_t end, l4off = off + IPV6_HLEN;
-	uint8_t proto = ip[6];
 	bool first = true;
+	uint8_t proto;
 
 	if (pkt->len - off < IPV6_HLEN)
 		return EINVAL;
+	proto = ip[6];
 	if ((ip[0] >> 4) != 6)
 		return 0;	/* not IPv6 after all: an L2 packet */
 	end = l4off + rd16(ip + 4);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The server of testpmd's `mlx5 port attach <ident> socket=<path>`: one
- * thread accepting on a SOCK_SEQPACKET Unix socket, one exchange per
+ * thread polling a SOCK_SEQPACKET Unix socket and every client waiting
+ * for its request, each with its own deadline; one exchange per
  * connection (an empty request; a reply of the PD handle as an int with a
  * duplicate of the command fd in SCM_RIGHTS). Built on libmdevx's public
  * mdevx_ctx_devargs() only.
@@ -18,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_log.h>
@@ -44,6 +46,8 @@ struct mdevx_attach_server {
 	struct mdevx_obj *pd;
 	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
 	int timeout_ms;
+	bool allow_other_users;		/* MDEVX_ATTACH_F_ALLOW_OTHER_USERS */
+	uid_t euid;			/* the uid served without that flag */
 	int listen_fd;
 	int stop_rd;			/* the stop's pipe: readable once stopping */
 	int stop_wr;
@@ -55,12 +59,20 @@ struct mdevx_attach_server {
 };
 
 enum conn_result {
+	CONN_PENDING,		/* no request yet: the client waits on */
 	CONN_SERVED,
 	CONN_BAD_REQUEST,
 	CONN_TIMEOUT,
 	CONN_HANGUP,
 	CONN_ERROR,
-	CONN_STOPPING,
+};
+
+/* A connection accepted, waiting for its request. */
+struct client {
+	int fd;
+	bool uid_ok;			/* the server's uid, or other users allowed */
+	uint64_t deadline;		/* now_ms() by which the request must come */
+	char peer[48];			/* "pid P uid U", for the logs */
 };
 
 static void
@@ -125,21 +137,30 @@ send_reply(int conn, int pd_handle, int fd)
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	do {
-		n = sendmsg(conn, &msg, MSG_NOSIGNAL);
+		n = sendmsg(conn, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno;
 	return n == (ssize_t)sizeof(pd_handle) ? 0 : EMSGSIZE;
 }
 
-/* Serve one accepted connection: wait for its request, answer it. */
-static enum conn_result
-serve_conn(struct mdevx_attach_server *srv, int conn, const char *peer)
+/* Milliseconds of CLOCK_MONOTONIC. */
+static uint64_t
+now_ms(void)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = conn, .events = POLLIN },
-		{ .fd = srv->stop_rd, .events = POLLIN },
-	};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * A readable client: read its request, answer it. CONN_PENDING when
+ * nothing was there after all (the client keeps its deadline).
+ */
+static enum conn_result
+serve_client(struct mdevx_attach_server *srv, const struct client *cl, short revents)
+{
 	union {
 		char buf[CMSG_SPACE(ATTACH_MAX_RX_FDS * sizeof(int))];
 		struct cmsghdr align;
@@ -158,25 +179,12 @@ serve_conn(struct mdevx_attach_server *srv, int conn, const char *peer)
 	int rc;
 
 	do {
-		rc = poll(pfd, 2, srv->timeout_ms);
-	} while (rc < 0 && errno == EINTR);
-	if (rc < 0) {
-		ATTACH_LOG(ERR, "%s: waiting for the request of %s: %s", srv->path, peer,
-			   strerror(errno));
-		return CONN_ERROR;
-	}
-	if (pfd[1].revents != 0)
-		return CONN_STOPPING;
-	if (rc == 0) {
-		ATTACH_LOG(WARNING, "%s: %s sent no request in %d ms: closed", srv->path, peer,
-			   srv->timeout_ms);
-		return CONN_TIMEOUT;
-	}
-	do {
-		n = recvmsg(conn, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = recvmsg(cl->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN && (revents & (POLLHUP | POLLERR)) == 0)
+		return CONN_PENDING;
 	if (n < 0) {
-		ATTACH_LOG(ERR, "%s: reading the request of %s: %s", srv->path, peer,
+		ATTACH_LOG(ERR, "%s: reading the request of %s: %s", srv->path, cl->peer,
 			   strerror(errno));
 		return CONN_ERROR;
 	}
@@ -185,7 +193,8 @@ serve_conn(struct mdevx_attach_server *srv, int conn, const char *peer)
 	    msg.msg_controllen > 0) {
 		ATTACH_LOG(WARNING, "%s: bad request from %s: %zd bytes%s, %u descriptors "
 			   "(closed), control data %zu bytes%s: closed without a reply",
-			   srv->path, peer, n, (msg.msg_flags & MSG_TRUNC) ? " (truncated)" : "",
+			   srv->path, cl->peer, n,
+			   (msg.msg_flags & MSG_TRUNC) ? " (truncated)" : "",
 			   nfds, (size_t)msg.msg_controllen,
 			   (msg.msg_flags & MSG_CTRUNC) ? " (truncated)" : "");
 		return CONN_BAD_REQUEST;
@@ -195,87 +204,189 @@ serve_conn(struct mdevx_attach_server *srv, int conn, const char *peer)
 	 * on a SEQPACKET socket only POLLHUP tells them apart. A peer gone
 	 * after its request could not read the reply either.
 	 */
-	if ((pfd[0].revents & POLLHUP) != 0) {
-		ATTACH_LOG(NOTICE, "%s: %s hung up before its request", srv->path, peer);
+	if ((revents & POLLHUP) != 0) {
+		ATTACH_LOG(NOTICE, "%s: %s hung up before its request", srv->path, cl->peer);
 		return CONN_HANGUP;
 	}
+	if (!cl->uid_ok) {
+		ATTACH_LOG(WARNING, "%s: %s is not of the server's uid %u and other users "
+			   "are not allowed (MDEVX_ATTACH_F_ALLOW_OTHER_USERS): closed without "
+			   "a reply", srv->path, cl->peer, (unsigned int)srv->euid);
+		return CONN_BAD_REQUEST;
+	}
 	if (mdevx_ctx_devargs(srv->ctx, srv->pd, &da) != 0) {
-		ATTACH_LOG(ERR, "%s: no devargs for %s: %s", srv->path, peer, strerror(errno));
+		ATTACH_LOG(ERR, "%s: no devargs for %s: %s", srv->path, cl->peer,
+			   strerror(errno));
 		return CONN_ERROR;
 	}
-	rc = send_reply(conn, (int)da.pd_handle, da.cmd_fd);
+	rc = send_reply(cl->fd, (int)da.pd_handle, da.cmd_fd);
 	close(da.cmd_fd);
 	if (rc != 0) {
-		ATTACH_LOG(ERR, "%s: reply to %s: %s", srv->path, peer, strerror(rc));
+		ATTACH_LOG(ERR, "%s: reply to %s: %s", srv->path, cl->peer, strerror(rc));
 		return CONN_ERROR;
 	}
-	ATTACH_LOG(NOTICE, "%s: served %s: command fd and pd_handle=%u", srv->path, peer,
+	ATTACH_LOG(NOTICE, "%s: served %s: command fd and pd_handle=%u", srv->path, cl->peer,
 		   da.pd_handle);
 	return CONN_SERVED;
 }
 
+/* The peer's pid and uid, for the logs; whether its uid may be served. */
 static void
-peer_name(int conn, char *buf, size_t len)
+client_identify(const struct mdevx_attach_server *srv, struct client *cl)
 {
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 
-	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
-		snprintf(buf, len, "pid %d uid %u", (int)cred.pid, (unsigned int)cred.uid);
-	else
-		snprintf(buf, len, "a peer of unknown credentials");
+	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0) {
+		snprintf(cl->peer, sizeof(cl->peer), "pid %d uid %u", (int)cred.pid,
+			 (unsigned int)cred.uid);
+		cl->uid_ok = srv->allow_other_users || cred.uid == srv->euid;
+	} else {
+		snprintf(cl->peer, sizeof(cl->peer), "a peer of unknown credentials");
+		cl->uid_ok = srv->allow_other_users;
+	}
 }
 
+static void
+count_result(struct mdevx_attach_server *srv, enum conn_result res)
+{
+	switch (res) {
+	case CONN_SERVED:
+		stat_inc(&srv->stats.served);
+		break;
+	case CONN_BAD_REQUEST:
+		stat_inc(&srv->stats.bad_requests);
+		break;
+	case CONN_TIMEOUT:
+		stat_inc(&srv->stats.timeouts);
+		break;
+	case CONN_HANGUP:
+		stat_inc(&srv->stats.hangups);
+		break;
+	case CONN_ERROR:
+		stat_inc(&srv->stats.errors);
+		break;
+	case CONN_PENDING:
+		break;
+	}
+}
+
+/* The client with the earliest deadline: the one evicted when the table is full. */
+static unsigned int
+oldest_client(const struct client *cl, unsigned int n)
+{
+	unsigned int i, best = 0;
+
+	for (i = 1; i < n; i++)
+		if (cl[i].deadline < cl[best].deadline)
+			best = i;
+	return best;
+}
+
+/*
+ * Accept what the listening socket has, each client with its own deadline.
+ * A client beyond MDEVX_ATTACH_MAX_CLIENTS evicts the one nearest its
+ * deadline (counted as a timeout). Returns the new count of clients.
+ */
+static unsigned int
+accept_clients(struct mdevx_attach_server *srv, struct client *cl, unsigned int n,
+	       uint64_t now, uint64_t *paused_until)
+{
+	for (;;) {
+		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		unsigned int i;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN) {
+				ATTACH_LOG(ERR, "%s: accept: %s", srv->path, strerror(errno));
+				/* try again a little later, not in a spin */
+				*paused_until = now + ATTACH_ACCEPT_PAUSE_MS;
+			}
+			return n;
+		}
+		if (n == MDEVX_ATTACH_MAX_CLIENTS) {
+			i = oldest_client(cl, n);
+			ATTACH_LOG(WARNING, "%s: %u clients wait for their request: %s closed "
+				   "before its deadline", srv->path, n, cl[i].peer);
+			close(cl[i].fd);
+			count_result(srv, CONN_TIMEOUT);
+			cl[i] = cl[--n];
+		}
+		cl[n].fd = fd;
+		cl[n].deadline = now + (uint64_t)srv->timeout_ms;
+		client_identify(srv, &cl[n]);
+		n++;
+	}
+}
+
+/*
+ * One poll over the stop pipe, the listening socket and every client that
+ * has not sent its request yet: a silent client costs only its own
+ * deadline, never another client's wait.
+ */
 static void *
 server_thread(void *arg)
 {
 	struct mdevx_attach_server *srv = arg;
-	struct pollfd pfd[2] = {
-		{ .fd = srv->listen_fd, .events = POLLIN },
-		{ .fd = srv->stop_rd, .events = POLLIN },
-	};
-	char peer[64];
-	int conn, rc;
+	struct pollfd pfd[2 + MDEVX_ATTACH_MAX_CLIENTS];
+	struct client cl[MDEVX_ATTACH_MAX_CLIENTS];
+	uint64_t now, paused_until = 0;
+	unsigned int n = 0, i, k;
+	int rc, wait;
 
 	for (;;) {
-		rc = poll(pfd, 2, -1);
+		now = now_ms();
+		wait = -1;
+		pfd[0] = (struct pollfd){ .fd = srv->stop_rd, .events = POLLIN };
+		/* a negative fd is left out of the poll: the accept pause */
+		pfd[1] = (struct pollfd){ .fd = now >= paused_until ? srv->listen_fd : -1,
+					  .events = POLLIN };
+		if (now < paused_until)
+			wait = (int)(paused_until - now);
+		for (i = 0; i < n; i++) {
+			uint64_t left = cl[i].deadline > now ? cl[i].deadline - now : 0;
+
+			pfd[2 + i] = (struct pollfd){ .fd = cl[i].fd, .events = POLLIN };
+			if (wait < 0 || left < (uint64_t)wait)
+				wait = (int)left;
+		}
+		rc = poll(pfd, 2 + n, wait);
 		if (rc < 0 && errno == EINTR)
 			continue;
-		if (rc < 0 || pfd[1].revents != 0)
+		if (rc < 0) {
+			ATTACH_LOG(ERR, "%s: poll: %s", srv->path, strerror(errno));
 			break;
-		conn = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (conn < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED)
+		}
+		if (pfd[0].revents != 0)
+			break;
+		now = now_ms();
+		/* requests first, then deadlines, then new clients */
+		for (i = 0, k = 0; i < n; i++) {
+			enum conn_result res = CONN_PENDING;
+
+			if (pfd[2 + i].revents != 0)
+				res = serve_client(srv, &cl[i], pfd[2 + i].revents);
+			if (res == CONN_PENDING && cl[i].deadline <= now) {
+				ATTACH_LOG(WARNING, "%s: %s sent no request in %d ms: closed",
+					   srv->path, cl[i].peer, srv->timeout_ms);
+				res = CONN_TIMEOUT;
+			}
+			if (res == CONN_PENDING) {
+				cl[k++] = cl[i];
 				continue;
-			ATTACH_LOG(ERR, "%s: accept: %s", srv->path, strerror(errno));
-			/* wait a little, or for the stop */
-			if (poll(&pfd[1], 1, ATTACH_ACCEPT_PAUSE_MS) > 0)
-				break;
-			continue;
+			}
+			count_result(srv, res);
+			close(cl[i].fd);
 		}
-		peer_name(conn, peer, sizeof(peer));
-		switch (serve_conn(srv, conn, peer)) {
-		case CONN_SERVED:
-			stat_inc(&srv->stats.served);
-			break;
-		case CONN_BAD_REQUEST:
-			stat_inc(&srv->stats.bad_requests);
-			break;
-		case CONN_TIMEOUT:
-			stat_inc(&srv->stats.timeouts);
-			break;
-		case CONN_HANGUP:
-			stat_inc(&srv->stats.hangups);
-			break;
-		case CONN_ERROR:
-			stat_inc(&srv->stats.errors);
-			break;
-		case CONN_STOPPING:
-			close(conn);
-			return NULL;
-		}
-		close(conn);
+		n = k;
+		if (pfd[1].revents != 0)
+			n = accept_clients(srv, cl, n, now, &paused_until);
 	}
+	/* stopping: every client waiting is closed without a reply */
+	for (i = 0; i < n; i++)
+		close(cl[i].fd);
 	return NULL;
 }
 
@@ -287,7 +398,7 @@ server_listen(struct mdevx_attach_server *srv, mode_t mode)
 	struct stat st;
 	int fd, err;
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return errno;
 	memcpy(sa.sun_path, srv->path, strlen(srv->path) + 1);
@@ -317,11 +428,20 @@ mdevx_attach_server_start(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
 	struct mdevx_devargs da;
 	int p[2], err;
 
-	if (conf == NULL || conf->path == NULL || conf->path[0] == '\0' || conf->mode > 0777) {
+	if (conf == NULL || conf->path == NULL || conf->path[0] == '\0' || conf->mode > 0777 ||
+	    (conf->flags & ~MDEVX_ATTACH_F_ALLOW_OTHER_USERS) != 0) {
 		ATTACH_LOG(ERR, "bad configuration: %s", conf == NULL ? "NULL" :
 			   conf->path == NULL || conf->path[0] == '\0' ? "no socket path" :
-			   "mode above 0777");
+			   conf->mode > 0777 ? "mode above 0777" : "unknown flags");
 		errno = EINVAL;
+		return NULL;
+	}
+	/* Connecting takes write permission: a group or other write bit lets them in. */
+	if ((conf->mode & 0022u) != 0 && (conf->flags & MDEVX_ATTACH_F_ALLOW_OTHER_USERS) == 0) {
+		ATTACH_LOG(ERR, "%s: mode %04o lets other users connect, and every client gets "
+			   "the command fd: refused without MDEVX_ATTACH_F_ALLOW_OTHER_USERS",
+			   conf->path, (unsigned int)conf->mode);
+		errno = EPERM;
 		return NULL;
 	}
 	if (strlen(conf->path) >= sizeof(srv->path)) {
@@ -351,6 +471,8 @@ mdevx_attach_server_start(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
 				ATTACH_DEFAULT_TIMEOUT_MS);
 	if (srv->timeout_ms < 0)
 		srv->timeout_ms = INT32_MAX;
+	srv->allow_other_users = (conf->flags & MDEVX_ATTACH_F_ALLOW_OTHER_USERS) != 0;
+	srv->euid = geteuid();
 	srv->listen_fd = -1;
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		err = errno;

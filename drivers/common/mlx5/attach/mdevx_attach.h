@@ -21,11 +21,22 @@
  * reply (a testpmd client then reports a truncated message), counted and
  * logged with the peer's pid and uid; descriptors it sent are closed.
  *
+ * @par Who is served
+ * Every client served gets the context's command fd: it can create objects
+ * on the device file. Without MDEVX_ATTACH_F_ALLOW_OTHER_USERS the socket
+ * mode may not have a group or other write bit (EPERM at start) and a
+ * client whose uid (SO_PEERCRED) is not the server's effective uid is
+ * closed without a reply (a bad request).
+ *
  * @par Threading
  * The server runs one thread of its own, from mdevx_attach_server_start()
- * to mdevx_attach_server_stop(), and serves one connection at a time. Each
- * reply calls mdevx_ctx_devargs() on the context and PD it was started
- * with: stop the server before destroying that PD or closing the context.
+ * to mdevx_attach_server_stop(). It serves clients concurrently: up to
+ * MDEVX_ATTACH_MAX_CLIENTS connections wait for their request at once,
+ * each until its own deadline (accept + request timeout), so a silent
+ * client delays no other. A connection beyond that number closes the one
+ * nearest its deadline (counted as a timeout). Each reply calls
+ * mdevx_ctx_devargs() on the context and PD it was started with: stop the
+ * server before destroying that PD or closing the context.
  *
  * @par Errors
  * As libmdevx: int functions return 0 or a negative errno and set errno;
@@ -46,21 +57,35 @@ extern "C" {
 /** A running server. Opaque. */
 struct mdevx_attach_server;
 
+/** Connections that may wait for their request at the same time. */
+#define MDEVX_ATTACH_MAX_CLIENTS 64
+
+/**
+ * mdevx_attach_conf.flags: serve other users. Allows a socket mode with a
+ * group or other write bit, and clients of any uid that reach the socket.
+ */
+#define MDEVX_ATTACH_F_ALLOW_OTHER_USERS (1u << 0)
+
 /** Server settings. */
 struct mdevx_attach_conf {
 	/** Socket path; must not exist (EADDRINUSE). Removed by the stop. */
 	const char *path;
-	/** Permissions of the socket file; 0: 0600 (the owner only). */
+	/**
+	 * Permissions of the socket file; 0: 0600 (the owner only). A group
+	 * or other write bit (0022) needs MDEVX_ATTACH_F_ALLOW_OTHER_USERS.
+	 */
 	uint32_t mode;
 	/** How long a client may take to send its request, in ms; 0: 1000. */
 	uint32_t request_timeout_ms;
+	/** MDEVX_ATTACH_F_*; 0 serves the server's own uid only. */
+	uint32_t flags;
 };
 
 /** What the server did with the connections it accepted. */
 struct mdevx_attach_stats {
 	uint64_t served;	/**< replies sent: handle and descriptor */
 	uint64_t bad_requests;	/**< data, descriptors or a truncated message */
-	uint64_t timeouts;	/**< no request within the timeout */
+	uint64_t timeouts;	/**< no request within the timeout (or evicted) */
 	uint64_t hangups;	/**< closed by the peer before its request */
 	uint64_t errors;	/**< the devargs or the reply failed (logged) */
 };
@@ -69,8 +94,9 @@ struct mdevx_attach_stats {
  * Listen on conf->path and serve @p ctx with PD @p pd (both stay the
  * caller's) from a thread of the server.
  * @return the server, or NULL with errno: EINVAL (NULL argument, empty
- *   path, mode above 0777); ENAMETOOLONG (path longer than a Unix socket
- *   address takes); the errors of mdevx_ctx_devargs() for @p ctx and @p pd
+ *   path, mode above 0777, an unknown flag); EPERM (a mode with a group or
+ *   other write bit without MDEVX_ATTACH_F_ALLOW_OTHER_USERS);
+ *   ENAMETOOLONG (path longer than a Unix socket address takes); the errors of mdevx_ctx_devargs() for @p ctx and @p pd
  *   (ENOENT, EPROTOTYPE, EXDEV); EADDRINUSE (the path exists); the errors
  *   of socket(), bind(), listen(), pthread_create().
  */
