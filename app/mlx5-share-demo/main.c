@@ -22,11 +22,11 @@
  * that the device is empty.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,19 +163,27 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Option ranges: the demo's, devtools/demo.sh's and the option test's table. */
+#define DURATION_MAX 600000	/* 10 minutes */
+#define PERIOD_MAX 60000
+#define HOLD_MAX 3600000	/* 1 hour */
+#define DEVICE_MAX 31		/* the software device's name length */
+
 static void
 usage(const char *prog)
 {
 	printf("Usage: %s [EAL options] -- [options]\n"
+	       "       %s --check-options [options]\n"
 	       "\n"
 	       "Share mlx5 flow counters and TIRs between DPDK processes on the\n"
 	       "software device ($SWDEV_SOCKET), steer packets through them and\n"
 	       "print what every process saw.\n"
 	       "\n"
-	       "Options:\n"
+	       "Options (--name VALUE or --name=VALUE, integers in decimal):\n"
 	       "  --secondaries N   secondary processes to start (1..%d, default 3)\n"
 	       "  --bulks N         counter bulks of %d counters (1..%d, default 4)\n"
-	       "  --duration MS     counter injection phase in milliseconds (default 2000)\n"
+	       "  --duration MS     counter injection phase in milliseconds (0..%d,\n"
+	       "                    default 2000)\n"
 	       "  --pcap FILE       steering phase: secondary i installs a rule for UDP\n"
 	       "                    port %d+i (even i: RSS TIR, odd i: direct TIR)\n"
 	       "                    counting on counter %d+i of bulk i mod --bulks; FILE is\n"
@@ -183,37 +191,96 @@ usage(const char *prog)
 	       "                    port number is checked against what the file says.\n"
 	       "                    IPv4/UDP or IPv6/UDP to a direct port, IPv4/UDP only\n"
 	       "                    to an RSS port. Without it: no steering phase.\n"
-	       "  --device NAME     software device name (default mlx5_0)\n"
+	       "  --device NAME     software device name (1..%d characters of A-Z a-z 0-9\n"
+	       "                    _ . -, default mlx5_0)\n"
 	       "  --counter-period MS  period of the library's counter snapshot service\n"
-	       "                    (default %d; 0: off)\n"
+	       "                    (0..%d, default %d; 0: off)\n"
 	       "  --hold MS         after the counter phase, print what was injected into\n"
-	       "                    each bulk and wait MS milliseconds (SIGINT ends the\n"
-	       "                    wait), so that mlx5-share-info can look at the primary\n"
+	       "                    each bulk and wait MS milliseconds (0..%d, SIGINT ends\n"
+	       "                    the wait), so that mlx5-share-info can look at the primary\n"
 	       "  --help            this text\n"
+	       "\n"
+	       "--check-options validates the options (and reads the --pcap file) without\n"
+	       "starting anything: exit 0 if they are valid, 2 if not.\n"
+	       "Exit status: 0 demo OK, 1 a check failed, 2 invalid options or input.\n"
 	       "\n"
 	       "Run it with devtools/run-demo.sh, which starts the software device,\n"
 	       "writes a pcap for the rules with test/steer/gen_steer_pcap.py and\n"
 	       "gives EAL --no-pci and a --file-prefix of its own.\n",
-	       prog, MAX_SECONDARIES, BULK_SIZE, MAX_BULKS, RULE_PORT_BASE, RULE_OFFSET_BASE,
-	       MDEVX_SHARE_COUNTER_PERIOD_DEFAULT);
+	       prog, prog, MAX_SECONDARIES, BULK_SIZE, MAX_BULKS, DURATION_MAX, RULE_PORT_BASE,
+	       RULE_OFFSET_BASE, DEVICE_MAX, PERIOD_MAX, MDEVX_SHARE_COUNTER_PERIOD_DEFAULT,
+	       HOLD_MAX);
+}
+
+/* An input error: one line naming the option, exit status 2. */
+static int
+opt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+opt_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mlx5-share-demo: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see --help)\n");
+	return -EINVAL;
+}
+
+/* A decimal integer in min..max: no sign, no blank, nothing after it. */
+static int
+parse_uint(const char *opt, const char *arg, unsigned long min, unsigned long max,
+	   const char *unit, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		goto bad;
+	*out = (unsigned int)v;
+	return 0;
+bad:
+	return opt_error("--%s: \"%s\" is not an integer in %lu..%lu%s%s", opt, arg, min, max,
+			 unit[0] != '\0' ? " " : "", unit);
 }
 
 static int
+parse_device(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	for (size_t i = 0; i < n && n <= DEVICE_MAX; i++) {
+		char c = arg[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			n = 0;
+	}
+	if (n == 0 || n > DEVICE_MAX)
+		return opt_error("--device: \"%s\" is not a name of 1..%d characters of "
+				 "A-Z a-z 0-9 _ . -", arg, DEVICE_MAX);
+	return 0;
+}
+
+/*
+ * The options after EAL's (or after --check-options): --name VALUE or
+ * --name=VALUE, exact names only. 0, or -EINVAL with one line on stderr.
+ */
+static int
 parse_opts(int argc, char **argv, struct demo_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "secondaries", required_argument, NULL, 's' },
-		{ "bulks", required_argument, NULL, 'b' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "device", required_argument, NULL, 'D' },
-		{ "pcap", required_argument, NULL, 'p' },
-		{ "counter-period", required_argument, NULL, 'c' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "reader", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const char *const names[] = {
+		"secondaries", "bulks", "duration", "device", "pcap", "counter-period", "hold",
+		"reader",
 	};
-	int c;
+	unsigned int v;
+	int rc = 0;
 
 	o->secondaries = 3;
 	o->bulks = 4;
@@ -223,47 +290,54 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 	o->counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_DEFAULT;
 	o->hold_ms = 0;
 	o->reader_id = -1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			o->secondaries = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'b':
-			o->bulks = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'd':
-			o->duration_ms = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'D':
-			o->device = optarg;
-			break;
-		case 'p':
-			o->pcap = optarg;
-			break;
-		case 'c':
-			o->counter_period_ms = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'H':
-			o->hold_ms = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'r':
-			o->reader_id = atoi(optarg);
-			break;
-		case 'h':
-			usage(argv[0]);
-			exit(0);
-		default:
-			return -EINVAL;
+	for (int i = 0; i < argc && rc == 0; i++) {
+		const char *arg = argv[i], *eq, *val;
+		char name[32];
+		size_t len;
+		size_t k;
+
+		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+			return opt_error("unexpected argument \"%s\"", arg);
+		eq = strchr(arg, '=');
+		len = eq != NULL ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, arg + 2, len);
+		name[len] = '\0';
+		for (k = 0; k < RTE_DIM(names) && strcmp(names[k], name) != 0; k++)
+			;
+		if (k == RTE_DIM(names))
+			return opt_error("unknown option \"%s\"", arg);
+		if (eq != NULL) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			return opt_error("--%s needs a value", name);
+		}
+		if (strcmp(name, "secondaries") == 0) {
+			rc = parse_uint(name, val, 1, MAX_SECONDARIES, "", &o->secondaries);
+		} else if (strcmp(name, "bulks") == 0) {
+			rc = parse_uint(name, val, 1, MAX_BULKS, "", &o->bulks);
+		} else if (strcmp(name, "duration") == 0) {
+			rc = parse_uint(name, val, 0, DURATION_MAX, "ms", &o->duration_ms);
+		} else if (strcmp(name, "counter-period") == 0) {
+			rc = parse_uint(name, val, 0, PERIOD_MAX, "ms", &o->counter_period_ms);
+		} else if (strcmp(name, "hold") == 0) {
+			rc = parse_uint(name, val, 0, HOLD_MAX, "ms", &o->hold_ms);
+		} else if (strcmp(name, "reader") == 0) {
+			rc = parse_uint(name, val, 0, MAX_SECONDARIES - 1, "", &v);
+			o->reader_id = (int)v;
+		} else if (strcmp(name, "device") == 0) {
+			rc = parse_device(val);
+			o->device = val;
+		} else {
+			if (val[0] == '\0')
+				return opt_error("--pcap: empty file name");
+			o->pcap = val;
 		}
 	}
-	if (optind != argc || o->secondaries < 1 || o->secondaries > MAX_SECONDARIES ||
-	    o->bulks < 1 || o->bulks > MAX_BULKS || strlen(o->device) > 32 ||
-	    (o->pcap != NULL && o->pcap[0] == '\0')) {
-		fprintf(stderr, "invalid option value (see --help)\n");
-		return -EINVAL;
-	}
-	return 0;
+	return rc;
 }
 
 static bool
@@ -286,6 +360,22 @@ plan_rules(struct demo_state *st, unsigned int secondaries)
 		st->plan[i].bulk = i % st->nb_bulks;
 		st->plan[i].offset = RULE_OFFSET_BASE + i;
 	}
+}
+
+/* The RSS TIR's hash (Toeplitz over the IPv4 addresses and UDP ports) and the rules. */
+static void
+demo_plan(struct demo_state *st, const struct demo_opts *o)
+{
+	memset(st->tir, 0, sizeof(st->tir));
+	st->tir[TIR_RSS].rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
+	st->tir[TIR_RSS].outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
+	st->tir[TIR_RSS].outer_l4_prot_type = MDEVX_L4_PROT_UDP;
+	st->tir[TIR_RSS].outer_selected_fields = MDEVX_HASH_FIELD_SRC_IP |
+		MDEVX_HASH_FIELD_DST_IP | MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT;
+	for (int i = 0; i < MDEVX_TOEPLITZ_KEY_LEN; i++)
+		st->tir[TIR_RSS].toeplitz_key[i] = (uint8_t)(0x6d + 13 * i);
+	st->nb_bulks = o->bulks;
+	plan_rules(st, o->secondaries);
 }
 
 /* ---------------------------------------------------------------- */
@@ -540,11 +630,11 @@ pcap_expect(const struct demo_state *st, unsigned int nb_rules, const char *path
 	memset(e, 0, sizeof(*e));
 	pc = pcap_open_offline(path, errbuf);
 	if (pc == NULL) {
-		fprintf(stderr, "%s: %s\n", path, errbuf);
+		fprintf(stderr, "mlx5-share-demo: --pcap %s: %s\n", path, errbuf);
 		return -1;
 	}
 	if (pcap_datalink(pc) != DLT_EN10MB) {
-		fprintf(stderr, "%s: not an Ethernet capture\n", path);
+		fprintf(stderr, "mlx5-share-demo: --pcap %s: not an Ethernet capture\n", path);
 		pcap_close(pc);
 		return -1;
 	}
@@ -553,14 +643,15 @@ pcap_expect(const struct demo_state *st, unsigned int nb_rules, const char *path
 		int r;
 
 		if (h->caplen != h->len) {
-			fprintf(stderr, "%s: frame %" PRIu64 " cut short by the capture\n", path,
+			fprintf(stderr, "mlx5-share-demo: --pcap %s: frame %" PRIu64 " cut short by "
+				"the capture\n", path,
 				e->frames + 1);
 			break;
 		}
 		r = classify(st, nb_rules, data, h->caplen, &rq);
 		if (r == -2) {
-			fprintf(stderr, "%s: frame %" PRIu64 ": IPv6 to an RSS rule's port (the "
-				"RSS TIR hashes IPv4)\n", path, e->frames + 1);
+			fprintf(stderr, "mlx5-share-demo: --pcap %s: frame %" PRIu64 ": IPv6 to an "
+				"RSS rule's port (the RSS TIR hashes IPv4)\n", path, e->frames + 1);
 			break;
 		}
 		e->frames++;
@@ -576,7 +667,7 @@ pcap_expect(const struct demo_state *st, unsigned int nb_rules, const char *path
 	}
 	if (rc != PCAP_ERROR_BREAK) {
 		if (rc == PCAP_ERROR)
-			fprintf(stderr, "%s: %s\n", path, pcap_geterr(pc));
+			fprintf(stderr, "mlx5-share-demo: --pcap %s: %s\n", path, pcap_geterr(pc));
 		pcap_close(pc);
 		return -1;
 	}
@@ -966,7 +1057,7 @@ hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *pac
 }
 
 static int
-run_primary(struct demo_state *st, const struct demo_opts *o)
+run_primary(struct demo_state *st, const struct demo_opts *o, const struct expect *expect)
 {
 	struct mdevx_share_conf conf = { .capacity = 1024, .withdraw_timeout_ms = 2000,
 					 .counter_period_ms = o->counter_period_ms };
@@ -978,7 +1069,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 	struct mdevx_ctx *ctx;
 	struct swdev_counts counts;
 	struct steer_result sr = { 0 };
-	struct expect e;
+	struct expect e = { 0 };
 	pid_t pids[MAX_SECONDARIES];
 	char prefix_arg[PATH_MAX], name[32];
 	const char *sock = getenv("SWDEV_SOCKET");
@@ -999,7 +1090,6 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 		return 1;
 	}
 	snprintf(st->devstr, sizeof(st->devstr), "swdev:%s", o->device);
-	st->nb_bulks = o->bulks;
 	dev = mdevx_share_dev_open(st->devstr, &conf);
 	if (dev == NULL) {
 		fprintf(stderr, "open %s: %s\n", st->devstr, strerror(errno));
@@ -1011,23 +1101,12 @@ run_primary(struct demo_state *st, const struct demo_opts *o)
 	printf("primary %d: device %s shared, instance cookie %#" PRIx64 "\n", (int)getpid(),
 	       st->devstr, mdevx_share_dev_cookie(dev));
 
-	/* The RSS TIR's hash: Toeplitz over the IPv4 addresses and UDP ports. */
-	memset(st->tir, 0, sizeof(st->tir));
-	st->tir[TIR_RSS].rx_hash_fn = MDEVX_TIR_HASH_FN_TOEPLITZ;
-	st->tir[TIR_RSS].outer_l3_prot_type = MDEVX_L3_PROT_IPV4;
-	st->tir[TIR_RSS].outer_l4_prot_type = MDEVX_L4_PROT_UDP;
-	st->tir[TIR_RSS].outer_selected_fields = MDEVX_HASH_FIELD_SRC_IP |
-		MDEVX_HASH_FIELD_DST_IP | MDEVX_HASH_FIELD_L4_SPORT | MDEVX_HASH_FIELD_L4_DPORT;
-	for (int i = 0; i < MDEVX_TOEPLITZ_KEY_LEN; i++)
-		st->tir[TIR_RSS].toeplitz_key[i] = (uint8_t)(0x6d + 13 * i);
-
-	/* The secondaries' rules, and what the pcap must do through them. */
-	plan_rules(st, o->secondaries);
-	if (o->pcap != NULL) {
+	/* The TIRs' hash and the secondaries' rules; what the pcap does through them. */
+	demo_plan(st, o);
+	if (expect != NULL) {
 		uint64_t taken = 0;
 
-		if (pcap_expect(st, o->secondaries, o->pcap, &e) != 0)
-			goto out_chain;
+		e = *expect;
 		for (unsigned int i = 0; i < o->secondaries; i++)
 			taken += e.packets[i];
 		printf("primary: %s: %" PRIu64 " frames, %" PRIu64 " bytes; %" PRIu64
@@ -1280,9 +1359,30 @@ out_chain:
 	return ret;
 }
 
+/* The options after "--" (all of them with --check-options), before EAL starts. */
+static int
+check_input(int argc, char **argv, struct demo_opts *o, struct expect *e)
+{
+	static struct demo_state plan;
+	int first = argc;
+
+	if (argc > 1 && strcmp(argv[1], "--check-options") == 0)
+		first = 2;
+	for (int i = 1; i < argc && first == argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			first = i + 1;
+	if (parse_opts(argc - first, argv + first, o) != 0)
+		return -EINVAL;
+	if (o->pcap == NULL || o->reader_id >= 0)
+		return 0;
+	demo_plan(&plan, o);
+	return pcap_expect(&plan, o->secondaries, o->pcap, e) == 0 ? 0 : -EINVAL;
+}
+
 int
 main(int argc, char **argv)
 {
+	static struct expect expect;
 	const struct rte_memzone *mz = NULL;
 	struct demo_state *st;
 	struct demo_opts o;
@@ -1293,16 +1393,14 @@ main(int argc, char **argv)
 			usage(argv[0]);
 			return 0;
 		}
+	if (check_input(argc, argv, &o, &expect) != 0)
+		return 2;
+	if (argc > 1 && strcmp(argv[1], "--check-options") == 0)
+		return 0;
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;
-	}
-	argc -= ret;
-	argv += ret;
-	if (parse_opts(argc, argv, &o) != 0) {
-		rte_eal_cleanup();
-		return 2;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -1315,11 +1413,11 @@ main(int argc, char **argv)
 		}
 		st = mz->addr;
 		memset(st, 0, sizeof(*st));
-		ret = run_primary(st, &o);
+		ret = run_primary(st, &o, o.pcap != NULL ? &expect : NULL);
 		rte_memzone_free(mz);
 	} else {
 		mz = rte_memzone_lookup(DEMO_MZ);
-		if (mz == NULL || o.reader_id < 0 || o.reader_id >= MAX_SECONDARIES) {
+		if (mz == NULL || o.reader_id < 0) {
 			fprintf(stderr, "secondary: no demo state or no --reader\n");
 			rte_eal_cleanup();
 			return 1;
