@@ -22,9 +22,11 @@
  * that the device is empty.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -90,18 +92,23 @@ struct demo_reader {
 	volatile int32_t rule_state;	/* mdevx_share_rule_state() after the withdrawal */
 	volatile uint64_t reads;
 	volatile uint64_t import_ns;
-	volatile uint64_t packets[MAX_BULKS];	/* last total read per bulk */
+	volatile uint32_t round;		/* the round of packets[] and bytes[] */
+	volatile uint64_t packets[MAX_BULKS];	/* total read per bulk in that round */
 	volatile uint64_t bytes[MAX_BULKS];
+	volatile uint64_t snap_packets[MAX_BULKS];	/* last round: from the snapshot */
+	volatile uint64_t snap_bytes[MAX_BULKS];
+	volatile uint64_t snap_seq[MAX_BULKS];		/* its refresh number */
+	volatile int32_t snap_rc[MAX_BULKS];		/* mdevx_share_counter_read() */
 	volatile uint64_t rule_packets;		/* its rule's counter, read after the replay */
 	volatile uint64_t rule_bytes;
 	char error[96];
 };
 
 struct demo_state {
-	volatile uint32_t stop;
-	volatile uint32_t replayed;	/* the pcap went through the rules */
 	uint32_t nb_bulks;
 	uint32_t steering;		/* secondaries install rules (--pcap given) */
+	uint32_t snapshot;		/* the counter snapshot service is on */
+	volatile uint64_t final_seq[MAX_BULKS];	/* refresh after the last injection */
 	char devstr[64];
 	struct mdevx_tir_attr tir[NB_TIRS];
 	struct rule_plan plan[MAX_SECONDARIES];
@@ -117,6 +124,29 @@ struct demo_opts {
 	unsigned int counter_period_ms;	/* the counter snapshot service (0: off) */
 	unsigned int hold_ms;		/* stay this long after the counter phase */
 	int reader_id;			/* secondary: its slot, -1 in the primary */
+	int sync_fd[2];			/* secondary: commands in, reports out */
+};
+
+/*
+ * The handshake between the primary and each secondary: a pipe each way,
+ * one 8-byte message at a time (atomic on a pipe). The primary sends a
+ * command and waits for every secondary's answer before it goes on; the
+ * numbers themselves are in the shared demo state. The end of the command
+ * pipe (the primary closed it, after the withdrawal) tells a secondary to
+ * finish.
+ */
+enum sync_type {
+	SYNC_READY = 1,		/* secondary: imports done, rule installed */
+	SYNC_READ,		/* primary: read every bulk for round N */
+	SYNC_READ_FINAL,	/* primary: the same, the injection is over: snapshot too */
+	SYNC_RULE,		/* primary: the pcap was replayed, read your rule's counter */
+	SYNC_DONE,		/* secondary: done with command N */
+	SYNC_FAILED,		/* secondary: failed, see its error */
+};
+
+struct sync_msg {
+	uint32_t type;
+	uint32_t round;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -277,7 +307,7 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 {
 	static const char *const names[] = {
 		"secondaries", "bulks", "duration", "device", "pcap", "counter-period", "hold",
-		"reader",
+		"reader", "sync-fds",
 	};
 	unsigned int v;
 	int rc = 0;
@@ -290,6 +320,7 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 	o->counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_DEFAULT;
 	o->hold_ms = 0;
 	o->reader_id = -1;
+	o->sync_fd[0] = o->sync_fd[1] = -1;
 	for (int i = 0; i < argc && rc == 0; i++) {
 		const char *arg = argv[i], *eq, *val;
 		char name[32];
@@ -328,6 +359,20 @@ parse_opts(int argc, char **argv, struct demo_opts *o)
 		} else if (strcmp(name, "reader") == 0) {
 			rc = parse_uint(name, val, 0, MAX_SECONDARIES - 1, "", &v);
 			o->reader_id = (int)v;
+		} else if (strcmp(name, "sync-fds") == 0) {
+			/* Internal (the primary gives its secondaries): IN,OUT. */
+			char *end;
+			long in, out;
+
+			errno = 0;
+			in = strtol(val, &end, 10);
+			out = *end == ',' ? strtol(end + 1, &end, 10) : -1;
+			if (errno != 0 || *end != '\0' || val[0] < '0' || val[0] > '9' ||
+			    in < 3 || in > INT_MAX || out < 3 || out > INT_MAX || in == out)
+				return opt_error("--sync-fds: \"%s\" is not two descriptors IN,OUT",
+						 val);
+			o->sync_fd[0] = (int)in;
+			o->sync_fd[1] = (int)out;
 		} else if (strcmp(name, "device") == 0) {
 			rc = parse_device(val);
 			o->device = val;
@@ -432,16 +477,85 @@ rule_install(struct mdevx_share_dev *dev, int id, const struct rule_plan *p,
 	return 0;
 }
 
+/* One message on a pipe; false if the peer is gone (or a short transfer). */
+static bool
+sync_send(int fd, uint32_t type, uint32_t round)
+{
+	struct sync_msg m = { .type = type, .round = round };
+	ssize_t n;
+
+	do
+		n = write(fd, &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(m);
+}
+
+/* Secondary: the next command, false at the end of the pipe. */
+static bool
+sync_recv(int fd, struct sync_msg *m)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, m, sizeof(*m));
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*m);
+}
+
+/* Read every bulk (one command each) for round @p round; the final one from the snapshot too. */
 static int
-run_reader(struct demo_state *st, int id)
+reader_round(struct demo_state *st, struct demo_reader *me, struct mdevx_share_dev *dev,
+	     const mdevx_share_imp_t *cnt, uint32_t round, bool final)
+{
+	struct mdevx_counter_stats stats[BULK_SIZE];
+
+	for (uint32_t b = 0; b < st->nb_bulks; b++) {
+		struct mdevx_share_counter_snap snap;
+		uint64_t p = 0, by = 0;
+		int rc = mdevx_share_counter_query(dev, cnt[b], 0, BULK_SIZE, 0, stats);
+
+		if (rc != 0) {
+			snprintf(me->error, sizeof(me->error), "query counters-%u: %s", b,
+				 strerror(-rc));
+			return -1;
+		}
+		for (int i = 0; i < BULK_SIZE; i++) {
+			p += stats[i].packets;
+			by += stats[i].bytes;
+		}
+		me->packets[b] = p;
+		me->bytes[b] = by;
+		me->reads++;
+		if (!final || !st->snapshot)
+			continue;
+		/* The primary refreshed the snapshot after the last injection. */
+		p = 0;
+		by = 0;
+		memset(&snap, 0, sizeof(snap));
+		rc = mdevx_share_counter_read(dev, cnt[b], 0, BULK_SIZE, stats, &snap);
+		for (int i = 0; i < BULK_SIZE && rc == 0; i++) {
+			p += stats[i].packets;
+			by += stats[i].bytes;
+		}
+		me->snap_rc[b] = rc;
+		me->snap_packets[b] = p;
+		me->snap_bytes[b] = by;
+		me->snap_seq[b] = snap.refresh_seq;
+	}
+	me->round = round;
+	return 0;
+}
+
+static int
+run_reader(struct demo_state *st, int id, const int *sync_fd)
 {
 	struct demo_reader *me = &st->reader[id];
 	const struct rule_plan *plan = &st->plan[id];
 	mdevx_share_imp_t cnt[MAX_BULKS], tir[NB_TIRS];
-	struct mdevx_counter_stats stats[BULK_SIZE];
 	struct mdevx_share_dev *dev;
 	struct mdevx_matcher *matcher = NULL;
 	mdevx_share_rule_t rule = { 0 };
+	struct sync_msg m;
 	char name[32];
 	uint64_t t0;
 	int ret = 1;
@@ -480,43 +594,36 @@ run_reader(struct demo_state *st, int id)
 					 &matcher, &rule, me) != 0)
 		goto fail_rule;
 	__atomic_store_n(&me->ready, 1, __ATOMIC_RELEASE);
-	/* Read every bulk in one command each until the primary withdraws. */
-	while (!st->stop) {
-		for (uint32_t b = 0; b < st->nb_bulks; b++) {
-			uint64_t p = 0, by = 0;
-			int rc = mdevx_share_counter_query(dev, cnt[b], 0, BULK_SIZE, 0, stats);
-
-			if (rc == -ESTALE)
-				break;
-			if (rc != 0) {
-				snprintf(me->error, sizeof(me->error), "query: %s", strerror(-rc));
+	if (!sync_send(sync_fd[1], SYNC_READY, 0)) {
+		snprintf(me->error, sizeof(me->error), "report: %s", strerror(errno));
+		goto fail_rule;
+	}
+	/* The primary's commands, until it closes the pipe (after the withdrawal). */
+	while (sync_recv(sync_fd[0], &m)) {
+		if (m.type == SYNC_READ || m.type == SYNC_READ_FINAL) {
+			if (reader_round(st, me, dev, cnt, m.round, m.type == SYNC_READ_FINAL) != 0)
 				goto fail_rule;
-			}
-			for (int i = 0; i < BULK_SIZE; i++) {
-				p += stats[i].packets;
-				by += stats[i].bytes;
-			}
-			me->packets[b] = p;
-			me->bytes[b] = by;
-			me->reads++;
-		}
-		/* After the replay: our rule's counter, once. */
-		if (rule.id != 0 && !me->rule_read &&
-		    __atomic_load_n(&st->replayed, __ATOMIC_ACQUIRE)) {
-			struct mdevx_counter_stats s;
+		} else if (m.type == SYNC_RULE && rule.id != 0) {
+			struct mdevx_counter_stats cs;
 			int rc = mdevx_share_counter_query(dev, cnt[plan->bulk], plan->offset, 1,
-							   0, &s);
+							   0, &cs);
 
 			if (rc != 0) {
 				snprintf(me->error, sizeof(me->error), "rule counter: %s",
 					 strerror(-rc));
 				goto fail_rule;
 			}
-			me->rule_packets = s.packets;
-			me->rule_bytes = s.bytes;
-			__atomic_store_n(&me->rule_read, 1, __ATOMIC_RELEASE);
+			me->rule_packets = cs.packets;
+			me->rule_bytes = cs.bytes;
+			me->rule_read = 1;
+		} else if (m.type != SYNC_RULE) {
+			snprintf(me->error, sizeof(me->error), "unknown command %u", m.type);
+			goto fail_rule;
 		}
-		usleep(20000);
+		if (!sync_send(sync_fd[1], SYNC_DONE, m.round)) {
+			snprintf(me->error, sizeof(me->error), "report: %s", strerror(errno));
+			goto fail_rule;
+		}
 	}
 	ret = 0;
 	/* The withdrawal removed our rule before we acknowledged: forget it. */
@@ -556,11 +663,13 @@ fail_rule:
 		return 0;
 	}
 	me->failed = 1;
+	sync_send(sync_fd[1], SYNC_FAILED, 0);
 	return 1;
 fail_close:
 	mdevx_share_dev_close(dev);
 fail:
 	me->failed = 1;
+	sync_send(sync_fd[1], SYNC_FAILED, 0);
 	return 1;
 }
 
@@ -731,25 +840,148 @@ chain_create(struct mdevx_ctx *ctx, struct chain *c)
 	return c->rqt != NULL ? 0 : -1;
 }
 
+/* The primary's ends of the handshake pipes, and who still answers. */
+struct peers {
+	unsigned int n;
+	int cmd[MAX_SECONDARIES];	/* commands out; closed: finish */
+	int rep[MAX_SECONDARIES];	/* reports in */
+	bool live[MAX_SECONDARIES];
+};
+
+/*
+ * Start secondary @p id with a pipe each way (its ends are the only
+ * descriptors it inherits: the pipes are close-on-exec but for them).
+ */
 static pid_t
-spawn_reader(const char *prefix_arg, int id)
+spawn_reader(const char *prefix_arg, int id, struct peers *pe)
 {
-	char exe[PATH_MAX], id_str[16];
+	char exe[PATH_MAX], id_str[16], fds[32];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int cmd[2], rep[2];
 	pid_t pid;
 
 	if (n <= 0)
 		return -1;
 	exe[n] = '\0';
+	if (pipe2(cmd, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(rep, O_CLOEXEC) != 0) {
+		close(cmd[0]);
+		close(cmd[1]);
+		return -1;
+	}
 	snprintf(id_str, sizeof(id_str), "%d", id);
+	snprintf(fds, sizeof(fds), "%d,%d", cmd[0], rep[1]);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		if (fcntl(cmd[0], F_SETFD, 0) != 0 || fcntl(rep[1], F_SETFD, 0) != 0)
+			_exit(127);
 		execl(exe, exe, "--proc-type=secondary", prefix_arg, "--no-pci", "--no-telemetry",
-		      "--log-level=lib.eal:error", "--", "--reader", id_str, (char *)NULL);
+		      "--log-level=lib.eal:error", "--", "--reader", id_str, "--sync-fds", fds,
+		      (char *)NULL);
 		_exit(127);
 	}
+	close(cmd[0]);
+	close(rep[1]);
+	if (pid < 0) {
+		close(cmd[1]);
+		close(rep[0]);
+		return -1;
+	}
+	pe->cmd[id] = cmd[1];
+	pe->rep[id] = rep[0];
+	pe->live[id] = true;
+	pe->n++;
 	return pid;
+}
+
+/* Close the command pipes: every secondary finishes. */
+static void
+peers_finish(struct peers *pe)
+{
+	for (unsigned int i = 0; i < pe->n; i++) {
+		if (pe->cmd[i] >= 0)
+			close(pe->cmd[i]);
+		pe->cmd[i] = -1;
+	}
+}
+
+static void
+peers_close(struct peers *pe)
+{
+	peers_finish(pe);
+	for (unsigned int i = 0; i < pe->n; i++) {
+		if (pe->rep[i] >= 0)
+			close(pe->rep[i]);
+		pe->rep[i] = -1;
+		pe->live[i] = false;
+	}
+}
+
+/*
+ * Send command @p type for @p round to every live secondary (none for
+ * type 0) and wait until each one answered @p want for that round. A
+ * secondary that reports a failure, closes its pipe, answers something
+ * else or does not answer within @p ms is no longer live. Returns the live
+ * secondaries.
+ */
+static unsigned int
+sync_all(struct peers *pe, uint32_t type, uint32_t round, uint32_t want, unsigned int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+	bool pending[MAX_SECONDARIES];
+	unsigned int live = 0;
+
+	for (unsigned int i = 0; i < pe->n; i++) {
+		pending[i] = pe->live[i];
+		if (pending[i] && type != 0 && !sync_send(pe->cmd[i], type, round))
+			pending[i] = pe->live[i] = false;
+	}
+	for (;;) {
+		struct pollfd pfd[MAX_SECONDARIES];
+		unsigned int idx[MAX_SECONDARIES], np = 0;
+		uint64_t now = now_ns();
+		int rc;
+
+		for (unsigned int i = 0; i < pe->n; i++)
+			if (pending[i]) {
+				pfd[np].fd = pe->rep[i];
+				pfd[np].events = POLLIN;
+				idx[np++] = i;
+			}
+		if (np == 0)
+			break;
+		rc = now < end && !interrupted ?
+		     poll(pfd, np, (int)((end - now + 999999) / 1000000)) : 0;
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0) {
+			for (unsigned int k = 0; k < np; k++) {
+				fprintf(stderr, "primary: secondary %u did not answer command %u "
+					"of round %u within %u ms\n", idx[k], type, round, ms);
+				pending[idx[k]] = pe->live[idx[k]] = false;
+			}
+			break;
+		}
+		for (unsigned int k = 0; k < np; k++) {
+			struct sync_msg m;
+			unsigned int i = idx[k];
+			ssize_t n;
+
+			if (pfd[k].revents == 0)
+				continue;
+			n = read(pe->rep[i], &m, sizeof(m));
+			if (n < 0 && errno == EINTR)
+				continue;
+			pending[i] = false;
+			if (n != (ssize_t)sizeof(m) || m.type != want || m.round != round)
+				pe->live[i] = false;
+		}
+	}
+	for (unsigned int i = 0; i < pe->n; i++)
+		live += pe->live[i];
+	return live;
 }
 
 /* Root rules on the device (every process's), UINT32_MAX if unknown. */
@@ -775,44 +1007,6 @@ wait_peer_rules(const struct mdevx_share_dev *dev, uint32_t want, unsigned int m
 		usleep(10000);
 	} while (now_ns() < end && !interrupted);
 	return peers;
-}
-
-static bool
-reader_settled(const struct demo_reader *r)
-{
-	return r->ready || r->failed;
-}
-
-static bool
-rule_settled(const struct demo_reader *r)
-{
-	return r->rule_ready || r->failed;
-}
-
-static bool
-rule_was_read(const struct demo_reader *r)
-{
-	return !r->rule_ready || r->rule_read || r->failed;
-}
-
-/* Wait until @p done holds for the first @p n secondaries. */
-static bool
-wait_readers(const struct demo_state *st, unsigned int n,
-	     bool (*done)(const struct demo_reader *), unsigned int ms)
-{
-	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
-
-	for (;;) {
-		unsigned int i;
-
-		for (i = 0; i < n && done(&st->reader[i]); i++)
-			;
-		if (i == n)
-			return true;
-		if (now_ns() >= end || interrupted)
-			return false;
-		usleep(10000);
-	}
 }
 
 static const char *
@@ -875,7 +1069,8 @@ port_table(const struct swdev_port_stats *p0, const struct swdev_port_stats *p1,
 static int
 steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share_dev *dev,
 	    struct swdev_ctl *ctl, const struct chain *ch, struct mdevx_obj *const *bulk,
-	    const pid_t *pids, const struct expect *e, struct steer_result *res)
+	    const pid_t *pids, struct peers *pe, uint32_t *round, const struct expect *e,
+	    struct steer_result *res)
 {
 	const unsigned int n = o->secondaries;
 	bool live[MAX_SECONDARIES];
@@ -891,10 +1086,9 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if (!wait_readers(st, n, rule_settled, WAIT_MS))
-		fprintf(stderr, "steering: not every secondary installed its rule\n");
+	/* Every secondary that answered READY installed its rule. */
 	for (unsigned int i = 0; i < n; i++) {
-		live[i] = st->reader[i].rule_ready && !st->reader[i].failed;
+		live[i] = pe->live[i] && st->reader[i].rule_ready && !st->reader[i].failed;
 		res->rules += live[i];
 		want_p[i] = live[i] ? e->packets[i] : 0;
 		want_b[i] = live[i] ? e->rule_bytes[i] : 0;
@@ -931,7 +1125,6 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 		fprintf(stderr, "replay %s: %s\n", o->pcap, strerror(rc));
 	printf("replayed %s: %" PRIu64 " frames, %" PRIu64 " bytes\n", o->pcap, sum.frames,
 	       sum.bytes);
-	__atomic_store_n(&st->replayed, 1, __ATOMIC_RELEASE);
 	if (swdev_ctl_get_port_stats(ctl, o->device, &p1) != 0)
 		memset(&p1, 0xff, sizeof(p1));
 	for (int q = 0; q <= NB_RSS_RQ; q++) {
@@ -947,7 +1140,8 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 	res->direct = rq_got_p[RQ_DIRECT];
 	res->frames = sum.frames;
 	res->misses = sum.verdicts[SWDEV_RX_MISS];
-	if (!wait_readers(st, n, rule_was_read, WAIT_MS))
+	/* The replay is over: every secondary reads its rule's counter, and says so. */
+	if (sync_all(pe, SYNC_RULE, ++*round, SYNC_DONE, WAIT_MS) != n)
 		fprintf(stderr, "steering: not every secondary read its rule's counter\n");
 
 	/* One row per rule: what its secondary read, what the primary reads. */
@@ -1071,6 +1265,11 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 	struct steer_result sr = { 0 };
 	struct expect e = { 0 };
 	pid_t pids[MAX_SECONDARIES];
+	struct peers pe = { .n = 0 };
+	struct mdevx_share_service_stats svc;
+	unsigned int round_bad[MAX_SECONDARIES] = { 0 }, counters_mark = 0;
+	uint32_t round = 0, rounds = 0;
+	bool counters_ok = false;
 	char prefix_arg[PATH_MAX], name[32];
 	const char *sock = getenv("SWDEV_SOCKET");
 	struct chain ch;
@@ -1157,20 +1356,24 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s",
 		 strrchr(rte_eal_get_runtime_dir(), '/') + 1);
 	for (unsigned int i = 0; i < o->secondaries; i++) {
-		pids[i] = spawn_reader(prefix_arg, (int)i);
+		pids[i] = spawn_reader(prefix_arg, (int)i, &pe);
 		if (pids[i] < 0) {
-			fprintf(stderr, "cannot start secondary %u\n", i);
+			fprintf(stderr, "cannot start secondary %u: %s\n", i, strerror(errno));
 			goto out_chain;
 		}
 		spawned++;
 	}
 	t_end = now_ns();
-	if (!wait_readers(st, o->secondaries, reader_settled, START_WAIT_MS))
-		fprintf(stderr, "primary: not every secondary is ready after %d ms\n",
-			START_WAIT_MS);
+	if (sync_all(&pe, 0, 0, SYNC_READY, START_WAIT_MS) != o->secondaries)
+		fprintf(stderr, "primary: not every secondary is ready\n");
 	printf("primary: started %u secondaries, ready after %" PRIu64 " ms%s; injecting traffic "
 	       "into the counters for %u ms\n", o->secondaries, (now_ns() - t_end) / 1000000,
 	       st->steering ? " (imports and rules)" : " (imports)", o->duration_ms);
+	/*
+	 * Rounds: inject into every bulk, then every secondary reads every bulk
+	 * and answers before the next round starts; each round's reading must
+	 * be what was injected so far.
+	 */
 	t_end = now_ns() + (uint64_t)o->duration_ms * 1000000;
 	while (now_ns() < t_end && !interrupted) {
 		for (uint32_t b = 0; b < o->bulks; b++) {
@@ -1188,61 +1391,109 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 				}
 			}
 		}
-		usleep(50000);
+		sync_all(&pe, SYNC_READ, ++round, SYNC_DONE, WAIT_MS);
+		rounds++;
+		for (unsigned int i = 0; i < o->secondaries; i++)
+			for (uint32_t b = 0; b < o->bulks && pe.live[i]; b++)
+				if (st->reader[i].packets[b] != truth_p[b] ||
+				    st->reader[i].bytes[b] != truth_b[b]) {
+					round_bad[i]++;
+					break;
+				}
+		usleep(50000);	/* pacing: the rounds are synchronised by the answers */
 	}
-	/* Let every reader take one more reading of the final values. */
-	usleep(200000);
+	/*
+	 * The injection is over. With the snapshot service on: a refresh that
+	 * started after the last injection, per bulk (its refresh number is the
+	 * proof), then the final round reads both the device and the snapshot.
+	 */
+	if (mdevx_share_service_stats(dev, &svc) == 0 && svc.period_ms != 0)
+		st->snapshot = 1;
 	for (uint32_t b = 0; b < o->bulks; b++) {
 		struct mdevx_counter_stats s[BULK_SIZE];
+		struct mdevx_share_counter_snap snap;
 		mdevx_share_imp_t imp;
-		uint64_t p = 0;
+		uint64_t p = 0, sp = 0;
+		int rc;
 
 		/* The primary reads too, through an import of its own record. */
 		snprintf(name, sizeof(name), "counters-%u", b);
-		if (mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp) == 0) {
-			if (mdevx_share_counter_query(dev, imp, 0, BULK_SIZE, 0, s) == 0)
-				for (int i = 0; i < BULK_SIZE; i++)
-					p += s[i].packets;
-			mdevx_share_unimport(dev, imp);
+		rc = mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &imp);
+		if (rc != 0) {
+			fprintf(stderr, "primary: import %s: %s\n", name, strerror(errno));
+			check(false);
+			continue;
 		}
+		if (mdevx_share_counter_query(dev, imp, 0, BULK_SIZE, 0, s) == 0)
+			for (int i = 0; i < BULK_SIZE; i++)
+				p += s[i].packets;
 		check(p == truth_p[b]);
+		if (st->snapshot) {
+			memset(&snap, 0, sizeof(snap));
+			rc = mdevx_share_counter_refresh(dev, imp, WAIT_MS);
+			if (rc == 0)
+				rc = mdevx_share_counter_read(dev, imp, 0, BULK_SIZE, s, &snap);
+			if (rc != 0)
+				fprintf(stderr, "primary: refresh %s: %s\n", name, strerror(-rc));
+			for (int i = 0; i < BULK_SIZE && rc == 0; i++)
+				sp += s[i].packets;
+			check(rc == 0 && sp == truth_p[b]);
+			st->final_seq[b] = snap.refresh_seq;
+		}
+		mdevx_share_unimport(dev, imp);
 		tp += truth_p[b];
 		tb += truth_b[b];
 	}
+	sync_all(&pe, SYNC_READ_FINAL, ++round, SYNC_DONE, WAIT_MS);
+	counters_mark = nb_mismatch;
+	printf("primary: %u round%s, each read by every secondary before the next; then a last "
+	       "read%s\n", rounds, plural(rounds),
+	       st->snapshot ? " of the device and of the refreshed snapshot" : " (snapshot off)");
 
-	printf("\n%-10s %-8s %-9s %-8s %-10s %14s %14s  %s\n", "process", "pid", "attached",
-	       "TIRs ok", "imports", "packets read", "bytes read", "matches primary");
-	printf("%-10s %-8d %-9s %-8s %-10s %14" PRIu64 " %14" PRIu64 "  %s\n", "primary",
-	       (int)getpid(), "-", "-", "-", tp, tb,
+	printf("\n%-10s %-8s %-9s %-8s %-10s %-7s %14s %14s  %s\n", "process", "pid", "attached",
+	       "TIRs ok", "imports", "rounds", "packets read", "bytes read", "matches primary");
+	printf("%-10s %-8d %-9s %-8s %-10s %-7u %14" PRIu64 " %14" PRIu64 "  %s\n", "primary",
+	       (int)getpid(), "-", "-", "-", rounds, tp, tb,
 	       nb_mismatch == 0 ? "(injected = read)" : "MISMATCH");
 	for (unsigned int i = 0; i < o->secondaries; i++) {
 		struct demo_reader *r = &st->reader[i];
 		uint64_t rp = 0, rb = 0;
 		unsigned int mark = nb_mismatch;
-		char imp_str[32];
+		bool final = pe.live[i] && r->round == round;
+		char imp_str[32], rounds_str[16];
 
 		for (uint32_t b = 0; b < o->bulks; b++) {
 			rp += r->packets[b];
 			rb += r->bytes[b];
+			if (!st->snapshot)
+				continue;
+			/* The snapshot it read was refreshed after the last injection. */
+			check(final && r->snap_rc[b] == 0 && r->snap_seq[b] >= st->final_seq[b] &&
+			      r->snap_packets[b] == truth_p[b] && r->snap_bytes[b] == truth_b[b]);
 		}
 		snprintf(imp_str, sizeof(imp_str), "%.1f us",
 			 (double)r->import_ns / 1000 / (o->bulks + NB_TIRS));
+		snprintf(rounds_str, sizeof(rounds_str), "%u/%u", rounds - round_bad[i], rounds);
+		check(final);
+		check(round_bad[i] == 0);
 		check(rp == tp);
 		check(rb == tb);
 		check(r->tirs_ok == NB_TIRS);
 		check(!r->failed);
-		printf("%-10s %-8d %-9s %-8u %-10s %14" PRIu64 " %14" PRIu64 "  %s\n",
+		printf("%-10s %-8d %-9s %-8u %-10s %-7s %14" PRIu64 " %14" PRIu64 "  %s\n",
 		       "secondary", (int)pids[i], r->attached ? "yes" : "no", r->tirs_ok,
-		       r->failed ? "failed" : imp_str, rp, rb,
-		       r->failed ? (const char *)r->error : checks_ok(mark) ? "yes" : "NO");
+		       r->failed ? "failed" : imp_str, rounds_str, rp, rb,
+		       r->failed ? (const char *)r->error : !final ? "NO: did not answer" :
+		       checks_ok(mark) ? "yes" : "NO");
 	}
+	counters_ok = checks_ok(counters_mark);
 
 	if (o->hold_ms > 0 && !interrupted)
 		hold(dev, o, truth_p, truth_b);
 
 	/* Packets through the shared objects. */
 	if (st->steering && !interrupted &&
-	    steer_phase(st, o, dev, ctl, &ch, bulk, pids, &e, &sr) != 0)
+	    steer_phase(st, o, dev, ctl, &ch, bulk, pids, &pe, &round, &e, &sr) != 0)
 		bad++;
 
 	/* Withdraw everything: the secondaries remove their rules, acknowledge, objects go. */
@@ -1284,7 +1535,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 		       "to the primary %u -> %u  %s\n", flows_before, flows_after, peers_before,
 		       peers_after, ok_str(checks_ok(mark)));
 	}
-	st->stop = 1;
+	peers_finish(&pe);	/* the end of the command pipes: every secondary finishes */
 	for (unsigned int i = 0; i < spawned; i++) {
 		int status = 0;
 
@@ -1318,11 +1569,10 @@ out_chain:
 		       mdevx_share_withdraw(dev, rec.name, NULL) == 0)
 			;
 	}
-	if (spawned > 0) {
-		st->stop = 1;
-		for (unsigned int i = 0; i < spawned; i++)
-			waitpid(pids[i], NULL, 0);
-	}
+	peers_finish(&pe);
+	for (unsigned int i = 0; i < spawned; i++)
+		waitpid(pids[i], NULL, 0);
+	peers_close(&pe);
 	chain_destroy(&ch);
 	if (mdevx_share_dev_close(dev) != 0)
 		ret = 1;
@@ -1340,9 +1590,12 @@ out_chain:
 	printf("\nsummary\n"
 	       "  processes   1 primary, %u secondar%s; each secondary imported %u counter bulk%s "
 	       "and %u TIRs\n"
-	       "  counters    %" PRIu64 " packets, %" PRIu64 " bytes injected, read alike by every "
-	       "process\n", o->secondaries, o->secondaries == 1 ? "y" : "ies", o->bulks,
-	       plural(o->bulks), NB_TIRS, tp, tb);
+	       "  counters    %" PRIu64 " packets, %" PRIu64 " bytes injected in %u round%s,\n"
+	       "              %s\n",
+	       o->secondaries, o->secondaries == 1 ? "y" : "ies", o->bulks, plural(o->bulks),
+	       NB_TIRS, tp, tb, rounds, plural(rounds),
+	       counters_ok ? "read alike by every process in every round" :
+	       "NOT read alike by every process (see the table above)");
 	if (st->steering)
 		printf("  steering    %u rule%s of secondaries; %" PRIu64 " frames replayed: %"
 		       PRIu64 " steered to the primary's TIRs\n"
@@ -1417,12 +1670,16 @@ main(int argc, char **argv)
 		rte_memzone_free(mz);
 	} else {
 		mz = rte_memzone_lookup(DEMO_MZ);
-		if (mz == NULL || o.reader_id < 0) {
-			fprintf(stderr, "secondary: no demo state or no --reader\n");
+		if (mz == NULL || o.reader_id < 0 || o.sync_fd[0] < 0) {
+			fprintf(stderr, "secondary: no demo state, no --reader or no --sync-fds\n");
 			rte_eal_cleanup();
 			return 1;
 		}
-		ret = run_reader(mz->addr, o.reader_id);
+		/* A primary that dies must not kill us with SIGPIPE: EPIPE is enough. */
+		signal(SIGPIPE, SIG_IGN);
+		ret = run_reader(mz->addr, o.reader_id, o.sync_fd);
+		close(o.sync_fd[0]);
+		close(o.sync_fd[1]);
 	}
 	rte_eal_cleanup();
 	return ret;
