@@ -10,8 +10,10 @@
  *
  * With --pcap, each secondary also installs a root rule through
  * mdevx_share_rule_create() on its imports: UDP destination port 5000 + i
- * to the RSS TIR (even i) or the direct TIR (odd i), counted on counter
- * 100 + i of bulk i % bulks. The primary computes from the file what each
+ * to the RSS TIR (even i) or the direct TIR (odd i), counted at offset 0
+ * of rule-counter-i, a bulk of one counter the primary publishes for it: a
+ * root rule counting at an offset inside a bulk needs rdma-core 60
+ * (MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET), Debian 12 has 44. The primary computes from the file what each
  * rule, each RQ and the port must count (libpcap, DPDK's header structures
  * and rte_softrss(), not the device), replays it into the device's port
  * and compares: the counters read by each secondary and by the primary,
@@ -61,13 +63,10 @@
 #define NB_RSS_RQ 4		/* RQs behind the RSS TIR; one more for the direct TIR */
 #define RQ_DIRECT NB_RSS_RQ
 #define RULE_PORT_BASE 5000	/* secondary i: UDP destination port 5000 + i */
-#define RULE_OFFSET_BASE 100	/* secondary i: counter 100 + i of its bulk */
+#define RULE_COUNTER_FMT "rule-counter-%u"	/* secondary i's counter, published */
 #define WAIT_MS 10000
 #define START_WAIT_MS 60000	/* secondaries' EAL init, imports and rules */
 
-_Static_assert(RULE_OFFSET_BASE > (TRAFFIC_COUNTERS - 1) * TRAFFIC_STRIDE &&
-	       RULE_OFFSET_BASE + MAX_SECONDARIES <= BULK_SIZE,
-	       "rule counters apart from the injected ones, inside the bulk");
 _Static_assert((NB_RSS_RQ & (NB_RSS_RQ - 1)) == 0, "RQT size is a power of two");
 
 enum { TIR_DIRECT = 0, TIR_RSS = 1, NB_TIRS = 2 };
@@ -77,8 +76,6 @@ static const char *const tir_names[NB_TIRS] = { "tir-direct", "tir-rss" };
 struct rule_plan {
 	uint16_t port;		/* UDP destination port */
 	uint16_t tir;		/* TIR_DIRECT or TIR_RSS */
-	uint32_t bulk;		/* counters-<bulk> */
-	uint32_t offset;	/* counter inside the bulk */
 };
 
 struct demo_reader {
@@ -216,7 +213,9 @@ usage(const char *prog)
 	       "                    default 2000)\n"
 	       "  --pcap FILE       steering phase: secondary i installs a rule for UDP\n"
 	       "                    port %d+i (even i: RSS TIR, odd i: direct TIR)\n"
-	       "                    counting on counter %d+i of bulk i mod --bulks; FILE is\n"
+	       "                    counting at offset 0 of rule-counter-i, a counter the\n"
+	       "                    primary publishes for it (what a NIC with any rdma-core\n"
+	       "                    can do); FILE is\n"
 	       "                    replayed into the port and every counter, RQ and\n"
 	       "                    port number is checked against what the file says.\n"
 	       "                    IPv4/UDP or IPv6/UDP to a direct port, IPv4/UDP only\n"
@@ -238,7 +237,7 @@ usage(const char *prog)
 	       "writes a pcap for the rules with test/steer/gen_steer_pcap.py and\n"
 	       "gives EAL --no-pci and a --file-prefix of its own.\n",
 	       prog, prog, MAX_SECONDARIES, BULK_SIZE, MAX_BULKS, DURATION_MAX, RULE_PORT_BASE,
-	       RULE_OFFSET_BASE, DEVICE_MAX, PERIOD_MAX, MDEVX_SHARE_COUNTER_PERIOD_DEFAULT,
+	       DEVICE_MAX, PERIOD_MAX, MDEVX_SHARE_COUNTER_PERIOD_DEFAULT,
 	       HOLD_MAX);
 }
 
@@ -402,8 +401,6 @@ plan_rules(struct demo_state *st, unsigned int secondaries)
 	for (unsigned int i = 0; i < secondaries; i++) {
 		st->plan[i].port = (uint16_t)(RULE_PORT_BASE + i);
 		st->plan[i].tir = i % 2 == 0 ? TIR_RSS : TIR_DIRECT;
-		st->plan[i].bulk = i % st->nb_bulks;
-		st->plan[i].offset = RULE_OFFSET_BASE + i;
 	}
 }
 
@@ -466,7 +463,7 @@ rule_install(struct mdevx_share_dev *dev, int id, const struct rule_plan *p,
 	ra.dest = MDEVX_RULE_DEST_OBJ;
 	ra.dest_imp = tir;
 	ra.counter_imp = cnt;
-	ra.counter_offset = p->offset;
+	ra.counter_offset = 0;	/* what a root rule can count on with any rdma-core */
 	*rule = mdevx_share_rule_create(dev, *m, &ra);
 	if (rule->id == 0 || mdevx_share_rule_state(dev, *rule) != 0) {
 		snprintf(me->error, sizeof(me->error), "rule on port %u: %s", p->port,
@@ -551,7 +548,7 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 {
 	struct demo_reader *me = &st->reader[id];
 	const struct rule_plan *plan = &st->plan[id];
-	mdevx_share_imp_t cnt[MAX_BULKS], tir[NB_TIRS];
+	mdevx_share_imp_t cnt[MAX_BULKS], tir[NB_TIRS], rcnt = { 0 };
 	struct mdevx_share_dev *dev;
 	struct mdevx_matcher *matcher = NULL;
 	mdevx_share_rule_t rule = { 0 };
@@ -582,6 +579,12 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 			goto fail_close;
 		}
 	}
+	/* Steering: the counter of our rule, a bulk of one counter the primary publishes. */
+	snprintf(name, sizeof(name), RULE_COUNTER_FMT, (unsigned int)id);
+	if (st->steering && mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &rcnt) != 0) {
+		snprintf(me->error, sizeof(me->error), "import %s: %s", name, strerror(errno));
+		goto fail_close;
+	}
 	me->import_ns = now_ns() - t0;
 	for (int t = 0; t < NB_TIRS; t++) {
 		struct mdevx_tir_attr a;
@@ -590,8 +593,8 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 			me->tirs_ok++;
 	}
 	/* Steering: a rule of ours to one of the primary's TIRs, on its counter. */
-	if (st->steering && rule_install(dev, id, plan, tir[plan->tir], cnt[plan->bulk],
-					 &matcher, &rule, me) != 0)
+	if (st->steering && rule_install(dev, id, plan, tir[plan->tir], rcnt, &matcher,
+					 &rule, me) != 0)
 		goto fail_rule;
 	__atomic_store_n(&me->ready, 1, __ATOMIC_RELEASE);
 	if (!sync_send(sync_fd[1], SYNC_READY, 0)) {
@@ -605,8 +608,7 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 				goto fail_rule;
 		} else if (m.type == SYNC_RULE && rule.id != 0) {
 			struct mdevx_counter_stats cs;
-			int rc = mdevx_share_counter_query(dev, cnt[plan->bulk], plan->offset, 1,
-							   0, &cs);
+			int rc = mdevx_share_counter_query(dev, rcnt, 0, 1, 0, &cs);
 
 			if (rc != 0) {
 				snprintf(me->error, sizeof(me->error), "rule counter: %s",
@@ -654,6 +656,8 @@ fail_rule:
 		mdevx_share_unimport(dev, cnt[b]);
 	for (int t = 0; t < NB_TIRS; t++)
 		mdevx_share_unimport(dev, tir[t]);
+	if (rcnt.id != 0)
+		mdevx_share_unimport(dev, rcnt);
 	if (mdevx_share_dev_close(dev) != 0 && ret == 0) {
 		snprintf(me->error, sizeof(me->error), "close: %s", strerror(errno));
 		ret = 1;
@@ -1068,7 +1072,7 @@ port_table(const struct swdev_port_stats *p0, const struct swdev_port_stats *p1,
  */
 static int
 steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share_dev *dev,
-	    struct swdev_ctl *ctl, const struct chain *ch, struct mdevx_obj *const *bulk,
+	    struct swdev_ctl *ctl, const struct chain *ch, struct mdevx_obj *const *rule_cnt,
 	    const pid_t *pids, struct peers *pe, uint32_t *round, const struct expect *e,
 	    struct steer_result *res)
 {
@@ -1158,7 +1162,7 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 		int qrc;
 
 		mark = nb_mismatch;
-		qrc = mdevx_counter_query(bulk[p->bulk], p->offset, 1, 0, &ps);
+		qrc = mdevx_counter_query(rule_cnt[i], 0, 1, 0, &ps);
 		if (qrc != 0)
 			fprintf(stderr, "primary: counter query: %s\n", strerror(-qrc));
 		check(ps.packets == want_p[i]);
@@ -1173,7 +1177,7 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 			snprintf(sb, sizeof(sb), "-");
 			check(false);
 		}
-		snprintf(ctr, sizeof(ctr), "counters-%u/%u", p->bulk, p->offset);
+		snprintf(ctr, sizeof(ctr), RULE_COUNTER_FMT, i);
 		printf("%-4u %-8d %-5u %-11s %-15s  %7s %10s  %7" PRIu64 " %10" PRIu64 "  %7"
 		       PRIu64 " %10" PRIu64 "  %s%s%s\n", i, (int)pids[i], p->port,
 		       tir_names[p->tir], ctr, sp, sb, ps.packets, ps.bytes, want_p[i],
@@ -1256,7 +1260,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 	struct mdevx_share_conf conf = { .capacity = 1024, .withdraw_timeout_ms = 2000,
 					 .counter_period_ms = o->counter_period_ms };
 	uint64_t truth_p[MAX_BULKS] = { 0 }, truth_b[MAX_BULKS] = { 0 }, tp = 0, tb = 0;
-	struct mdevx_obj *bulk[MAX_BULKS] = { NULL };
+	struct mdevx_obj *rule_cnt[MAX_SECONDARIES] = { NULL };
 	uint32_t base[MAX_BULKS];
 	struct mdevx_share_dev *dev;
 	struct swdev_ctl *ctl = NULL;
@@ -1275,6 +1279,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 	struct chain ch;
 	uint64_t seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL, t_end;
 	unsigned int acked_total = 0, spawned = 0, withdrawn = 0, mark;
+	unsigned int nb_records = o->bulks + NB_TIRS + (expect != NULL ? o->secondaries : 0);
 	uint32_t flows_before = 0, flows_after = 0, peers_before = 0, peers_after = 0;
 	int ret = 1, bad = 0;
 
@@ -1330,9 +1335,28 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 			base[b] = id_of(cnt);
 		if (cnt == NULL || mdevx_share_publish(dev, name, cnt) != 0) {
 			fprintf(stderr, "publish %s: %s\n", name, strerror(errno));
+			if (cnt != NULL)
+				mdevx_obj_destroy(cnt);
 			goto out_chain;
 		}
-		bulk[b] = cnt;
+	}
+	/*
+	 * Steering: a counter of its own for each secondary's rule, counted at
+	 * offset 0, what a root rule can count on with every rdma-core (an
+	 * offset inside a bulk needs rdma-core 60; the software device takes
+	 * one, see doc/steering.rst).
+	 */
+	for (unsigned int i = 0; i < o->secondaries && st->steering; i++) {
+		struct mdevx_obj *cnt = mdevx_counter_alloc(ctx, 1);
+
+		snprintf(name, sizeof(name), RULE_COUNTER_FMT, i);
+		if (cnt == NULL || mdevx_share_publish(dev, name, cnt) != 0) {
+			fprintf(stderr, "publish %s: %s\n", name, strerror(errno));
+			if (cnt != NULL)
+				mdevx_obj_destroy(cnt);
+			goto out_chain;
+		}
+		rule_cnt[i] = cnt;
 	}
 	st->tir[TIR_DIRECT].disp_type = MDEVX_TIR_DISP_DIRECT;
 	st->tir[TIR_DIRECT].inline_rqn = ch.rqn[RQ_DIRECT];
@@ -1349,8 +1373,10 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 		}
 	}
 	printf("primary: published %u counter bulk%s of %d, a direct TIR (1 RQ) and an RSS TIR "
-	       "(%d RQs) (%u records)\n", o->bulks, plural(o->bulks), BULK_SIZE, NB_RSS_RQ,
-	       mdevx_share_record_count(dev));
+	       "(%d RQs)", o->bulks, plural(o->bulks), BULK_SIZE, NB_RSS_RQ);
+	if (st->steering)
+		printf(", a counter for each secondary's rule");
+	printf(" (%u records)\n", mdevx_share_record_count(dev));
 
 	/* Secondaries: this program again, with our prefix. */
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s",
@@ -1472,7 +1498,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 			      r->snap_packets[b] == truth_p[b] && r->snap_bytes[b] == truth_b[b]);
 		}
 		snprintf(imp_str, sizeof(imp_str), "%.1f us",
-			 (double)r->import_ns / 1000 / (o->bulks + NB_TIRS));
+			 (double)r->import_ns / 1000 / (o->bulks + NB_TIRS + st->steering));
 		snprintf(rounds_str, sizeof(rounds_str), "%u/%u", rounds - round_bad[i], rounds);
 		check(final);
 		check(round_bad[i] == 0);
@@ -1493,7 +1519,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 
 	/* Packets through the shared objects. */
 	if (st->steering && !interrupted &&
-	    steer_phase(st, o, dev, ctl, &ch, bulk, pids, &pe, &round, &e, &sr) != 0)
+	    steer_phase(st, o, dev, ctl, &ch, rule_cnt, pids, &pe, &round, &e, &sr) != 0)
 		bad++;
 
 	/* Withdraw everything: the secondaries remove their rules, acknowledge, objects go. */
@@ -1509,7 +1535,6 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 		else
 			withdrawn++;
 		acked_total += acked;
-		bulk[b] = NULL;
 	}
 	for (int t = 0; t < NB_TIRS; t++) {
 		unsigned int acked = 0;
@@ -1520,9 +1545,20 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 			withdrawn++;
 		acked_total += acked;
 	}
+	for (unsigned int i = 0; i < o->secondaries && st->steering; i++) {
+		unsigned int acked = 0;
+
+		snprintf(name, sizeof(name), RULE_COUNTER_FMT, i);
+		if (mdevx_share_withdraw(dev, name, &acked) != 0)
+			bad++;
+		else
+			withdrawn++;
+		acked_total += acked;
+		rule_cnt[i] = NULL;
+	}
 	mark = nb_mismatch;
-	check(acked_total == o->secondaries * (o->bulks + NB_TIRS));
-	check(withdrawn == o->bulks + NB_TIRS);
+	check(acked_total == o->secondaries * nb_records);
+	check(withdrawn == nb_records);
 	printf("primary: %u acknowledgements for %u withdrawals from %u secondaries  %s\n",
 	       acked_total, withdrawn, o->secondaries, ok_str(checks_ok(mark)));
 	if (st->steering) {
