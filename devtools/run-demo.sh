@@ -51,17 +51,21 @@ trap 'exit 130' INT TERM
 [ -x "$daemon" ] || { echo "$daemon is not built" >&2; exit 1; }
 
 # The steering phase's traffic: the ports of the rules the secondaries make.
+# The options are valid: the last of each wins, as in the demo.
 secondaries=3
 pcap=""
+device=mlx5_0
 prev=""
 for a in "$@"; do
 	case "$prev" in
 	--secondaries) secondaries=$a ;;
 	--pcap) pcap=$a ;;
+	--device) device=$a ;;
 	esac
 	case "$a" in
 	--secondaries=*) secondaries=${a#*=} ;;
 	--pcap=*) pcap=${a#*=} ;;
+	--device=*) device=${a#*=} ;;
 	esac
 	prev=$a
 done
@@ -86,7 +90,8 @@ fi
 
 # --test-mode: the demo injects traffic, replays the pcap and reads statistics and
 # object counts through the control socket.
-"$daemon" --socket "$sockdir/swdev.sock" --device mlx5_0 --foreground --log-level warn \
+# It serves the demo's --device.
+"$daemon" --socket "$sockdir/swdev.sock" --device "$device" --foreground --log-level warn \
 	--test-mode &
 daemon_pid=$!
 for _ in $(seq 100); do
@@ -94,7 +99,7 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 [ -S "$sockdir/swdev.sock" ] || { echo "software device did not start"; exit 1; }
-echo "software device: pid $daemon_pid, socket $sockdir/swdev.sock"
+echo "software device $device: pid $daemon_pid, socket $sockdir/swdev.sock"
 # Secondaries map memory at the primary's addresses: no address randomisation.
 norand=""
 if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then

@@ -133,9 +133,10 @@ struct demo_opts {
  * finish.
  */
 enum sync_type {
-	SYNC_READY = 1,		/* secondary: imports done, rule installed */
+	SYNC_READY = 1,		/* secondary: imports done */
 	SYNC_READ,		/* primary: read every bulk for round N */
 	SYNC_READ_FINAL,	/* primary: the same, the injection is over: snapshot too */
+	SYNC_STEER,		/* primary: import your rule's counter, install your rule */
 	SYNC_RULE,		/* primary: the pcap was replayed, read your rule's counter */
 	SYNC_DONE,		/* secondary: done with command N */
 	SYNC_FAILED,		/* secondary: failed, see its error */
@@ -579,12 +580,6 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 			goto fail_close;
 		}
 	}
-	/* Steering: the counter of our rule, a bulk of one counter the primary publishes. */
-	snprintf(name, sizeof(name), RULE_COUNTER_FMT, (unsigned int)id);
-	if (st->steering && mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &rcnt) != 0) {
-		snprintf(me->error, sizeof(me->error), "import %s: %s", name, strerror(errno));
-		goto fail_close;
-	}
 	me->import_ns = now_ns() - t0;
 	for (int t = 0; t < NB_TIRS; t++) {
 		struct mdevx_tir_attr a;
@@ -592,10 +587,6 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 		if (mdevx_share_tir_query(dev, tir[t], &a) == 0 && tir_equal(&a, &st->tir[t]))
 			me->tirs_ok++;
 	}
-	/* Steering: a rule of ours to one of the primary's TIRs, on its counter. */
-	if (st->steering && rule_install(dev, id, plan, tir[plan->tir], rcnt, &matcher,
-					 &rule, me) != 0)
-		goto fail_rule;
 	__atomic_store_n(&me->ready, 1, __ATOMIC_RELEASE);
 	if (!sync_send(sync_fd[1], SYNC_READY, 0)) {
 		snprintf(me->error, sizeof(me->error), "report: %s", strerror(errno));
@@ -605,6 +596,20 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 	while (sync_recv(sync_fd[0], &m)) {
 		if (m.type == SYNC_READ || m.type == SYNC_READ_FINAL) {
 			if (reader_round(st, me, dev, cnt, m.round, m.type == SYNC_READ_FINAL) != 0)
+				goto fail_rule;
+		} else if (m.type == SYNC_STEER && rule.id == 0 && rcnt.id == 0) {
+			/*
+			 * Steering: a rule of ours to one of the primary's TIRs,
+			 * counting on the bulk of one counter it published for us.
+			 */
+			snprintf(name, sizeof(name), RULE_COUNTER_FMT, (unsigned int)id);
+			if (mdevx_share_import(dev, name, MDEVX_OBJ_FLOW_COUNTER, &rcnt) != 0) {
+				snprintf(me->error, sizeof(me->error), "import %s: %s", name,
+					 strerror(errno));
+				goto fail_rule;
+			}
+			if (rule_install(dev, id, plan, tir[plan->tir], rcnt, &matcher, &rule,
+					 me) != 0)
 				goto fail_rule;
 		} else if (m.type == SYNC_RULE && rule.id != 0) {
 			struct mdevx_counter_stats cs;
@@ -618,7 +623,7 @@ run_reader(struct demo_state *st, int id, const int *sync_fd)
 			me->rule_packets = cs.packets;
 			me->rule_bytes = cs.bytes;
 			me->rule_read = 1;
-		} else if (m.type != SYNC_RULE) {
+		} else {
 			snprintf(me->error, sizeof(me->error), "unknown command %u", m.type);
 			goto fail_rule;
 		}
@@ -1216,6 +1221,34 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 }
 
 /*
+ * How to run mlx5-share-info: from a build tree (this program in
+ * <build>/app/mlx5-share-demo/), its path there; installed, its name.
+ */
+static const char *
+share_info_path(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return "mlx5-share-info";
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash == NULL || strcmp(slash, "/mlx5-share-demo") != 0)
+		return "mlx5-share-info";
+	*slash = '\0';
+	slash = strrchr(exe, '/');
+	if (slash == NULL || strcmp(slash, "/mlx5-share-demo") != 0)
+		return "mlx5-share-info";	/* installed: bin/mlx5-share-demo */
+	*slash = '\0';
+	if (snprintf(buf, len, "%s/mlx5-share-info/mlx5-share-info", exe) >= (int)len ||
+	    access(buf, X_OK) != 0)
+		return "mlx5-share-info";
+	return buf;
+}
+
+/*
  * --hold: refresh the counter snapshot of every bulk (the service would
  * within a period), say what each bulk got and wait, for mlx5-share-info.
  */
@@ -1224,7 +1257,7 @@ hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *pac
      const uint64_t *bytes)
 {
 	uint64_t end = now_ns() + (uint64_t)o->hold_ms * 1000000;
-	char name[32];
+	char name[32], tool[PATH_MAX];
 
 	for (uint32_t b = 0; b < o->bulks; b++) {
 		mdevx_share_imp_t imp;
@@ -1243,8 +1276,8 @@ hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *pac
 			printf("%s%d", k ? "," : "", k * TRAFFIC_STRIDE);
 		printf("%s%s\n", rc != 0 ? " refresh=" : "", rc != 0 ? strerror(-rc) : "");
 	}
-	printf("hold: %u ms; look with: mlx5-share-info --file-prefix=%s -- [--json]\n",
-	       o->hold_ms, strrchr(rte_eal_get_runtime_dir(), '/') + 1);
+	printf("hold: %u ms; look with: %s --file-prefix=%s -- [--json]\n", o->hold_ms,
+	       share_info_path(tool, sizeof(tool)), strrchr(rte_eal_get_runtime_dir(), '/') + 1);
 	fflush(stdout);
 	while (!interrupted && now_ns() < end)
 		usleep(10000);
@@ -1340,24 +1373,6 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 			goto out_chain;
 		}
 	}
-	/*
-	 * Steering: a counter of its own for each secondary's rule, counted at
-	 * offset 0, what a root rule can count on with every rdma-core (an
-	 * offset inside a bulk needs rdma-core 60; the software device takes
-	 * one, see doc/steering.rst).
-	 */
-	for (unsigned int i = 0; i < o->secondaries && st->steering; i++) {
-		struct mdevx_obj *cnt = mdevx_counter_alloc(ctx, 1);
-
-		snprintf(name, sizeof(name), RULE_COUNTER_FMT, i);
-		if (cnt == NULL || mdevx_share_publish(dev, name, cnt) != 0) {
-			fprintf(stderr, "publish %s: %s\n", name, strerror(errno));
-			if (cnt != NULL)
-				mdevx_obj_destroy(cnt);
-			goto out_chain;
-		}
-		rule_cnt[i] = cnt;
-	}
 	st->tir[TIR_DIRECT].disp_type = MDEVX_TIR_DISP_DIRECT;
 	st->tir[TIR_DIRECT].inline_rqn = ch.rqn[RQ_DIRECT];
 	st->tir[TIR_DIRECT].transport_domain = id_of(ch.td);
@@ -1374,8 +1389,6 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 	}
 	printf("primary: published %u counter bulk%s of %d, a direct TIR (1 RQ) and an RSS TIR "
 	       "(%d RQs)", o->bulks, plural(o->bulks), BULK_SIZE, NB_RSS_RQ);
-	if (st->steering)
-		printf(", a counter for each secondary's rule");
 	printf(" (%u records)\n", mdevx_share_record_count(dev));
 
 	/* Secondaries: this program again, with our prefix. */
@@ -1394,7 +1407,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 		fprintf(stderr, "primary: not every secondary is ready\n");
 	printf("primary: started %u secondaries, ready after %" PRIu64 " ms%s; injecting traffic "
 	       "into the counters for %u ms\n", o->secondaries, (now_ns() - t_end) / 1000000,
-	       st->steering ? " (imports and rules)" : " (imports)", o->duration_ms);
+	       " (imports)", o->duration_ms);
 	/*
 	 * Rounds: inject into every bulk, then every secondary reads every bulk
 	 * and answers before the next round starts; each round's reading must
@@ -1517,6 +1530,30 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 	if (o->hold_ms > 0 && !interrupted)
 		hold(dev, o, truth_p, truth_b);
 
+	/*
+	 * Steering: a counter of its own for each secondary's rule, counted at
+	 * offset 0, what a root rule can count on with every rdma-core (an
+	 * offset inside a bulk needs rdma-core 60; the software device takes
+	 * one, see doc/steering.rst).
+	 */
+	for (unsigned int i = 0; i < o->secondaries && st->steering && !interrupted; i++) {
+		struct mdevx_obj *cnt = mdevx_counter_alloc(ctx, 1);
+
+		snprintf(name, sizeof(name), RULE_COUNTER_FMT, i);
+		if (cnt == NULL || mdevx_share_publish(dev, name, cnt) != 0) {
+			fprintf(stderr, "publish %s: %s\n", name, strerror(errno));
+			if (cnt != NULL)
+				mdevx_obj_destroy(cnt);
+			goto out_chain;
+		}
+		rule_cnt[i] = cnt;
+	}
+	if (st->steering && !interrupted) {
+		printf("\nprimary: published a counter for each secondary's rule (%u records)\n",
+		       mdevx_share_record_count(dev));
+		/* Each secondary imports its counter and installs its rule, and says so. */
+		sync_all(&pe, SYNC_STEER, ++round, SYNC_DONE, WAIT_MS);
+	}
 	/* Packets through the shared objects. */
 	if (st->steering && !interrupted &&
 	    steer_phase(st, o, dev, ctl, &ch, rule_cnt, pids, &pe, &round, &e, &sr) != 0)
