@@ -1714,6 +1714,8 @@ main(int argc, char **argv)
 	struct demo_opts o;
 	int ret;
 
+	/* One line at a time, into a pipe or a file too (a test follows the phases). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(argv[0]);
