@@ -5,16 +5,21 @@
  * The primary opens the device for sharing, creates and publishes flow
  * counter bulks, a direct TIR and an RSS TIR over 4 RQs, then starts
  * secondaries (this same program with --proc-type=secondary). Each
- * secondary attaches, imports everything by name, checks the TIRs, and
- * reads the counters while the primary injects traffic into them.
+ * secondary attaches, imports everything by name and checks the TIRs. In
+ * rounds, the primary injects traffic into the counters and every
+ * secondary reads every bulk and answers over a pipe before the next round
+ * (a handshake: no sleep decides when a reading is due); after the last
+ * round the primary refreshes the snapshot and the secondaries read the
+ * device and the snapshot once more.
  *
  * With --pcap, each secondary also installs a root rule through
  * mdevx_share_rule_create() on its imports: UDP destination port 5000 + i
  * to the RSS TIR (even i) or the direct TIR (odd i), counted at offset 0
  * of rule-counter-i, a bulk of one counter the primary publishes for it: a
  * root rule counting at an offset inside a bulk needs rdma-core 60
- * (MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET), Debian 12 has 44. The primary computes from the file what each
- * rule, each RQ and the port must count (libpcap, DPDK's header structures
+ * (MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET), Debian 12 has 44. The
+ * primary computes from the file what each rule, each RQ and the port must
+ * count (libpcap, DPDK's header structures
  * and rte_softrss(), not the device), replays it into the device's port
  * and compares: the counters read by each secondary and by the primary,
  * the RQs' and the port's statistics.
