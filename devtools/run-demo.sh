@@ -6,20 +6,27 @@
 # test/steer/gen_steer_pcap.py (one UDP port per secondary: 5000 + i, RSS
 # for even i, direct for odd i) unless --pcap FILE is given, run the demo
 # with --no-pci and a unique --file-prefix, then stop the daemon and remove
-# every runtime file of the prefix.
+# every runtime file of the prefix. The options (and the --pcap file) are
+# checked first, with mlx5-share-demo --check-options: nothing starts if
+# one is invalid. Exit status: 0 demo OK, 1 a check failed, 2 invalid
+# options or input.
 #
 # usage: run-demo.sh BUILD_DIR [demo options, see mlx5-share-demo --help]
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "--help" ]; then
-	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//'
-	exit 2
+	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
+	[ $# -ge 1 ]
+	exit $((2 * $?))
 fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$1
 shift
 demo="$build/app/mlx5-share-demo/mlx5-share-demo"
 daemon="$build/app/mlx5-swdev/mlx5-swdev"
+for a in "$@"; do
+	[ "$a" = "--help" ] && exec "$demo" --help
+done
 prefix="mdevx_demo_$$"
 sockdir=$(mktemp -d /tmp/mdevx-demo.XXXXXX)
 daemon_pid=""
@@ -38,39 +45,33 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# --test-mode: the demo injects traffic, replays the pcap and reads statistics and
-# object counts through the control socket.
-"$daemon" --socket "$sockdir/swdev.sock" --device mlx5_0 --foreground --log-level warn \
-	--test-mode &
-daemon_pid=$!
-for _ in $(seq 100); do
-	[ -S "$sockdir/swdev.sock" ] && break
-	sleep 0.05
-done
-[ -S "$sockdir/swdev.sock" ] || { echo "software device did not start"; exit 1; }
-echo "software device: pid $daemon_pid, socket $sockdir/swdev.sock"
+# Every option and the --pcap file are checked before anything starts.
+[ -x "$demo" ] || { echo "$demo is not built" >&2; exit 1; }
+"$demo" --check-options "$@" || exit $?
+[ -x "$daemon" ] || { echo "$daemon is not built" >&2; exit 1; }
 
 # The steering phase's traffic: the ports of the rules the secondaries make.
+# The options are valid: the last of each wins, as in the demo.
 secondaries=3
 pcap=""
+device=mlx5_0
 prev=""
 for a in "$@"; do
 	case "$prev" in
 	--secondaries) secondaries=$a ;;
 	--pcap) pcap=$a ;;
+	--device) device=$a ;;
 	esac
 	case "$a" in
 	--secondaries=*) secondaries=${a#*=} ;;
 	--pcap=*) pcap=${a#*=} ;;
+	--device=*) device=${a#*=} ;;
 	esac
 	prev=$a
 done
+secondaries=$((10#$secondaries))
 pcap_opt=()
 if [ -z "$pcap" ]; then
-	case "$secondaries" in
-	[1-9] | 1[0-6]) ;;
-	*) secondaries=3 ;; # the demo refuses the value itself
-	esac
 	rss="" direct=""
 	for i in $(seq 0 $((secondaries - 1))); do
 		if [ $((i % 2)) -eq 0 ]; then
@@ -86,6 +87,19 @@ if [ -z "$pcap" ]; then
 	"${gen[@]}" >/dev/null || { echo "cannot write the pcap (python3-scapy installed?)"; exit 1; }
 	pcap_opt=(--pcap "$sockdir/steer.pcap")
 fi
+
+# --test-mode: the demo injects traffic, replays the pcap and reads statistics and
+# object counts through the control socket.
+# It serves the demo's --device.
+"$daemon" --socket "$sockdir/swdev.sock" --device "$device" --foreground --log-level warn \
+	--test-mode &
+daemon_pid=$!
+for _ in $(seq 100); do
+	[ -S "$sockdir/swdev.sock" ] && break
+	sleep 0.05
+done
+[ -S "$sockdir/swdev.sock" ] || { echo "software device did not start"; exit 1; }
+echo "software device $device: pid $daemon_pid, socket $sockdir/swdev.sock"
 # Secondaries map memory at the primary's addresses: no address randomisation.
 norand=""
 if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
