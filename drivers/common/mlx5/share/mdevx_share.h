@@ -273,7 +273,9 @@ MDEVX_API int mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp
 /**
  * Iterate records: the first used slot >= @p start (its record in @p rec),
  * or -1 when there is none (errno untouched), or -1 with errno EINVAL or
- * ENOENT (bad argument).
+ * ENOENT (bad argument). In the primary, from its private copy of what it
+ * published (every record it owns, whatever the shared memory holds); in a
+ * secondary, from the registry (records that do not verify are skipped).
  */
 MDEVX_API int64_t mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
 					  struct mdevx_share_record *rec);

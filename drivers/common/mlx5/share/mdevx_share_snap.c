@@ -30,6 +30,7 @@
 #include <rte_log.h>
 #include <rte_memzone.h>
 
+#include "mdevx_share_reg.h"
 #include "mdevx_share_snap.h"
 
 #define SNAP_LOG(level, fmt, ...) \
@@ -122,6 +123,8 @@ struct mdevx_share_snap {
 	uint32_t nb_ext;
 	uint32_t nb_pending;
 	uint32_t bulks, used;
+	struct mdevx_share_reg *reg;	/* the registry whose header each round repairs */
+	uint64_t reg_repairs;
 	uint64_t refreshes, failures, commands;
 	struct mdevx_counter_stats *buf;	/* one bulk's query */
 	uint32_t buf_n;
@@ -385,6 +388,33 @@ deadline_ts(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = (long)(ns % 1000000000ull);
 }
 
+/*
+ * Lock held: the registry's header written back from the primary's private
+ * image, once per round. Logged the first 16 times, then one in 1000.
+ */
+static void
+reg_repair(struct mdevx_share_snap *sn)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	unsigned int n;
+	void *base;
+
+	if (sn->reg == NULL)
+		return;
+	base = mdevx_share_reg_base(sn->reg);
+	/* after rte_eal_cleanup(): not mapped any more, as the area */
+	if (pg <= 0 || mincore((void *)((uintptr_t)base & ~(uintptr_t)(pg - 1)), 1, &vec) != 0)
+		return;
+	n = mdevx_share_reg_repair(sn->reg);
+	if (n == 0)
+		return;
+	sn->reg_repairs++;
+	if (sn->reg_repairs <= SNAP_FAIL_LOGS || sn->reg_repairs % 1000 == 0)
+		SNAP_LOG(WARNING, "%s: registry header scribbled: %u words written back "
+			 "(%" PRIu64 " repairs)", sn->devstr, n, sn->reg_repairs);
+}
+
 static void *
 snap_thread(void *arg)
 {
@@ -417,6 +447,7 @@ snap_thread(void *arg)
 			continue;
 		}
 		start = now;
+		reg_repair(sn);
 		for (uint32_t i = 0; i < sn->geo.nb_slots && !sn->stop; i++) {
 			if (sn->own[i].obj == NULL)
 				continue;
@@ -642,6 +673,16 @@ snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen)
 		sn->nb_pending++;
 		pthread_cond_signal(&sn->cond);
 	}
+	pthread_mutex_unlock(&sn->lock);
+}
+
+void
+snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg)
+{
+	if (sn == NULL || !sn->primary)
+		return;
+	pthread_mutex_lock(&sn->lock);
+	sn->reg = reg;
 	pthread_mutex_unlock(&sn->lock);
 }
 

@@ -45,6 +45,14 @@ void snap_del(struct mdevx_share_snap *sn, uint32_t idx);
 /* Primary: refresh record @p idx (generation @p gen) soon. */
 void snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen);
 
+struct mdevx_share_reg;
+/*
+ * Primary: each round starts with mdevx_share_reg_repair() of @p reg (the
+ * device's registry, which outlives the service): its header is repaired
+ * within one period. NULL: none.
+ */
+void snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg);
+
 /* Secondary: the area of the attach reply. 0 or a positive errno. */
 int snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
 		const struct mdevx_share_snap_geo *geo);

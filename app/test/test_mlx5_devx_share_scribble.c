@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx5_devx_share_scribble_autotest: what a process of the instance can do
+ * to libmdevx_share through its shared memory, and what the primary does
+ * about it.
+ *
+ * test_scribble_header
+ *	a rogue secondary writes one word of the registry header (closed
+ *	flag, cookie, magic, capacity), one per round: the primary writes it
+ *	back within one period of its snapshot service, and a new secondary
+ *	then attaches, imports and reads a counter.
+ * test_scribble_records_listing
+ *	every record of the primary scribbled (zeroes, 0xff, an odd sequence,
+ *	state FREE, another name, random bytes): the primary's listing still
+ *	gives all of its records with their object ids, and it withdraws
+ *	every one it listed; the device ends with 0 objects.
+ *
+ * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_memzone.h>
+
+#include <mdevx.h>
+#include <mdevx_share.h>
+#include <mdevx_share_internal.h>
+#include <mdevx_share_reg.h>
+#include <swdev_client.h>
+
+#include "process.h"
+#include "test.h"
+#include "test_share_util.h"
+
+#define DEV "mlx5_0"
+#define DEVSTR "swdev:" DEV
+#define SYNC_MZ "mdevx_t_scribble_sync"
+#define PERIOD_MS 100
+#define SLACK_MS 50		/* the scheduling of a loaded machine */
+#define BULK 128
+#define NB_BULKS 4
+#define CHILD_TIMEOUT_MS 30000
+#define REPAIR_WAIT_MS 5000	/* a rogue gives up waiting for the repair */
+
+/* Shared between the test primary and its secondaries. */
+struct scribble_sync {
+	volatile uint32_t ready;
+	volatile uint32_t failed;
+	volatile uint64_t repair_us;	/* the rogue: from its write to the repair */
+	volatile uint32_t repaired;
+	uint64_t packets, bytes;	/* counter 0 of record "c0" */
+};
+
+static struct swdev_ctl *ctl;
+static const struct rte_memzone *sync_mz;
+static struct test_children children;
+static struct mdevx_share_dev *pdev;
+
+static struct scribble_sync *
+sync_area(void)
+{
+	return test_memzone_addr(SYNC_MZ);
+}
+
+static volatile uint32_t *
+failed_flag(void)
+{
+	struct scribble_sync *s = sync_area();
+
+	return s != NULL ? &s->failed : NULL;
+}
+
+#define ROLE_CHECK(cond, ...) TEST_ROLE_CHECK(failed_flag(), cond, __VA_ARGS__)
+
+static uint64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * The registry header as the rogue knows it (registry format 4,
+ * drivers/common/mlx5/share/mdevx_share_reg.c, struct reg_hdr).
+ */
+struct hdr_word {
+	const char *name;
+	uint16_t off, len;
+	uint64_t value;		/* what the rogue writes; UINT64_MAX: the bits flipped */
+};
+
+static const struct hdr_word hdr_words[] = {
+	{ "closed", 12, 4, 1 },
+	{ "cookie", 48, 8, UINT64_MAX },
+	{ "magic", 0, 8, 0 },
+	{ "capacity", 16, 4, 0x40000001 },
+};
+
+/* ---- secondaries ---- */
+
+/*
+ * The rogue: attach, write header word argv[0], then wait until the
+ * header is what it was before the write; the time it took goes to the
+ * sync area.
+ */
+static int
+role_hdr_rogue(int argc, char **argv)
+{
+	struct scribble_sync *s = sync_area();
+	const struct hdr_word *w = NULL;
+	struct mdevx_share_dev *dev = NULL;
+	uint8_t before[64], *base;
+	uint64_t t0, v;
+	int ret = 1;
+
+	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or no word");
+	for (unsigned int i = 0; i < RTE_DIM(hdr_words); i++)
+		if (strcmp(argv[0], hdr_words[i].name) == 0)
+			w = &hdr_words[i];
+	ROLE_CHECK(w != NULL, "no header word %s", argv[0]);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	base = mdevx_share_reg_base(mdevx_share_dev_reg(dev));
+	ROLE_CHECK(base != NULL, "no registry");
+	memcpy(before, base, sizeof(before));
+	v = 0;
+	memcpy(&v, base + w->off, w->len);
+	v = w->value == UINT64_MAX ? ~v : w->value;
+	memcpy(base + w->off, &v, w->len);
+	t0 = now_us();
+	while (memcmp(base, before, sizeof(before)) != 0) {
+		ROLE_CHECK(now_us() - t0 < REPAIR_WAIT_MS * 1000ull,
+			   "header word %s not repaired in %u ms", w->name, REPAIR_WAIT_MS);
+		usleep(200);
+	}
+	s->repair_us = now_us() - t0;
+	__atomic_store_n(&s->repaired, 1, __ATOMIC_RELEASE);
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0) {
+		printf("[%d] rogue close: %s\n", (int)getpid(), strerror(errno));
+		ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(scribble_hdr_rogue, role_hdr_rogue);
+
+/* A new secondary: attach, import "c0", read its counter 0 (the sync area's values). */
+static int
+role_attacher(int argc, char **argv)
+{
+	struct scribble_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp;
+	int ret = 1, rc;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach after the repair: %s", strerror(errno));
+	rc = mdevx_share_import(dev, "c0", MDEVX_OBJ_FLOW_COUNTER, &imp);
+	ROLE_CHECK(rc == 0, "import after the repair: %s", strerror(-rc));
+	rc = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+	ROLE_CHECK(rc == 0 && st.packets == s->packets && st.bytes == s->bytes,
+		   "query: %d, %" PRIu64 "/%" PRIu64 ", want %" PRIu64 "/%" PRIu64, rc,
+		   st.packets, st.bytes, s->packets, s->bytes);
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport: %s", strerror(errno));
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0) {
+		printf("[%d] attacher close: %s\n", (int)getpid(), strerror(errno));
+		ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(scribble_attacher, role_attacher);
+
+
+/* ---- fixture ---- */
+
+static int
+suite_setup(void)
+{
+	return test_swdev_suite_setup(&ctl, &sync_mz, SYNC_MZ, sizeof(struct scribble_sync));
+}
+
+static void
+suite_teardown(void)
+{
+	test_swdev_suite_teardown(&ctl, &sync_mz, &children);
+}
+
+static int
+case_setup(void)
+{
+	return test_swdev_case_setup(ctl, DEV, sync_mz, sizeof(struct scribble_sync));
+}
+
+static void
+case_teardown(void)
+{
+	test_children_kill(&children);
+	if (pdev != NULL && mdevx_share_dev_close(pdev) != 0)
+		printf("share close: %s\n", strerror(errno));
+	pdev = NULL;
+}
+
+/*
+ * Bulk "c<i>" of BULK counters on pdev with traffic on its counter 0,
+ * published; its object id in *@p id (optional). 0 or -1.
+ */
+static int
+publish_bulk(unsigned int i, uint64_t packets, uint64_t bytes, uint32_t *id)
+{
+	struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), BULK);
+	char name[16];
+
+	if (cnt == NULL) {
+		printf("counter alloc: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(name, sizeof(name), "c%u", i);
+	if (swdev_ctl_inject_traffic(ctl, DEV, test_obj_id(cnt), packets, bytes) != 0 ||
+	    mdevx_share_publish(pdev, name, cnt) != 0) {
+		printf("inject or publish %s: %s\n", name, strerror(errno));
+		mdevx_obj_destroy(cnt);
+		return -1;
+	}
+	if (id != NULL)
+		*id = test_obj_id(cnt);
+	return 0;
+}
+
+/* Withdraw every record the primary lists: the number withdrawn, or -1. */
+static int
+withdraw_listed(void)
+{
+	struct mdevx_share_record rec;
+	int n = 0, rc;
+
+	while (mdevx_share_record_next(pdev, 0, &rec) >= 0) {
+		rc = mdevx_share_withdraw(pdev, rec.name, NULL);
+		if (rc != 0) {
+			printf("withdraw %s: %s\n", rec.name, strerror(-rc));
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* ---- cases ---- */
+
+static int
+test_scribble_header(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .counter_period_ms = PERIOD_MS };
+	struct scribble_sync *s = sync_mz->addr;
+	uint64_t repairs0;
+
+	pdev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev, "share open: %s", strerror(errno));
+	s->packets = 31;
+	s->bytes = 31 * 64;
+	for (unsigned int i = 0; i < NB_BULKS; i++)
+		TEST_ASSERT_SUCCESS(publish_bulk(i, s->packets, s->bytes, NULL), "publish");
+	repairs0 = mdevx_share_reg_repairs(mdevx_share_dev_reg(pdev));
+	for (unsigned int i = 0; i < RTE_DIM(hdr_words); i++) {
+		const char *argv[] = { hdr_words[i].name };
+
+		s->repaired = 0;
+		s->repair_us = 0;
+		TEST_ASSERT(test_children_spawn(&children, "scribble_hdr_rogue", 1, argv) > 0,
+			    "spawn");
+		TEST_ASSERT_SUCCESS(test_children_wait(&children, CHILD_TIMEOUT_MS),
+				    "the rogue of %s failed", hdr_words[i].name);
+		TEST_ASSERT(s->repaired, "%s: no repair", hdr_words[i].name);
+		printf("header word %s repaired %.1f ms after the write (period %d ms)\n",
+		       hdr_words[i].name, s->repair_us / 1e3, PERIOD_MS);
+		TEST_ASSERT(s->repair_us <= (PERIOD_MS + SLACK_MS) * 1000ull,
+			    "%s repaired after %" PRIu64 " us, over one period", hdr_words[i].name,
+			    s->repair_us);
+		TEST_ASSERT(test_children_spawn(&children, "scribble_attacher", 0, NULL) > 0,
+			    "spawn");
+		TEST_ASSERT_SUCCESS(test_children_wait(&children, CHILD_TIMEOUT_MS),
+				    "no attach after the repair of %s", hdr_words[i].name);
+	}
+	TEST_ASSERT(mdevx_share_reg_repairs(mdevx_share_dev_reg(pdev)) >=
+		    repairs0 + RTE_DIM(hdr_words), "repairs not counted");
+	TEST_ASSERT_EQUAL(withdraw_listed(), NB_BULKS, "withdrawn");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(pdev), "close: %s", strerror(errno));
+	pdev = NULL;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+#define NB_RECS 8
+
+static int
+test_scribble_records_listing(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .counter_period_ms = 0 };
+	uint32_t ids[NB_RECS];
+	bool seen[NB_RECS] = { false };
+	struct mdevx_share_record rec;
+	struct mdevx_share_reg *reg;
+	uint64_t rng = 0x2545f4914f6cdd1dULL;
+	unsigned int nb = 0;
+	int64_t i = -1;
+	int n;
+
+	pdev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev, "share open: %s", strerror(errno));
+	for (unsigned int k = 0; k < NB_RECS; k++)
+		TEST_ASSERT_SUCCESS(publish_bulk(k, k + 1, 64 * (k + 1), &ids[k]), "publish");
+	/* Every slot in use scribbled, each its own way. */
+	reg = mdevx_share_dev_reg(pdev);
+	for (uint32_t k = 0; k < mdevx_share_reg_capacity(reg); k++) {
+		size_t len;
+		uint8_t *r = mdevx_share_reg_raw_record(reg, k, &len);
+		uint32_t v;
+
+		TEST_ASSERT(r != NULL && len >= 256, "raw record %u", k);
+		switch (k % 6) {
+		case 0:
+			memset(r, 0, len);
+			break;
+		case 1:
+			memset(r, 0xff, len);
+			break;
+		case 2:
+			memcpy(&v, r, 4);
+			v |= 1;				/* sequence odd: "being written" */
+			memcpy(r, &v, 4);
+			break;
+		case 3:
+			memset(r + 22, 0, 2);		/* state FREE */
+			break;
+		case 4:
+			r[64] ^= 0x20;			/* another name */
+			break;
+		default:
+			for (size_t b = 0; b < len; b++) {
+				rng ^= rng << 13;
+				rng ^= rng >> 7;
+				rng ^= rng << 17;
+				r[b] = (uint8_t)rng;
+			}
+			break;
+		}
+	}
+	while ((i = mdevx_share_record_next(pdev, (uint32_t)(i + 1), &rec)) >= 0) {
+		unsigned int k;
+
+		TEST_ASSERT(sscanf(rec.name, "c%u", &k) == 1 && k < NB_RECS && !seen[k],
+			    "listed \"%s\" in slot %" PRId64, rec.name, i);
+		TEST_ASSERT(rec.kind == MDEVX_OBJ_FLOW_COUNTER && !rec.withdrawn &&
+			    rec.object_id == ids[k] && rec.bulk_size == BULK &&
+			    rec.owner_pid == getpid(),
+			    "%s: kind %d withdrawn %d object %u (want %u) bulk %u pid %d", rec.name,
+			    (int)rec.kind, (int)rec.withdrawn, rec.object_id, ids[k],
+			    rec.bulk_size, (int)rec.owner_pid);
+		seen[k] = true;
+		nb++;
+	}
+	TEST_ASSERT_EQUAL(nb, NB_RECS, "records listed by the primary after the scribble");
+	n = withdraw_listed();
+	TEST_ASSERT_EQUAL(n, NB_RECS, "records withdrawn");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), 0, "records left");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(pdev), "close: %s", strerror(errno));
+	pdev = NULL;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static struct unit_test_suite scribble_suite = {
+	.suite_name = "mlx5 devx share scribbles",
+	.setup = suite_setup,
+	.teardown = suite_teardown,
+	.unit_test_cases = {
+		TEST_CASE_ST(case_setup, case_teardown, test_scribble_header),
+		TEST_CASE_ST(case_setup, case_teardown, test_scribble_records_listing),
+		TEST_CASES_END()
+	}
+};
+
+static int
+test_share_scribble(void)
+{
+	return unit_test_suite_runner(&scribble_suite);
+}
+REGISTER_TEST_COMMAND(mlx5_devx_share_scribble_autotest, test_share_scribble);
