@@ -14,6 +14,10 @@
  *	state FREE, another name, random bytes): the primary's listing still
  *	gives all of its records with their object ids, and it withdraws
  *	every one it listed; the device ends with 0 objects.
+ * test_scribble_snap_offset
+ *	a snapshot slot whose offset points inside the area but too near its
+ *	end (or past it, or wraps around): every read gives EIO, never the
+ *	bytes after the area; an offset that fits reads.
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
@@ -48,6 +52,7 @@
 #define NB_BULKS 4
 #define CHILD_TIMEOUT_MS 30000
 #define REPAIR_WAIT_MS 5000	/* a rogue gives up waiting for the repair */
+#define SNAP_CAP (4 * BULK)	/* counters in the snapshot area */
 
 /* Shared between the test primary and its secondaries. */
 struct scribble_sync {
@@ -382,6 +387,93 @@ test_scribble_records_listing(void)
 	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+struct mz_prefix {
+	const char *prefix;
+	const struct rte_memzone *mz;
+};
+
+static void
+mz_prefix_cb(const struct rte_memzone *mz, void *arg)
+{
+	struct mz_prefix *f = arg;
+
+	if (strncmp(mz->name, f->prefix, strlen(f->prefix)) == 0)
+		f->mz = mz;
+}
+
+/*
+ * The snapshot area's slot layout (drivers/common/mlx5/share/
+ * mdevx_share_snap.c): a 128-byte header, then 64-byte slots; a slot's
+ * offset (in counters) at byte 40, its length at 44.
+ */
+#define SNAP_HDR 128
+#define SNAP_SLOT 64
+#define SLOT_OFFSET 40
+
+static int
+test_scribble_snap_offset(void)
+{
+	/* One round a minute: nothing rewrites the slot during the case. */
+	struct mdevx_share_conf conf = { .capacity = 8, .counter_period_ms = 60000,
+					 .snapshot_counters = SNAP_CAP };
+	const uint32_t bad[] = {
+		SNAP_CAP - 1, SNAP_CAP - BULK + 1, SNAP_CAP, SNAP_CAP + 1,
+		UINT32_MAX - BULK + 2, UINT32_MAX,
+	};
+	struct mdevx_counter_stats st[BULK];
+	struct mdevx_share_counter_snap sn;
+	struct mz_prefix f = { "mdevx_sn_", NULL };
+	struct mdevx_share_record rec;
+	mdevx_share_imp_t imp;
+	uint32_t *off, orig;
+	int64_t idx;
+	int rc = -1;
+
+	pdev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev, "share open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_bulk(0, 5, 320, NULL), "publish");
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "c0", MDEVX_OBJ_FLOW_COUNTER, &imp),
+			    "import");
+	/* Its first refresh, at publish. */
+	for (int t = 0; t < 1000 && rc != 0; t++) {
+		rc = mdevx_share_counter_read(pdev, imp, 0, BULK, st, &sn);
+		if (rc != 0)
+			usleep(2000);
+	}
+	TEST_ASSERT(rc == 0 && st[0].packets == 5 && st[0].bytes == 320, "first read: %d", rc);
+	idx = mdevx_share_record_next(pdev, 0, &rec);
+	TEST_ASSERT(idx >= 0, "no record");
+	rte_memzone_walk(mz_prefix_cb, &f);
+	TEST_ASSERT_NOT_NULL(f.mz, "no snapshot memzone");
+	TEST_ASSERT(f.mz->len >= SNAP_HDR + (size_t)8 * SNAP_SLOT + (size_t)SNAP_CAP * 16,
+		    "snapshot memzone of %zu bytes", f.mz->len);
+	off = (uint32_t *)((uint8_t *)f.mz->addr + SNAP_HDR + (size_t)idx * SNAP_SLOT +
+			   SLOT_OFFSET);
+	orig = __atomic_load_n(off, __ATOMIC_RELAXED);
+	TEST_ASSERT(orig <= SNAP_CAP - BULK, "offset %u", orig);
+	for (unsigned int k = 0; k < RTE_DIM(bad); k++) {
+		__atomic_store_n(off, bad[k], __ATOMIC_RELAXED);
+		/* The whole bulk, and its last counter alone: both run past the area. */
+		rc = mdevx_share_counter_read(pdev, imp, 0, BULK, st, &sn);
+		TEST_ASSERT(rc == -EIO && errno == EIO, "offset %u of %u: read %d (%s)", bad[k],
+			    SNAP_CAP, rc, strerror(-rc));
+		rc = mdevx_share_counter_read(pdev, imp, BULK - 1, 1, st, &sn);
+		TEST_ASSERT(rc == -EIO, "offset %u, last counter: read %d", bad[k], rc);
+	}
+	/* The last offset that fits reads (whatever the area holds there). */
+	__atomic_store_n(off, SNAP_CAP - BULK, __ATOMIC_RELAXED);
+	rc = mdevx_share_counter_read(pdev, imp, 0, BULK, st, &sn);
+	TEST_ASSERT_SUCCESS(rc, "offset %u: read %d", SNAP_CAP - BULK, rc);
+	__atomic_store_n(off, orig, __ATOMIC_RELAXED);
+	rc = mdevx_share_counter_read(pdev, imp, 0, BULK, st, &sn);
+	TEST_ASSERT(rc == 0 && st[0].packets == 5 && st[0].bytes == 320, "read back: %d", rc);
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
+	TEST_ASSERT_EQUAL(withdraw_listed(), 1, "withdrawn");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(pdev), "close: %s", strerror(errno));
+	pdev = NULL;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static struct unit_test_suite scribble_suite = {
 	.suite_name = "mlx5 devx share scribbles",
 	.setup = suite_setup,
@@ -389,6 +481,7 @@ static struct unit_test_suite scribble_suite = {
 	.unit_test_cases = {
 		TEST_CASE_ST(case_setup, case_teardown, test_scribble_header),
 		TEST_CASE_ST(case_setup, case_teardown, test_scribble_records_listing),
+		TEST_CASE_ST(case_setup, case_teardown, test_scribble_snap_offset),
 		TEST_CASES_END()
 	}
 };

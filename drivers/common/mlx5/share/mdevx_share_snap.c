@@ -761,7 +761,11 @@ snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk
 		off = LD(s->offset);
 		cnt = LD(s->n);
 		state = LD(s->state);
-		/* Every value of the area checked against our own geometry. */
+		/*
+		 * Every value of the area checked against our own geometry, for
+		 * the whole read: off + offset + n <= counters, written as
+		 * differences (no sum that could wrap).
+		 */
 		if (state != SNAP_ACTIVE || rgen != gen || rseq == 0)
 			err = ENODATA;
 		else if (cnt != bulk_size || off > sn->geo.counters ||
