@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mlx5_devx_share_scribble_autotest: what a process of the instance can do
- * to libmdevx_share through its shared memory, and what the primary does
- * about it.
+ * to libmdevx_share through its shared memory and its refresh requests,
+ * and what the primary does about it.
  *
  * test_scribble_header
  *	a rogue secondary writes one word of the registry header (closed
@@ -18,11 +18,19 @@
  *	a snapshot slot whose offset points inside the area but too near its
  *	end (or past it, or wraps around): every read gives EIO, never the
  *	bytes after the area; an offset that fits reads.
+ * test_refresh_flood, test_refresh_flood_secondary
+ *	refresh requests in a loop for three of four bulks (from a thread of
+ *	the primary; from a secondary, through its messages): the device's
+ *	QUERY_FLOW_COUNTER commands stay within one per bulk and round plus
+ *	one refresh on request per requested bulk and period, and the largest
+ *	age of the bulk nobody asks for within the period plus one round; a
+ *	request made right after the loop is still answered within a period.
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,12 +54,14 @@
 #define DEV "mlx5_0"
 #define DEVSTR "swdev:" DEV
 #define SYNC_MZ "mdevx_t_scribble_sync"
+#define OP_QUERY_FLOW_COUNTER 0x93b
 #define PERIOD_MS 100
 #define SLACK_MS 50		/* the scheduling of a loaded machine */
 #define BULK 128
 #define NB_BULKS 4
 #define CHILD_TIMEOUT_MS 30000
 #define REPAIR_WAIT_MS 5000	/* a rogue gives up waiting for the repair */
+#define FLOOD_MS 2000
 #define SNAP_CAP (4 * BULK)	/* counters in the snapshot area */
 
 /* Shared between the test primary and its secondaries. */
@@ -60,6 +70,9 @@ struct scribble_sync {
 	volatile uint32_t failed;
 	volatile uint64_t repair_us;	/* the rogue: from its write to the repair */
 	volatile uint32_t repaired;
+	volatile uint32_t stop;
+	volatile uint64_t requests;	/* the flooding secondary's */
+	volatile int32_t bad;		/* its unexpected return */
 	uint64_t packets, bytes;	/* counter 0 of record "c0" */
 };
 
@@ -191,6 +204,50 @@ out:
 }
 REGISTER_TEST_SECONDARY(scribble_attacher, role_attacher);
 
+/*
+ * Refresh requests (MP_OP_REFRESH messages to the primary) for c0, c2 and
+ * c3 in turn, back to back, until stop.
+ */
+static int
+role_flooder(int argc, char **argv)
+{
+	struct scribble_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t imp[3];
+	const char *names[3] = { "c0", "c2", "c3" };
+	unsigned int nb = 0;
+	uint64_t n = 0;
+	int ret = 1, rc;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	for (; nb < RTE_DIM(names); nb++) {
+		rc = mdevx_share_import(dev, names[nb], MDEVX_OBJ_FLOW_COUNTER, &imp[nb]);
+		ROLE_CHECK(rc == 0, "import %s: %s", names[nb], strerror(-rc));
+	}
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		rc = mdevx_share_counter_refresh(dev, imp[n % nb], 0);
+		if (rc != 0 && rc != -ETIMEDOUT)
+			s->bad = rc;
+		ROLE_CHECK(rc == 0 || rc == -ETIMEDOUT, "refresh request: %s", strerror(-rc));
+		n++;
+	}
+	s->requests = n;
+	ret = 0;
+out:
+	for (unsigned int i = 0; i < nb; i++)
+		mdevx_share_unimport(dev, imp[i]);
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0) {
+		printf("[%d] flooder close: %s\n", (int)getpid(), strerror(errno));
+		ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(scribble_flooder, role_flooder);
 
 /* ---- fixture ---- */
 
@@ -474,14 +531,168 @@ test_scribble_snap_offset(void)
 	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+struct flood {
+	mdevx_share_imp_t imp[NB_BULKS - 1];
+	volatile uint32_t stop;
+	uint64_t requests;
+	int bad;		/* an unexpected return */
+};
+
+/* Refresh requests for every bulk but c1, back to back, until stop. */
+static void *
+flood_thread(void *arg)
+{
+	struct flood *f = arg;
+
+	for (unsigned int i = 0; !__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE); i++) {
+		int rc = mdevx_share_counter_refresh(pdev, f->imp[i % RTE_DIM(f->imp)], 0);
+
+		if (rc != 0 && rc != -ETIMEDOUT) {
+			f->bad = rc;
+			break;
+		}
+		f->requests++;
+	}
+	return NULL;
+}
+
+/*
+ * Refresh requests in a loop for c0, c2 and c3 (@p secondary: from a
+ * secondary, through its messages; otherwise from a thread of the
+ * primary), c1 only read.
+ */
+static int
+refresh_flood_run(bool secondary)
+{
+	struct scribble_sync *s = sync_mz->addr;
+	struct mdevx_share_conf conf = { .capacity = 16, .counter_period_ms = PERIOD_MS };
+	struct mdevx_share_service_stats ss0, ss1, ss;
+	uint64_t c0, c1, cmds, svc, rounds, bound, max_age = 0, max_round = 0, age_bound, end;
+	struct mdevx_counter_stats st;
+	struct mdevx_share_counter_snap sn;
+	struct flood fl = { .stop = 0, .requests = 0, .bad = 0 };
+	mdevx_share_imp_t imp[NB_BULKS];
+	uint64_t requests;
+	char name[16];
+	pthread_t t;
+	int rc;
+
+	pdev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev, "share open: %s", strerror(errno));
+	for (unsigned int i = 0; i < NB_BULKS; i++)
+		TEST_ASSERT_SUCCESS(publish_bulk(i, 3, 192, NULL), "publish");
+	for (unsigned int i = 0; i < NB_BULKS; i++) {
+		snprintf(name, sizeof(name), "c%u", i);
+		TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, name, MDEVX_OBJ_FLOW_COUNTER,
+						       &imp[i]), "import");
+		TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp[i], 5000), "refresh");
+	}
+	if (secondary) {
+		TEST_ASSERT(test_children_spawn(&children, "scribble_flooder", 0, NULL) > 0,
+			    "spawn");
+		TEST_ASSERT(test_wait_at_least(&s->ready, 1, 20000, &s->failed),
+			    "flooder not ready");
+	}
+	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &ss0), "stats");
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &c0),
+			    "command count");
+	for (unsigned int i = 0, j = 0; i < NB_BULKS; i++)
+		if (i != 1)
+			fl.imp[j++] = imp[i];
+	if (!secondary)
+		TEST_ASSERT_SUCCESS(pthread_create(&t, NULL, flood_thread, &fl), "thread");
+	end = test_now_ms() + FLOOD_MS;
+	rc = 0;
+	while (test_now_ms() < end) {
+		rc = mdevx_share_counter_read(pdev, imp[1], 0, 1, &st, &sn);
+		if (rc == -EAGAIN)
+			continue;
+		if (rc != 0)
+			break;
+		if (sn.age_ns > max_age)
+			max_age = sn.age_ns;
+		if (mdevx_share_service_stats(pdev, &ss) == 0 && ss.last_round_ns > max_round)
+			max_round = ss.last_round_ns;
+		usleep(500);
+	}
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &c1),
+			    "command count");
+	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &ss1), "stats");
+	if (secondary) {
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+		TEST_ASSERT_SUCCESS(test_children_wait(&children, CHILD_TIMEOUT_MS),
+				    "the flooder failed");
+		requests = s->requests;
+		fl.bad = s->bad;
+	} else {
+		__atomic_store_n(&fl.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(t, NULL);
+		requests = fl.requests;
+	}
+	TEST_ASSERT_SUCCESS(rc, "read of the untouched bulk: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(fl.bad, "refresh request: %s", strerror(-fl.bad));
+	cmds = c1 - c0;
+	rounds = ss1.refreshes - ss0.refreshes;
+	/*
+	 * One command per bulk and round (a round across either end of the
+	 * window), and per bulk asked for one refresh on request per period.
+	 */
+	bound = (rounds + 1) * NB_BULKS + (NB_BULKS - 1) * (FLOOD_MS / PERIOD_MS + 1);
+	age_bound = (uint64_t)PERIOD_MS * 1000000 + 2 * max_round + SLACK_MS * 1000000ull;
+	printf("%s: %" PRIu64 " refresh requests in %d ms: %" PRIu64 " QUERY_FLOW_COUNTER "
+	       "(bound %" PRIu64 "), %" PRIu64 " rounds; largest age of an untouched bulk "
+	       "%.1f ms (bound %.1f ms)\n", secondary ? "secondary" : "primary", requests,
+	       FLOOD_MS, cmds, bound, rounds,
+	       max_age / 1e6, age_bound / 1e6);
+	TEST_ASSERT(requests > 100, "only %" PRIu64 " requests", requests);
+	TEST_ASSERT(cmds <= bound, "%" PRIu64 " commands, over %" PRIu64, cmds, bound);
+	/*
+	 * The service's own count agrees: it counts a command as it sends it,
+	 * the device as it gets it, and its window (ss0..ss1) holds the
+	 * device's (c0..c1): one command in flight at c0, a round begun
+	 * before ss1.
+	 */
+	svc = ss1.commands - ss0.commands;
+	TEST_ASSERT(svc + 1 >= cmds && svc <= cmds + NB_BULKS, "device %" PRIu64 ", service %"
+		    PRIu64, cmds, svc);
+	/* rounds not crowded out (each starts a period after the last one started) */
+	TEST_ASSERT(4 * rounds >= 3 * FLOOD_MS / PERIOD_MS, "%" PRIu64 " rounds in %d ms",
+		    rounds, FLOOD_MS);
+	TEST_ASSERT(max_age <= age_bound, "age %" PRIu64 " ns over %" PRIu64, max_age,
+		    age_bound);
+	/* A request right after is coalesced, and answered within a period. */
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp[0], PERIOD_MS + 2 * SLACK_MS),
+			    "refresh after the flood: %s", strerror(errno));
+	for (unsigned int i = 0; i < NB_BULKS; i++)
+		TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp[i]), "unimport");
+	TEST_ASSERT_EQUAL(withdraw_listed(), NB_BULKS, "withdrawn");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(pdev), "close: %s", strerror(errno));
+	pdev = NULL;
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static int
+test_refresh_flood(void)
+{
+	return refresh_flood_run(false);
+}
+
+static int
+test_refresh_flood_secondary(void)
+{
+	return refresh_flood_run(true);
+}
+
 static struct unit_test_suite scribble_suite = {
-	.suite_name = "mlx5 devx share scribbles",
+	.suite_name = "mlx5 devx share scribbles and request floods",
 	.setup = suite_setup,
 	.teardown = suite_teardown,
 	.unit_test_cases = {
 		TEST_CASE_ST(case_setup, case_teardown, test_scribble_header),
 		TEST_CASE_ST(case_setup, case_teardown, test_scribble_records_listing),
 		TEST_CASE_ST(case_setup, case_teardown, test_scribble_snap_offset),
+		TEST_CASE_ST(case_setup, case_teardown, test_refresh_flood),
+		TEST_CASE_ST(case_setup, case_teardown, test_refresh_flood_secondary),
 		TEST_CASES_END()
 	}
 };

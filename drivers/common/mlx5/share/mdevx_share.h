@@ -376,6 +376,9 @@ MDEVX_API int mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_
 /**
  * Ask the primary to refresh the bulk of @p imp now, and wait (at most
  * @p timeout_ms) until a refresh that started after the call is visible.
+ * The primary refreshes a bulk on request at most once per period: a
+ * request within a period of the last one served is answered by the next
+ * round (within a period); requests never delay a round.
  * @return 0; -ETIMEDOUT; -ENODATA (not in the service); -ESTALE; -EINVAL;
  *   -ENOENT.
  */

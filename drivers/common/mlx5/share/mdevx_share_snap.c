@@ -89,10 +89,12 @@ struct snap_own {
 	uint64_t gen;
 	uint64_t seq;
 	uint64_t refresh_seq;
+	uint64_t req_ns;	/* start of the last refresh made for a request, 0: none */
 	uint32_t offset;
 	uint32_t n;
 	bool fits;
-	bool pending;
+	bool pending;		/* to refresh before the next round */
+	bool requested;		/* ... for a request (not only the first refresh) */
 };
 
 struct snap_ext {
@@ -347,6 +349,7 @@ slot_refresh(struct mdevx_share_snap *sn, uint32_t idx)
 	int rc = 0;
 
 	o->pending = false;
+	o->requested = false;
 	if (o->obj == NULL || !o->fits)
 		return;
 	/* One command per largest range the device reads at once. */
@@ -415,6 +418,37 @@ reg_repair(struct mdevx_share_snap *sn)
 			 "(%" PRIu64 " repairs)", sn->devstr, n, sn->reg_repairs);
 }
 
+/*
+ * Lock held: the bulks asked for since the last round, until none is left
+ * or the round at @p next is due (it refreshes them all anyway, and a
+ * request never delays it).
+ */
+static void
+serve_pending(struct mdevx_share_snap *sn, uint64_t next)
+{
+	sn->nb_pending = 0;
+	for (uint32_t i = 0; i < sn->geo.nb_slots && !sn->stop; i++) {
+		struct snap_own *o = &sn->own[i];
+		uint64_t now;
+
+		if (!o->pending)
+			continue;
+		now = snap_now_ns();
+		if (now >= next) {
+			sn->nb_pending++;	/* the round first: look again after it */
+			return;
+		}
+		if (o->requested)
+			o->req_ns = now;
+		slot_refresh(sn, i);
+		/* let a withdrawal in between two bulks */
+		pthread_mutex_unlock(&sn->lock);
+		pthread_mutex_lock(&sn->lock);
+	}
+	if (area_mapped(sn))
+		hdr_stats(sn);
+}
+
 static void *
 snap_thread(void *arg)
 {
@@ -427,18 +461,9 @@ snap_thread(void *arg)
 		uint64_t now = snap_now_ns(), start;
 		struct timespec ts;
 
-		if (sn->nb_pending != 0) {
-			sn->nb_pending = 0;
-			for (uint32_t i = 0; i < sn->geo.nb_slots && !sn->stop; i++) {
-				if (!sn->own[i].pending)
-					continue;
-				slot_refresh(sn, i);
-				/* let a withdrawal in between two bulks */
-				pthread_mutex_unlock(&sn->lock);
-				pthread_mutex_lock(&sn->lock);
-			}
-			if (area_mapped(sn))
-				hdr_stats(sn);
+		/* A due round first, then the requests, then sleep. */
+		if (now < next && sn->nb_pending != 0) {
+			serve_pending(sn, next);
 			continue;
 		}
 		if (now < next) {
@@ -597,6 +622,8 @@ slot_remove(struct mdevx_share_snap *sn, uint32_t idx)
 	o->obj = NULL;
 	o->fits = false;
 	o->pending = false;
+	o->requested = false;
+	o->req_ns = 0;
 	o->refresh_seq = 0;
 	slot_write(sn, idx, NULL, 0, 0);
 	hdr_stats(sn);
@@ -630,6 +657,8 @@ snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_o
 	o->fits = off != UINT32_MAX;
 	o->offset = o->fits ? off : 0;
 	o->pending = false;
+	o->requested = false;
+	o->req_ns = 0;
 	ST(sn->bulks, sn->bulks + 1);
 	if (o->fits)
 		ST(sn->used, sn->used + bulk_size);
@@ -668,8 +697,21 @@ snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen)
 		return;
 	pthread_mutex_lock(&sn->lock);
 	o = &sn->own[idx];
-	if (o->obj != NULL && o->fits && o->gen == gen && !o->pending) {
+	if (o->obj == NULL || !o->fits || o->gen != gen) {
+		pthread_mutex_unlock(&sn->lock);
+		return;
+	}
+	/*
+	 * Pending: the refresh to come, not started yet, answers this one
+	 * too. Refreshed on request less than a period ago: the next round
+	 * answers it.
+	 */
+	if (o->pending) {
+		o->requested = true;
+	} else if (o->req_ns == 0 ||
+		   snap_now_ns() - o->req_ns >= (uint64_t)sn->geo.period_ms * 1000000ull) {
 		o->pending = true;
+		o->requested = true;
 		sn->nb_pending++;
 		pthread_cond_signal(&sn->cond);
 	}
