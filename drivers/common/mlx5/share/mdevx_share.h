@@ -188,6 +188,9 @@ MDEVX_API uint32_t mdevx_share_dev_imports(const struct mdevx_share_dev *dev);
 /**
  * Primary: publish local object @p obj (a flow counter bulk or a TIR of
  * this device's context) under @p name; takes ownership (see Ownership).
+ * A name is 1 to MDEVX_SHARE_NAME_MAX characters of [A-Za-z0-9._:/-]
+ * (letters, digits, '.', '_', ':', '/', '-'); any other byte is -EINVAL
+ * (logged).
  * @return 0; -EINVAL, -ENAMETOOLONG, -EEXIST, -ENOSPC, -EPROTOTYPE (not a
  *   counter or TIR), -EPERM (secondary, or an import), -EXDEV (object of
  *   another context); export errors.
