@@ -46,6 +46,17 @@ snap(struct state_snap *st)
 	return test_dev_total(ctl, DEV, &st->device);
 }
 
+/*
+ * Names publish refuses (a byte outside [A-Za-z0-9._:/-]), and one of
+ * every character it takes.
+ */
+static const char *const bad_names[] = {
+	"a b", "tab\t", "new\nline", "esc\x1b[2J", "quote\"", "back\\slash", "del\x7f",
+	"star*", "semi;colon", "dollar$", "at@", "plus+", "\xc3\xa9t\xc3\xa9", "\xff",
+	"\x01", "ok-but-last ",
+};
+#define FULL_SET_NAME "ABCXYZabcxyz0189._:/-"
+
 #define SAME_STATE(a) do {						\
 	struct state_snap _b;						\
 	TEST_ASSERT_SUCCESS(snap(&_b), "counts");			\
@@ -157,6 +168,11 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, longname, cnt), ENAMETOOLONG);
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, "", cnt), EINVAL);
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, "ctr0", cnt), EEXIST);
+	/* Names with a byte outside [A-Za-z0-9._:/-]: refused, nothing made. */
+	for (unsigned int i = 0; i < RTE_DIM(bad_names); i++) {
+		TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, bad_names[i], cnt), EINVAL);
+		TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, bad_names[i], &rec), ENOENT);
+	}
 	/* Wrong kinds: a transport domain is not shareable. */
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, "td", chain.td), EPROTOTYPE);
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_TIR, &imp), EPROTOTYPE);
@@ -187,6 +203,15 @@ test_bad_null_and_names(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "dup1", NULL), "withdraw");
 	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), a.records, "records");
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(cnt), ENOENT);
+	/* Every character of the set, in one name. */
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 1);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, FULL_SET_NAME, cnt), "publish %s: %s",
+			    FULL_SET_NAME, strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_lookup(pdev, FULL_SET_NAME, &rec), "lookup");
+	TEST_ASSERT(strcmp(rec.name, FULL_SET_NAME) == 0, "name %s", rec.name);
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, FULL_SET_NAME, NULL), "withdraw");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), a.records, "records");
 	/*
 	 * An object of another context (another uverbs file): its handle means
 	 * nothing, or another object, on the device's context.

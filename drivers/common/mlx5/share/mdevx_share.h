@@ -188,6 +188,9 @@ MDEVX_API uint32_t mdevx_share_dev_imports(const struct mdevx_share_dev *dev);
 /**
  * Primary: publish local object @p obj (a flow counter bulk or a TIR of
  * this device's context) under @p name; takes ownership (see Ownership).
+ * A name is 1 to MDEVX_SHARE_NAME_MAX characters of [A-Za-z0-9._:/-]
+ * (letters, digits, '.', '_', ':', '/', '-'); any other byte is -EINVAL
+ * (logged).
  * @return 0; -EINVAL, -ENAMETOOLONG, -EEXIST, -ENOSPC, -EPROTOTYPE (not a
  *   counter or TIR), -EPERM (secondary, or an import), -EXDEV (object of
  *   another context); export errors.
@@ -273,7 +276,9 @@ MDEVX_API int mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp
 /**
  * Iterate records: the first used slot >= @p start (its record in @p rec),
  * or -1 when there is none (errno untouched), or -1 with errno EINVAL or
- * ENOENT (bad argument).
+ * ENOENT (bad argument). In the primary, from its private copy of what it
+ * published (every record it owns, whatever the shared memory holds); in a
+ * secondary, from the registry (records that do not verify are skipped).
  */
 MDEVX_API int64_t mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
 					  struct mdevx_share_record *rec);
@@ -374,6 +379,9 @@ MDEVX_API int mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_
 /**
  * Ask the primary to refresh the bulk of @p imp now, and wait (at most
  * @p timeout_ms) until a refresh that started after the call is visible.
+ * The primary refreshes a bulk on request at most once per period: a
+ * request within a period of the last one served is answered by the next
+ * round (within a period); requests never delay a round.
  * @return 0; -ETIMEDOUT; -ENODATA (not in the service); -ESTALE; -EINVAL;
  *   -ENOENT.
  */

@@ -217,6 +217,7 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 		.nb_slots = mdevx_share_reg_capacity(dev->reg),
 		.primary_pid = getpid(),
 	};
+	int err;
 
 	if (conf != NULL) {
 		geo.period_ms = conf->counter_period_ms;
@@ -225,7 +226,11 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 	}
 	if (geo.counters > SNAP_COUNTERS_MAX)
 		return EINVAL;
-	return snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
+	err = snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
+	/* its rounds repair the registry's header too */
+	if (err == 0)
+		snap_watch_reg(dev->snap, dev->reg);
+	return err;
 }
 
 int

@@ -116,6 +116,25 @@ check_name(const char *name)
 	return 0;
 }
 
+/*
+ * The characters a published name may hold: letters, digits and "._:/-"
+ * (printable, no space, nothing a terminal, a shell or JSON reads
+ * specially). Returns the first other byte's index, or -1.
+ */
+static int
+name_bad_char(const char *name)
+{
+	for (int i = 0; name[i] != '\0'; i++) {
+		char c = name[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '_' || c == ':' || c == '/' || c == '-')
+			continue;
+		return i;
+	}
+	return -1;
+}
+
 static void
 info_to_record(const struct mdevx_share_rec_info *info, struct mdevx_share_record *rec)
 {
@@ -141,7 +160,7 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	struct mdevx_obj_info oi;
 	uint32_t idx;
 	uint64_t gen;
-	int ret;
+	int ret, bad;
 
 	ret = check_dev(dev);
 	if (ret == 0 && obj == NULL)
@@ -152,6 +171,13 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 		return fail(ret);
 	if (!dev->primary)
 		return fail(EPERM);
+	bad = name_bad_char(name);
+	if (bad >= 0) {
+		/* the byte in hex: the name itself may hold anything */
+		SHARE_LOG(ERR, "%s: publish: name refused: byte %d is 0x%02x, outside "
+			  "[A-Za-z0-9._:/-]", dev->devstr, bad, (unsigned int)(uint8_t)name[bad]);
+		return fail(EINVAL);
+	}
 	if (mdevx_obj_info(obj, &oi) != 0)
 		return fail(errno);
 	if (oi.imported)

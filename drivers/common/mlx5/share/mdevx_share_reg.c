@@ -4,6 +4,7 @@
  * See mdevx_share_reg.h for the model.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -84,7 +85,15 @@ struct reg_wslot {
 	uint16_t kind;
 	uint16_t state;
 	char name[MDEVX_SHARE_NAME_MAX + 1];
+	/* what the writer's own listing (mdevx_share_reg_next()) returns */
+	uint64_t rx_icm_addr;
+	int32_t owner_pid;
+	uint32_t object_id;
+	uint32_t size_or_tirn;
+	uint32_t export_len;
 };
+
+_Static_assert(sizeof(struct reg_wslot) == 96, "the writer's slot (doc/share.rst)");
 
 /* A handle: private memory, the only place the structure is read from. */
 struct mdevx_share_reg {
@@ -99,6 +108,17 @@ struct mdevx_share_reg {
 	struct reg_wslot *ws;		/* capacity slots; NULL in a reader's handle */
 	uint32_t *wbuckets;		/* chain heads, index + 1 */
 	uint32_t free_head;		/* index + 1 */
+	/*
+	 * The header as the writer wrote it: what every repair writes back.
+	 * Its closed and count words, the slots' state and the listing's
+	 * fields change under hlock, a leaf lock (nothing is taken under it),
+	 * so that the periodic repair and the writer's listing may run in
+	 * other threads than the writer.
+	 */
+	struct reg_hdr himage;
+	pthread_mutex_t hlock;
+	bool hlock_init;
+	uint64_t repairs;		/* header words found changed and rewritten */
 	uint32_t count;
 	bool closed;
 };
@@ -127,7 +147,7 @@ static inline bool
 reg_closed(const struct mdevx_share_reg *reg)
 {
 	if (reg->ws != NULL)
-		return reg->closed;
+		return __atomic_load_n(&reg->closed, __ATOMIC_ACQUIRE);
 	return __atomic_load_n(&reg->hdr->closed, __ATOMIC_ACQUIRE) != 0;
 }
 
@@ -241,21 +261,103 @@ mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity, uint64_t cookie)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (pthread_mutex_init(&reg->hlock, NULL) != 0) {
+		mdevx_share_reg_free(reg);
+		errno = ENOMEM;
+		return NULL;
+	}
+	reg->hlock_init = true;
 	for (uint32_t i = 0; i < capacity; i++)
 		reg->ws[i].next = i + 2 <= capacity ? i + 2 : 0;
 	reg->free_head = 1;
 	memset(mem, 0, need);
-	hdr->version = REG_VERSION;
-	hdr->rec_size = REC_SIZE;
-	hdr->capacity = capacity;
-	hdr->nb_buckets = reg->mask + 1;
-	hdr->buckets_off = (uint64_t)((uint8_t *)reg->buckets - (uint8_t *)mem);
-	hdr->records_off = (uint64_t)((uint8_t *)reg->recs - (uint8_t *)mem);
-	hdr->total_size = need;
-	hdr->cookie = cookie;
+	reg->himage.magic = REG_MAGIC;
+	reg->himage.version = REG_VERSION;
+	reg->himage.rec_size = REC_SIZE;
+	reg->himage.capacity = capacity;
+	reg->himage.nb_buckets = reg->mask + 1;
+	reg->himage.buckets_off = (uint64_t)((uint8_t *)reg->buckets - (uint8_t *)mem);
+	reg->himage.records_off = (uint64_t)((uint8_t *)reg->recs - (uint8_t *)mem);
+	reg->himage.total_size = need;
+	reg->himage.cookie = cookie;
+	hdr->version = reg->himage.version;
+	hdr->rec_size = reg->himage.rec_size;
+	hdr->capacity = reg->himage.capacity;
+	hdr->nb_buckets = reg->himage.nb_buckets;
+	hdr->buckets_off = reg->himage.buckets_off;
+	hdr->records_off = reg->himage.records_off;
+	hdr->total_size = reg->himage.total_size;
+	hdr->cookie = reg->himage.cookie;
 	/* The magic last: a reader never sees a half-formatted registry. */
 	__atomic_store_n(&hdr->magic, REG_MAGIC, __ATOMIC_RELEASE);
 	return reg;
+}
+
+/*
+ * Writer, hlock held: every word of the header as the private image has
+ * it. Only the words that differ are written (readers keep the line in
+ * their caches otherwise), the magic last. Returns the number of words
+ * that differed.
+ */
+#define HDR_FIX(field, n) do {							\
+	if (__atomic_load_n(&hdr->field, __ATOMIC_RELAXED) != img->field) {	\
+		__atomic_store_n(&hdr->field, img->field, __ATOMIC_RELAXED);	\
+		(n)++;								\
+	}									\
+} while (0)
+
+static unsigned int
+hdr_sync(struct mdevx_share_reg *reg)
+{
+	const struct reg_hdr *img = &reg->himage;
+	struct reg_hdr *hdr = reg->hdr;
+	unsigned int n = 0;
+	bool magic_bad;
+
+	magic_bad = __atomic_load_n(&hdr->magic, __ATOMIC_RELAXED) != img->magic;
+	HDR_FIX(version, n);
+	HDR_FIX(rec_size, n);
+	HDR_FIX(closed, n);
+	HDR_FIX(capacity, n);
+	HDR_FIX(nb_buckets, n);
+	HDR_FIX(buckets_off, n);
+	HDR_FIX(records_off, n);
+	HDR_FIX(total_size, n);
+	HDR_FIX(cookie, n);
+	HDR_FIX(count, n);
+	HDR_FIX(reserved, n);
+	if (magic_bad) {
+		__atomic_store_n(&hdr->magic, img->magic, __ATOMIC_RELEASE);
+		n++;
+	}
+	reg->repairs += n;
+	return n;
+}
+
+unsigned int
+mdevx_share_reg_repair(struct mdevx_share_reg *reg)
+{
+	unsigned int n;
+
+	if (reg == NULL || reg->ws == NULL)
+		return 0;
+	pthread_mutex_lock(&reg->hlock);
+	n = hdr_sync(reg);
+	pthread_mutex_unlock(&reg->hlock);
+	return n;
+}
+
+uint64_t
+mdevx_share_reg_repairs(struct mdevx_share_reg *reg)
+{
+	uint64_t n;
+
+	if (reg == NULL || reg->ws == NULL)
+		return 0;
+	pthread_mutex_lock(&reg->hlock);
+	n = reg->repairs;
+	pthread_mutex_unlock(&reg->hlock);
+	return n;
 }
 
 /*
@@ -317,6 +419,8 @@ mdevx_share_reg_free(struct mdevx_share_reg *reg)
 {
 	if (reg == NULL)
 		return;
+	if (reg->hlock_init)
+		pthread_mutex_destroy(&reg->hlock);
 	free(reg->ws);
 	free(reg->wbuckets);
 	free(reg);
@@ -340,7 +444,7 @@ mdevx_share_reg_count(const struct mdevx_share_reg *reg)
 	uint32_t n;
 
 	if (reg->ws != NULL)
-		return reg->count;
+		return __atomic_load_n(&reg->count, __ATOMIC_RELAXED);
 	n = __atomic_load_n(&reg->hdr->count, __ATOMIC_RELAXED);
 	return n <= reg->capacity ? n : reg->capacity;
 }
@@ -721,6 +825,7 @@ mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_re
 	idx = reg->free_head - 1;
 	w = &reg->ws[idx];
 	bucket = key.hash & reg->mask;
+	pthread_mutex_lock(&reg->hlock);
 	reg->free_head = w->next;
 	w->hash = key.hash;
 	w->kind = info->kind;
@@ -729,6 +834,11 @@ mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_re
 	/* zero-padded, as lookups compare it */
 	memset(w->name, 0, sizeof(w->name));
 	memcpy(w->name, info->name, strlen(info->name));
+	w->rx_icm_addr = info->rx_icm_addr;
+	w->owner_pid = info->owner_pid;
+	w->object_id = info->object_id;
+	w->size_or_tirn = info->size_or_tirn;
+	w->export_len = info->export_len;
 	w->next = reg->wbuckets[bucket];
 	reg->wbuckets[bucket] = idx + 1;
 
@@ -745,8 +855,11 @@ mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_re
 	rec_write_end(reg, idx);
 	/* Link last: a reader reaches the record only once it is complete. */
 	store_rel32(&reg->buckets[bucket], idx + 1);
-	reg->count++;
-	__atomic_store_n(&reg->hdr->count, reg->count, __ATOMIC_RELAXED);
+	__atomic_store_n(&reg->count, reg->count + 1, __ATOMIC_RELAXED);
+	reg->himage.count = reg->count;
+	/* the header too, from the private image, whatever it holds now */
+	hdr_sync(reg);
+	pthread_mutex_unlock(&reg->hlock);
 	if (idx_out != NULL)
 		*idx_out = idx;
 	if (gen_out != NULL)
@@ -767,10 +880,13 @@ mdevx_share_reg_withdraw(struct mdevx_share_reg *reg, uint32_t idx, uint64_t gen
 	w = &reg->ws[idx];
 	if (w->state != MDEVX_SHARE_REC_PUBLISHED || w->generation != generation)
 		return ESTALE;
+	pthread_mutex_lock(&reg->hlock);
 	w->state = MDEVX_SHARE_REC_WITHDRAWN;
 	w->generation++;
 	rec_write_begin(reg, idx);
 	rec_write_end(reg, idx);
+	hdr_sync(reg);
+	pthread_mutex_unlock(&reg->hlock);
 	if (new_generation != NULL)
 		*new_generation = w->generation;
 	return 0;
@@ -792,6 +908,7 @@ mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx)
 		return EBUSY;
 	if (w->state != MDEVX_SHARE_REC_WITHDRAWN)
 		return EINVAL;
+	pthread_mutex_lock(&reg->hlock);
 	/* Unlink from the private chain (a withdrawn slot is always on it). */
 	bucket = w->hash & reg->mask;
 	link = &reg->wbuckets[bucket];
@@ -812,8 +929,10 @@ mdevx_share_reg_release(struct mdevx_share_reg *reg, uint32_t idx)
 	rec = rec_write_begin(reg, idx);
 	rec->next = 0;
 	rec_write_end(reg, idx);
-	reg->count--;
-	__atomic_store_n(&reg->hdr->count, reg->count, __ATOMIC_RELAXED);
+	__atomic_store_n(&reg->count, reg->count - 1, __ATOMIC_RELAXED);
+	reg->himage.count = reg->count;
+	hdr_sync(reg);
+	pthread_mutex_unlock(&reg->hlock);
 	return 0;
 }
 
@@ -934,10 +1053,46 @@ mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint64_t 
 	return EAGAIN;
 }
 
+/*
+ * The writer's listing: its own slots, never the region's bytes (a record
+ * scribbled there is still listed). No export buffer: export_len is the
+ * record's, the buffer is zero.
+ */
+static int64_t
+owner_next(struct mdevx_share_reg *reg, uint32_t start, struct mdevx_share_rec_info *out)
+{
+	int64_t found = -1;
+
+	pthread_mutex_lock(&reg->hlock);
+	for (uint32_t i = start; !reg->closed && i < reg->capacity; i++) {
+		const struct reg_wslot *w = &reg->ws[i];
+
+		if (w->state == MDEVX_SHARE_REC_FREE)
+			continue;
+		memset(out, 0, sizeof(*out));
+		memcpy(out->name, w->name, sizeof(out->name));
+		out->kind = w->kind;
+		out->state = w->state;
+		out->generation = w->generation;
+		out->cookie = reg->cookie;
+		out->owner_pid = w->owner_pid;
+		out->object_id = w->object_id;
+		out->size_or_tirn = w->size_or_tirn;
+		out->export_len = w->export_len;
+		out->rx_icm_addr = w->rx_icm_addr;
+		found = i;
+		break;
+	}
+	pthread_mutex_unlock(&reg->hlock);
+	return found;
+}
+
 int64_t
 mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 		     struct mdevx_share_rec_info *out)
 {
+	if (reg != NULL && reg->ws != NULL)
+		return owner_next((struct mdevx_share_reg *)(uintptr_t)reg, start, out);
 	for (uint32_t i = start; reg != NULL && !reg_closed(reg) && i < reg->capacity; i++) {
 		if (mdevx_share_reg_read(reg, i, out) == 0 &&
 		    out->state != MDEVX_SHARE_REC_FREE)
@@ -951,8 +1106,16 @@ mdevx_share_reg_close(struct mdevx_share_reg *reg)
 {
 	if (reg == NULL)
 		return;
-	reg->closed = true;
+	if (reg->ws == NULL) {
+		__atomic_store_n(&reg->hdr->closed, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	pthread_mutex_lock(&reg->hlock);
+	__atomic_store_n(&reg->closed, true, __ATOMIC_RELEASE);
+	reg->himage.closed = 1;
 	__atomic_store_n(&reg->hdr->closed, 1, __ATOMIC_RELEASE);
+	hdr_sync(reg);
+	pthread_mutex_unlock(&reg->hlock);
 }
 
 bool

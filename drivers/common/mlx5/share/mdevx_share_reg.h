@@ -37,7 +37,12 @@
  * private memory and writes the region from it, never reads it back: a
  * scribbled region costs readers an errno (ENOENT, EBADMSG, EAGAIN,
  * ENODEV), never the writer its records, and nobody a write out of the
- * region or an endless walk.
+ * region or an endless walk. The writer also keeps the whole header
+ * (magic, structure, cookie, closed flag, count) as it wrote it, and
+ * writes it back at every publish, withdrawal, release and close and at
+ * each mdevx_share_reg_repair() (the primary's counter snapshot thread
+ * calls it once per period): a scribbled header denies readers until the
+ * next of these, no longer.
  *
  * Internal: libmdevx_share.so does not export these functions (its
  * version map names the API of mdevx_share.h only) and this header is not
@@ -112,7 +117,7 @@ size_t mdevx_share_reg_size(uint32_t capacity);
 /**
  * Format @p mem (at least mdevx_share_reg_size(capacity) bytes, 64-byte
  * aligned) as an empty registry. Returns the writer's handle, or NULL with
- * errno EINVAL or ENOMEM (its private state: about 72 bytes per record).
+ * errno EINVAL or ENOMEM (its private state: about 100 bytes per record).
  */
 struct mdevx_share_reg *mdevx_share_reg_init(void *mem, size_t len, uint32_t capacity,
 					     uint64_t cookie);
@@ -216,6 +221,9 @@ int mdevx_share_reg_check(const struct mdevx_share_reg *reg, uint32_t idx, uint6
 /**
  * Iterate: the first used slot at or after @p start (PUBLISHED or
  * WITHDRAWN), copied into @p out. Returns the slot index, or -1 at the end.
+ * On the writer's handle, from its private state alone (any thread): every
+ * record it owns is listed whatever the region holds; @p out then carries
+ * no export buffer (zero; export_len is the record's).
  */
 int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
 			     struct mdevx_share_rec_info *out);
@@ -227,6 +235,16 @@ int64_t mdevx_share_reg_next(const struct mdevx_share_reg *reg, uint32_t start,
  */
 void mdevx_share_reg_close(struct mdevx_share_reg *reg);
 bool mdevx_share_reg_is_closed(const struct mdevx_share_reg *reg);
+
+/**
+ * Writer (any thread): write the region's header back from the private
+ * image (magic, version, record size, closed flag, capacity, bucket count,
+ * offsets, size, cookie, count), the words that differ only. Returns how
+ * many differed; 0 on a reader's handle or NULL.
+ */
+unsigned int mdevx_share_reg_repair(struct mdevx_share_reg *reg);
+/** Writer: header words repaired so far (at every write and every repair). */
+uint64_t mdevx_share_reg_repairs(struct mdevx_share_reg *reg);
 
 #ifdef MDEVX_SHARE_TEST_HOOKS
 /**

@@ -30,6 +30,7 @@
 #include <rte_log.h>
 #include <rte_memzone.h>
 
+#include "mdevx_share_reg.h"
 #include "mdevx_share_snap.h"
 
 #define SNAP_LOG(level, fmt, ...) \
@@ -88,10 +89,12 @@ struct snap_own {
 	uint64_t gen;
 	uint64_t seq;
 	uint64_t refresh_seq;
+	uint64_t req_ns;	/* start of the last refresh made for a request, 0: none */
 	uint32_t offset;
 	uint32_t n;
 	bool fits;
-	bool pending;
+	bool pending;		/* to refresh before the next round */
+	bool requested;		/* ... for a request (not only the first refresh) */
 };
 
 struct snap_ext {
@@ -122,6 +125,8 @@ struct mdevx_share_snap {
 	uint32_t nb_ext;
 	uint32_t nb_pending;
 	uint32_t bulks, used;
+	struct mdevx_share_reg *reg;	/* the registry whose header each round repairs */
+	uint64_t reg_repairs;
 	uint64_t refreshes, failures, commands;
 	struct mdevx_counter_stats *buf;	/* one bulk's query */
 	uint32_t buf_n;
@@ -344,6 +349,7 @@ slot_refresh(struct mdevx_share_snap *sn, uint32_t idx)
 	int rc = 0;
 
 	o->pending = false;
+	o->requested = false;
 	if (o->obj == NULL || !o->fits)
 		return;
 	/* One command per largest range the device reads at once. */
@@ -385,6 +391,64 @@ deadline_ts(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = (long)(ns % 1000000000ull);
 }
 
+/*
+ * Lock held: the registry's header written back from the primary's private
+ * image, once per round. Logged the first 16 times, then one in 1000.
+ */
+static void
+reg_repair(struct mdevx_share_snap *sn)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	unsigned int n;
+	void *base;
+
+	if (sn->reg == NULL)
+		return;
+	base = mdevx_share_reg_base(sn->reg);
+	/* after rte_eal_cleanup(): not mapped any more, as the area */
+	if (pg <= 0 || mincore((void *)((uintptr_t)base & ~(uintptr_t)(pg - 1)), 1, &vec) != 0)
+		return;
+	n = mdevx_share_reg_repair(sn->reg);
+	if (n == 0)
+		return;
+	sn->reg_repairs++;
+	if (sn->reg_repairs <= SNAP_FAIL_LOGS || sn->reg_repairs % 1000 == 0)
+		SNAP_LOG(WARNING, "%s: registry header scribbled: %u words written back "
+			 "(%" PRIu64 " repairs)", sn->devstr, n, sn->reg_repairs);
+}
+
+/*
+ * Lock held: the bulks asked for since the last round, until none is left
+ * or the round at @p next is due (it refreshes them all anyway, and a
+ * request never delays it).
+ */
+static void
+serve_pending(struct mdevx_share_snap *sn, uint64_t next)
+{
+	sn->nb_pending = 0;
+	for (uint32_t i = 0; i < sn->geo.nb_slots && !sn->stop; i++) {
+		struct snap_own *o = &sn->own[i];
+		uint64_t now;
+
+		if (!o->pending)
+			continue;
+		now = snap_now_ns();
+		if (now >= next) {
+			sn->nb_pending++;	/* the round first: look again after it */
+			return;
+		}
+		if (o->requested)
+			o->req_ns = now;
+		slot_refresh(sn, i);
+		/* let a withdrawal in between two bulks */
+		pthread_mutex_unlock(&sn->lock);
+		pthread_mutex_lock(&sn->lock);
+	}
+	if (area_mapped(sn))
+		hdr_stats(sn);
+}
+
 static void *
 snap_thread(void *arg)
 {
@@ -397,18 +461,9 @@ snap_thread(void *arg)
 		uint64_t now = snap_now_ns(), start;
 		struct timespec ts;
 
-		if (sn->nb_pending != 0) {
-			sn->nb_pending = 0;
-			for (uint32_t i = 0; i < sn->geo.nb_slots && !sn->stop; i++) {
-				if (!sn->own[i].pending)
-					continue;
-				slot_refresh(sn, i);
-				/* let a withdrawal in between two bulks */
-				pthread_mutex_unlock(&sn->lock);
-				pthread_mutex_lock(&sn->lock);
-			}
-			if (area_mapped(sn))
-				hdr_stats(sn);
+		/* A due round first, then the requests, then sleep. */
+		if (now < next && sn->nb_pending != 0) {
+			serve_pending(sn, next);
 			continue;
 		}
 		if (now < next) {
@@ -417,6 +472,7 @@ snap_thread(void *arg)
 			continue;
 		}
 		start = now;
+		reg_repair(sn);
 		for (uint32_t i = 0; i < sn->geo.nb_slots && !sn->stop; i++) {
 			if (sn->own[i].obj == NULL)
 				continue;
@@ -566,6 +622,8 @@ slot_remove(struct mdevx_share_snap *sn, uint32_t idx)
 	o->obj = NULL;
 	o->fits = false;
 	o->pending = false;
+	o->requested = false;
+	o->req_ns = 0;
 	o->refresh_seq = 0;
 	slot_write(sn, idx, NULL, 0, 0);
 	hdr_stats(sn);
@@ -599,6 +657,8 @@ snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_o
 	o->fits = off != UINT32_MAX;
 	o->offset = o->fits ? off : 0;
 	o->pending = false;
+	o->requested = false;
+	o->req_ns = 0;
 	ST(sn->bulks, sn->bulks + 1);
 	if (o->fits)
 		ST(sn->used, sn->used + bulk_size);
@@ -637,11 +697,34 @@ snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen)
 		return;
 	pthread_mutex_lock(&sn->lock);
 	o = &sn->own[idx];
-	if (o->obj != NULL && o->fits && o->gen == gen && !o->pending) {
+	if (o->obj == NULL || !o->fits || o->gen != gen) {
+		pthread_mutex_unlock(&sn->lock);
+		return;
+	}
+	/*
+	 * Pending: the refresh to come, not started yet, answers this one
+	 * too. Refreshed on request less than a period ago: the next round
+	 * answers it.
+	 */
+	if (o->pending) {
+		o->requested = true;
+	} else if (o->req_ns == 0 ||
+		   snap_now_ns() - o->req_ns >= (uint64_t)sn->geo.period_ms * 1000000ull) {
 		o->pending = true;
+		o->requested = true;
 		sn->nb_pending++;
 		pthread_cond_signal(&sn->cond);
 	}
+	pthread_mutex_unlock(&sn->lock);
+}
+
+void
+snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg)
+{
+	if (sn == NULL || !sn->primary)
+		return;
+	pthread_mutex_lock(&sn->lock);
+	sn->reg = reg;
 	pthread_mutex_unlock(&sn->lock);
 }
 
@@ -720,7 +803,11 @@ snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk
 		off = LD(s->offset);
 		cnt = LD(s->n);
 		state = LD(s->state);
-		/* Every value of the area checked against our own geometry. */
+		/*
+		 * Every value of the area checked against our own geometry, for
+		 * the whole read: off + offset + n <= counters, written as
+		 * differences (no sum that could wrap).
+		 */
 		if (state != SNAP_ACTIVE || rgen != gen || rseq == 0)
 			err = ENODATA;
 		else if (cnt != bulk_size || off > sn->geo.counters ||

@@ -42,8 +42,23 @@ void snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct md
 	      uint32_t bulk_size);
 /* Primary: record @p idx out of the service; a refresh of it in progress ends first. */
 void snap_del(struct mdevx_share_snap *sn, uint32_t idx);
-/* Primary: refresh record @p idx (generation @p gen) soon. */
+/*
+ * Primary: refresh record @p idx (generation @p gen) soon: the entry point
+ * of every refresh request (the primary's own, and the secondaries'
+ * MP_OP_REFRESH messages). Coalesced: a bulk is refreshed on request at
+ * most once per period; a request within a period of the last one served
+ * is answered by the next round (it starts within a period), and requests
+ * are served only between rounds, never in place of a due one.
+ */
 void snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen);
+
+struct mdevx_share_reg;
+/*
+ * Primary: each round starts with mdevx_share_reg_repair() of @p reg (the
+ * device's registry, which outlives the service): its header is repaired
+ * within one period. NULL: none.
+ */
+void snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg);
 
 /* Secondary: the area of the attach reply. 0 or a positive errno. */
 int snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
