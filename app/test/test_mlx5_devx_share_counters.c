@@ -364,7 +364,12 @@ case_teardown(void)
 
 	if (s != NULL)
 		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
-	test_children_kill(&children);
+	/*
+	 * The children of a failed case see stop and exit (then killed past
+	 * 10 s): one killed inside EAL's initialisation can leave EAL's shared
+	 * memory lock taken, and the close below would wait for it for good.
+	 */
+	test_children_wait(&children, 10000);
 	swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
 	for (int b = 0; b < NB_BULKS; b++) {
 		if (bulks[b] != NULL)
