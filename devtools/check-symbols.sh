@@ -37,22 +37,29 @@ defined() {
 	grep -v -x -E '_init|_fini|_edata|_end|__bss_start' | sort -u
 }
 
-: > "$tmp/dpdk"
-ndpdk=0
+: > "$tmp/files"
 for d in $dirs; do
 	for f in "$d"/librte_*.so* "$d"/dpdk/pmds-*/*.so*; do
 		[ -f "$f" ] || continue
 		# Symlinks point at the same file: read each real file once.
 		[ -L "$f" ] && continue
-		defined "$f" | sed "s|\$| $(basename "$f")|" >> "$tmp/dpdk"
-		ndpdk=$((ndpdk + 1))
+		printf '%s\n' "$f" >> "$tmp/files"
 	done
 done
+ndpdk=$(wc -l < "$tmp/files")
 if [ "$ndpdk" -eq 0 ]; then
 	echo "no installed DPDK library found under: $dirs" >&2
 	exit 1
 fi
-sort -k1,1 -u "$tmp/dpdk" > "$tmp/dpdk.sorted"
+# One nm for all of them (-A: each line starts with "file:"), then one awk:
+# a pipeline of processes per library is some 2000 forks, which take over
+# a minute on a loaded machine.
+tr '\n' '\0' < "$tmp/files" | xargs -0 nm -D --defined-only -A 2>/dev/null |
+awk 'NF >= 3 && $2 != "A" {
+	f = $1; sub(/:[^:]*$/, "", f); n = split(f, p, "/")
+	s = $3; sub(/@.*/, "", s)
+	if (s !~ /^(_init|_fini|_edata|_end|__bss_start)$/) print s, p[n]
+}' | sort -k1,1 -u > "$tmp/dpdk.sorted"
 
 # The global names of a version script: the lines between "global:" and
 # "local:" of every node, without their ";".

@@ -334,6 +334,20 @@ open_publish(uint32_t period_ms, uint32_t snap_counters, uint32_t bulk)
 				    "publish: %s", strerror(errno));
 		bulks[b] = NULL;	/* the share owns it */
 	}
+	/*
+	 * The first refresh of a new bulk runs in the service's thread after
+	 * the publish returned: until it is visible, reads give ENODATA
+	 * (documented). Every case starts with both bulks in the snapshot.
+	 */
+	for (int b = 0; b < NB_BULKS; b++) {
+		mdevx_share_imp_t imp;
+
+		TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[b], MDEVX_OBJ_FLOW_COUNTER,
+						       &imp), "import: %s", strerror(errno));
+		TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, WAIT_MS),
+				    "first snapshot: %s", strerror(errno));
+		TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
+	}
 	return TEST_SUCCESS;
 }
 
@@ -350,7 +364,12 @@ case_teardown(void)
 
 	if (s != NULL)
 		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
-	test_children_kill(&children);
+	/*
+	 * The children of a failed case see stop and exit (then killed past
+	 * 10 s): one killed inside EAL's initialisation can leave EAL's shared
+	 * memory lock taken, and the close below would wait for it for good.
+	 */
+	test_children_wait(&children, 10000);
 	swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
 	for (int b = 0; b < NB_BULKS; b++) {
 		if (bulks[b] != NULL)
@@ -380,6 +399,39 @@ wait_rounds(struct mdevx_share_dev *dev, uint64_t more, unsigned int ms)
 		usleep(2000);
 	}
 	return -1;
+}
+
+/*
+ * Make every refresh of the service fail (the device refuses
+ * QUERY_FLOW_COUNTER), then wait until one failed: the service refreshes
+ * one bulk at a time, so the refreshes before that one have ended, and
+ * from then on it writes no slot until service_resume(). What the test
+ * writes into the area stays there.
+ */
+static int
+service_hold(void)
+{
+	struct mdevx_share_service_stats a, b;
+	uint64_t end = test_now_ms() + WAIT_MS;
+
+	if (mdevx_share_service_stats(pdev, &a) != 0 ||
+	    swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, UINT32_MAX, STAT_BAD_PARAM,
+				0x77, 0) != 0)
+		return -1;
+	while (test_now_ms() < end) {
+		if (mdevx_share_service_stats(pdev, &b) != 0)
+			return -1;
+		if (b.failures > a.failures)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static int
+service_resume(void)
+{
+	return swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0) == 0 ? 0 : -1;
 }
 
 /* ---- cases ---- */
@@ -557,25 +609,37 @@ test_snap_withdraw_during_refresh(void)
 	struct mdevx_share_service_stats a, b;
 	struct mdevx_counter_stats st;
 	mdevx_share_imp_t imp;
-	uint64_t t0, took;
+	uint64_t t0, t1, t2, c0, c1;
 	int r;
 
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &a), "stats");
-	/* The next query takes 400 ms in the device. */
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &c0),
+			    "command count");
+	/* The next query takes 400 ms in the device (its answer is held back). */
 	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
 						400000), "delay fault");
+	t0 = now_ns();
 	r = mdevx_share_counter_refresh(pdev, imp, 1);
 	TEST_ASSERT(r == -ETIMEDOUT || r == 0, "refresh request: %d", r);
-	usleep(100000);
-	t0 = now_ns();
+	/* The device counts a command when it gets it: the slow query is in flight. */
+	do {
+		TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &c1),
+				    "command count");
+		if (c1 == c0)
+			usleep(1000);
+	} while (c1 == c0 && now_ns() - t0 < WAIT_MS * 1000000ull);
+	TEST_ASSERT(c1 > c0, "the service sent no query");
+	t1 = now_ns();
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, s->names[0], NULL), "withdraw: %s",
 			    strerror(errno));
-	took = now_ns() - t0;
-	printf("withdrawal during a slow refresh took %.1f ms\n", took / 1e6);
-	TEST_ASSERT(took >= 200000000ull, "the withdrawal did not wait for the refresh");
+	t2 = now_ns();
+	printf("withdrawal during a slow refresh took %.1f ms (%.1f ms after the request)\n",
+	       (t2 - t1) / 1e6, (t2 - t0) / 1e6);
+	/* The slow query began after t0 and ends 400 ms later: the withdrawal waited. */
+	TEST_ASSERT(t2 - t0 >= 400000000ull, "the withdrawal did not wait for the refresh");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(pdev, imp, 0, 1, &st, NULL), ESTALE);
 	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_refresh(pdev, imp, 10), ESTALE);
 	/* Rounds go on with the other bulk; none ever reached the destroyed one. */
@@ -588,6 +652,21 @@ test_snap_withdraw_during_refresh(void)
 	return TEST_SUCCESS;
 }
 
+/* Wait (bounded) until the readers made @p more reads than now, or one failed. */
+static int
+wait_reads(struct snap_sync *s, uint64_t more)
+{
+	uint64_t want = __atomic_load_n(&s->reads, __ATOMIC_RELAXED) + more;
+	uint64_t end = test_now_ms() + WAIT_MS;
+
+	while (__atomic_load_n(&s->reads, __ATOMIC_RELAXED) < want) {
+		if (test_now_ms() >= end || __atomic_load_n(&s->failures, __ATOMIC_RELAXED) != 0)
+			return -1;
+		usleep(1000);
+	}
+	return 0;
+}
+
 /* Readers killed in their read loops: the others keep reading the right values. */
 static int
 test_snap_reader_killed(void)
@@ -596,7 +675,6 @@ test_snap_reader_killed(void)
 	struct mdevx_counter_stats st[BULK];
 	mdevx_share_imp_t imp;
 	pid_t victims[2];
-	uint64_t r0;
 
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
@@ -610,15 +688,10 @@ test_snap_reader_killed(void)
 			victims[i] = p;
 	}
 	TEST_ASSERT(test_wait_at_least(&s->ready, 4, WAIT_MS, &s->failures), "readers ready");
-	usleep(3 * PERIOD_MS * 1000);
+	/* killed in their read loops: some thousands of reads in */
+	TEST_ASSERT_SUCCESS(wait_reads(s, 4000), "no read before the kills");
 	kill(victims[0], SIGKILL);
 	kill(victims[1], SIGKILL);
-	r0 = __atomic_load_n(&s->reads, __ATOMIC_RELAXED);
-	usleep(3 * PERIOD_MS * 1000);
-	TEST_ASSERT(__atomic_load_n(&s->reads, __ATOMIC_RELAXED) > r0, "no read after the kills");
-	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(pdev, imp, 0, BULK, st, NULL), "read");
-	TEST_ASSERT(memcmp(st, s->want[0], sizeof(st)) == 0, "values changed");
-	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 2; i++)
 		TEST_ASSERT_EQUAL(test_mp_wait(victims[i], 5000), 128 + SIGKILL, "victim");
 	/* the victims are reaped: off the list of children to wait for */
@@ -629,6 +702,11 @@ test_snap_reader_killed(void)
 		}
 		children.pid[k++] = children.pid[i];
 	}
+	/* the survivors read on */
+	TEST_ASSERT_SUCCESS(wait_reads(s, 1000), "no read after the kills");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(pdev, imp, 0, BULK, st, NULL), "read");
+	TEST_ASSERT(memcmp(st, s->want[0], sizeof(st)) == 0, "values changed");
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 	TEST_ASSERT_SUCCESS(test_children_wait(&children, CHILD_TIMEOUT_MS), "readers");
 	TEST_ASSERT_EQUAL(s->failures, 0, "a surviving reader failed");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
@@ -652,12 +730,13 @@ test_snap_refresh_failure(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(pdev, s->names[1], &rec), "lookup");
 	base = rec.object_id;
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
+	/* No refresh can succeed from here on: the values read now are the last. */
+	TEST_ASSERT_SUCCESS(service_hold(), "no failed refresh with the fault set");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(pdev, imp, 0, BULK, a, &sa), "read");
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &ssa), "stats");
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1000000,
-						STAT_BAD_PARAM, 0x77, 0), "fault");
 	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, base, 5, 320), "inject");
-	TEST_ASSERT_SUCCESS(wait_rounds(pdev, 3, WAIT_MS), "rounds");
+	/* 3 whole rounds after the read (the first one counted may have begun before) */
+	TEST_ASSERT_SUCCESS(wait_rounds(pdev, 4, WAIT_MS), "rounds");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(pdev, imp, 0, BULK, b, &sb), "read");
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &ssb), "stats");
 	printf("failures %" PRIu64 " -> %" PRIu64 ", age %.1f -> %.1f ms\n", ssa.failures,
@@ -668,8 +747,7 @@ test_snap_refresh_failure(void)
 		    "the refresh time moved");
 	TEST_ASSERT(sb.age_ns >= sa.age_ns + 2ull * PERIOD_MS * 1000000, "the age did not grow");
 	/* Fixed: the next refresh has the traffic. */
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0),
-			    "clear fault");
+	TEST_ASSERT_SUCCESS(service_resume(), "clear fault");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(pdev, imp, 0, BULK, b, &sb), "read");
 	TEST_ASSERT(b[0].packets == a[0].packets + 5 && sb.refresh_seq > sa.refresh_seq,
@@ -707,7 +785,9 @@ scribble(void *p, size_t len, uint8_t byte)
  * The area scribbled: reads fail (never outside the area, which ASan
  * would see), and the next refresh repairs the slot from the primary's
  * private state. The slot layout (doc/share.rst): 64 bytes per record
- * after a 128-byte header; offset at +40, n at +44, state at +48.
+ * after a 128-byte header; offset at +40, n at +44, state at +48. The
+ * service is held (service_hold()) from before each scribble to after
+ * its read: a round in between would repair the slot first.
  */
 static int
 test_snap_scribble(void)
@@ -730,6 +810,7 @@ test_snap_scribble(void)
 	slot = (uint8_t *)snap_mz_found->addr + 128 + (size_t)idx * 64;
 	for (int k = 0; k < 4; k++) {
 		TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
+		TEST_ASSERT_SUCCESS(service_hold(), "no failed refresh with the fault set");
 		switch (k) {
 		case 0:	/* counters past the area */
 			v = 0xfffffff0u;
@@ -750,6 +831,7 @@ test_snap_scribble(void)
 		TEST_ASSERT(r == -EIO || r == -EAGAIN || r == -ENODATA, "scribble %d: read %d",
 			    k, r);
 		/* The next refresh writes the slot anew from private state. */
+		TEST_ASSERT_SUCCESS(service_resume(), "clear fault");
 		TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp, 5000), "refresh");
 		TEST_ASSERT_SUCCESS(mdevx_share_counter_read(pdev, imp, 0, BULK, st, NULL),
 				    "read after scribble %d", k);
@@ -824,7 +906,8 @@ test_snap_refresh_on_demand(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(d2, "slow", cnt), "publish");
 	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "slow", MDEVX_OBJ_FLOW_COUNTER, &imp), "imp");
 	/* A new bulk is refreshed at once. */
-	for (int i = 0; i < 500 && mdevx_share_counter_read(d2, imp, 0, 1, &st, &a) != 0; i++)
+	for (int i = 0; i < WAIT_MS / 2 && mdevx_share_counter_read(d2, imp, 0, 1, &st, &a) != 0;
+	     i++)
 		usleep(2000);
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(d2, imp, 0, 1, &st, &a), "first read");
 	TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV2, test_obj_id(cnt), 7, 700),
@@ -919,7 +1002,8 @@ test_snap_badinput(void)
 	for (int i = 0; i < 2; i++)
 		TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV2, test_obj_id(c[i]),
 							     10 + i, 1000 + i), "inject");
-	usleep(3 * PERIOD_MS * 1000);
+	/* a whole round that began after the injection */
+	TEST_ASSERT_SUCCESS(wait_rounds(d2, 2, WAIT_MS), "rounds");
 	TEST_ASSERT_SUCCESS(mdevx_share_import(d2, "full0", MDEVX_OBJ_FLOW_COUNTER, &imp), "imp");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_read(d2, imp, 0, 1, st, &sn), "read");
 	TEST_ASSERT(st[0].packets == 10 && st[0].bytes == 1000,

@@ -188,7 +188,7 @@ time_by_name(struct mdevx_share_dev *dev, uint32_t reps)
 	return (double)(test_now_ns() - t0) / reps;
 }
 
-/* The lookup import by name makes: verified in place, nothing copied. */
+/* The lookup import by name makes: the record copied out and verified on the copy. */
 static double
 time_lookup(struct mdevx_share_dev *dev, uint32_t reps)
 {

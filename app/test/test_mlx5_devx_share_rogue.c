@@ -13,6 +13,10 @@
  *	0 or a documented errno and, when a query succeeds, the values of the
  *	counter it imported; no process crashes or hangs; the device ends
  *	with 0 objects.
+ * test_rogue_write_after_check
+ *	the handle in a record's export buffer rewritten right after an
+ *	import verified the record's checksum: the import is made from the
+ *	bytes verified (its query reads its own counter) or refused.
  * test_rogue_key_collision
  *	two spellings of the device string with equal 32-bit FNV-1a hashes
  *	(found by brute force), opened as two share devices: withdrawing one's
@@ -757,6 +761,113 @@ test_rogue_registry_writer_mute(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* A write into a record right after its checksum was verified         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Where a record's export buffer holds the object's handle in its uverbs
+ * file: the buffer at byte 112 of the record (doc/share.rst), after the
+ * 48-byte library header, the handle first in the software device's
+ * attributes (doc/driver.rst, struct mdevx_devx_obj_attrs).
+ */
+#define REC_EXPORT_OFF 112
+#define EXPORT_HDR_LEN 48
+#define REC_HANDLE_OFF (REC_EXPORT_OFF + EXPORT_HDR_LEN)
+
+struct late_write {
+	uint8_t *rec;		/* the raw record to write into */
+	uint32_t idx;		/* its slot */
+	uint32_t handle;	/* the handle it gets */
+	volatile uint32_t armed;
+	volatile uint32_t fired;
+};
+
+/*
+ * Registry read hook (between a reader's copy and verification of a
+ * record and its second sequence read): another process's write into
+ * the export buffer, once. A rogue does not bump the sequence counter.
+ */
+static void
+late_write_hook(uint32_t idx, void *arg)
+{
+	struct late_write *w = arg;
+
+	if (idx != w->idx || !__atomic_exchange_n(&w->armed, 0, __ATOMIC_ACQ_REL))
+		return;
+	memcpy(w->rec + REC_HANDLE_OFF, &w->handle, sizeof(w->handle));
+	w->fired = 1;
+}
+
+/*
+ * A record's handle rewritten (to another live counter's) right after the
+ * import verified the record's checksum: the import is made from the bytes
+ * verified, or refused, never from the bytes written after the check (the
+ * query of an import made from them is refused by the device, EINVAL).
+ */
+static int
+test_rogue_write_after_check(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16 };
+	struct mdevx_share_rec_info info[2];
+	struct mdevx_counter_stats st;
+	struct late_write w = { .armed = 0 };
+	struct mdevx_share_reg *reg;
+	uint32_t idx[2], h0, h1, id;
+	mdevx_share_imp_t imp;
+	size_t len;
+	int rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	reg = mdevx_share_dev_reg(pdev[0]);
+	for (int i = 0; i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "c%d", i);
+		TEST_ASSERT_SUCCESS(publish_counter(pdev[0], name, NULL, NULL), "publish");
+		TEST_ASSERT_SUCCESS(mdevx_share_reg_lookup(reg, name, &info[i], &idx[i], NULL),
+				    "lookup %s", name);
+		TEST_ASSERT(info[i].export_len >= EXPORT_HDR_LEN + sizeof(uint32_t),
+			    "export buffer of %u bytes", info[i].export_len);
+	}
+	memcpy(&h0, info[0].export_buf + EXPORT_HDR_LEN, sizeof(h0));
+	memcpy(&h1, info[1].export_buf + EXPORT_HDR_LEN, sizeof(h1));
+	TEST_ASSERT(h0 != h1, "both counters have handle %u", h0);
+	w.rec = mdevx_share_reg_raw_record(reg, idx[0], &len);
+	TEST_ASSERT(w.rec != NULL && len >= REC_HANDLE_OFF + sizeof(h0) &&
+		    memcmp(w.rec + REC_HANDLE_OFF, &h0, sizeof(h0)) == 0,
+		    "no handle %u at byte %d of record %u", h0, REC_HANDLE_OFF, idx[0]);
+	w.idx = idx[0];
+	w.handle = h1;
+	w.armed = 1;
+	mdevx_share_reg_test_read_hook(late_write_hook, &w);
+	rc = mdevx_share_import(pdev[0], "c0", MDEVX_OBJ_FLOW_COUNTER, &imp);
+	mdevx_share_reg_test_read_hook(NULL, NULL);
+	memcpy(w.rec + REC_HANDLE_OFF, &h0, sizeof(h0));	/* the record as it was */
+	TEST_ASSERT(w.fired, "the hook did not run");
+	TEST_ASSERT(rc == 0 || rc == -EBADMSG, "import: %d", rc);
+	if (rc == 0) {
+		id = info[0].object_id;
+		rc = mdevx_share_counter_query(pdev[0], imp, 0, 1, 0, &st);
+		TEST_ASSERT_SUCCESS(rc, "query of the import: %d (%s)", rc, strerror(-rc));
+		TEST_ASSERT(st.packets == id_packets(id) && st.bytes == id_bytes(id),
+			    "counter %u reads %" PRIu64 "/%" PRIu64, id, st.packets, st.bytes);
+		TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev[0], imp), "unimport");
+	}
+	/* The record itself is sound: imported again, it reads its counter. */
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev[0], "c0", MDEVX_OBJ_FLOW_COUNTER, &imp),
+			    "import again");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev[0], imp, 0, 1, 0, &st), "query");
+	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev[0], imp), "unimport");
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(pdev[0]), 0, "imports left");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
 /* Two device strings with equal 32-bit keys                           */
 /* ------------------------------------------------------------------ */
 
@@ -1158,6 +1269,7 @@ static struct unit_test_suite rogue_suite = {
 	.unit_test_cases = {
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_registry_writer_ack),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_registry_writer_mute),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_write_after_check),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_key_collision),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_withdrawal),
 		TEST_CASES_END()

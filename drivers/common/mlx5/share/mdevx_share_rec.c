@@ -379,9 +379,9 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 /* ---------------------------------------------------------------- */
 
 /*
- * One attempt at an import (write lock held): find the record in place,
- * validate it, import from the registry's own bytes straight into a slot,
- * then make sure the record did not change while its buffer was read.
+ * One attempt at an import (write lock held): find the record (a copy of
+ * it, verified), validate it, import from the copy straight into a slot,
+ * then make sure the writer did not rewrite the record meanwhile.
  * 0, EAGAIN (it changed: try again), or the error.
  */
 static int
@@ -408,7 +408,11 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind k
 	s = slot_alloc(dev, &sidx);
 	if (s == NULL)
 		return errno;
-	/* The record's checksum, just verified, covers the export buffer. */
+	/*
+	 * The record's checksum, verified on this copy, covers the export
+	 * buffer: the registry's bytes may have changed since (any process
+	 * can write them), the copy has not.
+	 */
 	/* Asked as a TIR unless a counter: the buffer's own kind must match. */
 	ret = -mdevx_obj_import_ref_verified(dev->ctx, v.export_buf, v.export_len,
 					     v.kind == MDEVX_OBJ_FLOW_COUNTER ?

@@ -553,14 +553,27 @@ rec_copy_out(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_inf
 	       rec->checksum == rec_checksum(rec, idx, out->export_len);
 }
 
-/* The same for a view: the scalar fields, the buffer left in place. */
+/*
+ * The same for a view: the bytes the checksum covers copied out first,
+ * then the copy verified and the fields and export buffer taken from it.
+ * The sequence counter only tells of the writer's rewrites: another
+ * process may write any byte at any time without touching it, so nothing
+ * read from the region after the check (the export buffer, by the
+ * import) would be what was verified.
+ */
 static bool
 rec_view_fill(const struct reg_rec *rec, uint32_t idx, struct mdevx_share_rec_view *v)
 {
-	REC_FIELDS_COPY(v, rec);
-	v->export_buf = rec->export_buf;
+	struct reg_rec c;
+	uint64_t sum = rec->checksum;
+
+	memcpy((uint8_t *)&c + CSUM_START, (const uint8_t *)rec + CSUM_START,
+	       CSUM_FIXED + MDEVX_SHARE_EXPORT_MAX);
+	REC_FIELDS_COPY(v, &c);
+	memcpy(v->export_copy, c.export_buf, sizeof(v->export_copy));
+	v->export_buf = v->export_copy;
 	v->idx = idx;
-	return rec->checksum == rec_checksum(rec, idx, v->export_len);
+	return sum == rec_checksum(&c, idx, v->export_len);
 }
 
 /*

@@ -90,13 +90,14 @@ struct mdevx_share_rec_info {
 };
 
 /**
- * A record found in place by mdevx_share_reg_find(): its fields as they
- * were when its checksum was verified, and its export buffer where it lies
- * in the registry (no copy). The buffer still holds the verified bytes only
- * while mdevx_share_reg_view_current() is true: use the bytes, then check.
+ * A record found by mdevx_share_reg_find(): its fields (but the name) and
+ * its export buffer, copied out of the registry and verified on the copy,
+ * so that no later write into the registry reaches them.
+ * mdevx_share_reg_view_current() tells whether the writer rewrote the
+ * record since (a withdrawal, say).
  */
 struct mdevx_share_rec_view {
-	const uint8_t *export_buf;	/**< in the registry */
+	const uint8_t *export_buf;	/**< export_copy */
 	uint64_t generation;
 	uint64_t cookie;
 	uint64_t rx_icm_addr;
@@ -107,6 +108,7 @@ struct mdevx_share_rec_view {
 	uint32_t export_len;
 	uint16_t kind;
 	uint16_t state;
+	uint8_t export_copy[MDEVX_SHARE_EXPORT_MAX];	/**< export_len bytes used */
 };
 
 struct mdevx_share_reg;
@@ -197,14 +199,14 @@ uint16_t mdevx_share_reg_owner_slot(const struct mdevx_share_reg *reg, uint32_t 
 int mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
 			   struct mdevx_share_rec_info *out, uint32_t *idx, uint32_t *probes);
 /**
- * mdevx_share_reg_lookup() without the copy, for the import fast path:
- * @p view describes the verified record in place. Same errors.
+ * mdevx_share_reg_lookup() for the import fast path: @p view receives a
+ * verified copy of what an import needs, not the whole record. Same errors.
  */
 int mdevx_share_reg_find(const struct mdevx_share_reg *reg, const char *name,
 			 struct mdevx_share_rec_view *view);
 /**
- * Is the record of @p view unchanged since it was verified (so that what
- * was read from its buffer meanwhile is the verified content)?
+ * Has the writer left the record of @p view as it was when it was verified
+ * (not withdrawn or rewritten since)?
  */
 bool mdevx_share_reg_view_current(const struct mdevx_share_reg *reg,
 				  const struct mdevx_share_rec_view *view);
