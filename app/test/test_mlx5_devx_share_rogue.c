@@ -24,9 +24,17 @@
  *	primary, says the honest one's log), the import stays live; the
  *	primary's own withdrawal then revokes it.
  *
+ * test_rogue_fd_flood
+ *	1,000 requests to the primary and 1,000 forged withdrawals to a
+ *	secondary, each carrying 8 descriptors: neither process's count of
+ *	open descriptors changes, and a secondary attaches within its bound
+ *	after the primary's flood.
+ *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -80,6 +88,12 @@ struct rogue_sync {
 	volatile uint64_t rounds, imports, queries, verified, refused;
 	volatile uint64_t rogue_rounds;
 	volatile uint64_t errs[7];	/* refusals, by documented errno (see documented()) */
+	/* the descriptor flood and the connection cases */
+	volatile uint32_t phase;
+	volatile int32_t victim_pid;
+	volatile uint32_t handles[64];	/* rule handles of the honest secondaries */
+	volatile uint32_t nb_handles;
+	volatile uint64_t val[4];
 	/* key collision: the two spellings and their counters' traffic */
 	char devstr[2][DEVSTR_LEN];
 	uint64_t packets[2], bytes[2];
@@ -1151,6 +1165,178 @@ test_rogue_forged_withdrawal(void)
 	return TEST_SUCCESS;
 }
 
+/* ------------------------------------------------------------------ */
+/* Descriptors sent with rte_mp messages                               */
+/* ------------------------------------------------------------------ */
+
+#define FD_FLOOD 1000		/* messages carrying descriptors */
+#define FD_PER_MSG RTE_MP_MAX_FD_NUM
+
+/* Open descriptors of this process (/proc/self/fd), or -1. */
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;		/* the directory's own */
+}
+
+/*
+ * Send @p msg (as @p type) @p nb times to the IPC socket @p to, from a
+ * socket of our own bound in the runtime directory, each carrying
+ * FD_PER_MSG descriptors (/dev/null). With @p await, each request's reply
+ * is read before the next is sent. 0 or -1.
+ */
+static int
+send_with_fds(const char *to, int type, const struct rte_mp_msg *msg, int nb, bool await)
+{
+	struct sockaddr_un self = { .sun_family = AF_UNIX }, peer = { .sun_family = AF_UNIX };
+	char cbuf[CMSG_SPACE(sizeof(int) * FD_PER_MSG)];
+	struct eal_mp_wire out, in;
+	int fd = -1, nul = -1, ret = -1;
+	struct timeval tv = { .tv_sec = 5 };
+
+	snprintf(peer.sun_path, sizeof(peer.sun_path), "%s", to);
+	snprintf(self.sun_path, sizeof(self.sun_path), "%s/rogue_fd_%d",
+		 rte_eal_get_runtime_dir(), (int)getpid());
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	unlink(self.sun_path);
+	if (nul < 0 || fd < 0 || bind(fd, (struct sockaddr *)&self, sizeof(self)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+		printf("rogue socket: %s\n", strerror(errno));
+		goto out;
+	}
+	memset(&out, 0, sizeof(out));
+	out.type = type;
+	out.msg = *msg;
+	out.msg.num_fds = FD_PER_MSG;	/* as rte_mp says it, with every descriptor */
+	for (int i = 0; i < nb; i++) {
+		struct iovec iov = { .iov_base = &out, .iov_len = EAL_MP_WIRE_LEN };
+		struct msghdr mh = {
+			.msg_name = &peer, .msg_namelen = sizeof(peer),
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * FD_PER_MSG);
+		for (int k = 0; k < FD_PER_MSG; k++)
+			memcpy(CMSG_DATA(c) + k * sizeof(int), &nul, sizeof(int));
+		if (sendmsg(fd, &mh, 0) != (ssize_t)EAL_MP_WIRE_LEN) {
+			printf("sendmsg %d to %s: %s\n", i, to, strerror(errno));
+			goto out;
+		}
+		if (await && recv(fd, &in, sizeof(in), 0) <= 0) {
+			printf("no reply to request %d: %s\n", i, strerror(errno));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (nul >= 0)
+		close(nul);
+	unlink(self.sun_path);
+	return ret;
+}
+
+/*
+ * S: attach within its bound after the primary's flood, count our
+ * descriptors, let the primary flood us with forged withdrawals carrying
+ * descriptors, then count again.
+ */
+static int
+role_fd_victim(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t imp;
+	uint64_t t0;
+	int ret = 1, before, after = -1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	t0 = test_now_ms();
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach after the flood: %s", strerror(errno));
+	ROLE_CHECK(test_now_ms() - t0 < 5000, "attach took %" PRIu64 " ms",
+		   test_now_ms() - t0);
+	ROLE_CHECK(mdevx_share_import(dev, "c", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
+		   "import: %s", strerror(errno));
+	/* A message to the primary first: whatever it opens to send is open before. */
+	mdevx_share_test_rule_msg(dev, 0, 0xdead0);
+	before = count_fds();
+	s->victim_pid = getpid();
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	/* The primary's withdrawal of "c" comes after the forged ones: they are handled. */
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	after = count_fds();
+	printf("[%d] descriptors: %d before %d forged withdrawals carrying %d each, %d after\n",
+	       (int)getpid(), before, FD_FLOOD, FD_PER_MSG, after);
+	ROLE_CHECK(after == before, "descriptors: %d before, %d after", before, after);
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_fd_victim, role_fd_victim);
+
+static int
+test_rogue_fd_flood(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 5000 };
+	struct rogue_sync *s = sync_mz->addr;
+	char own[PATH_MAX], victim[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
+	struct rte_mp_msg msg;
+	unsigned int acked = 0;
+	int before, after, rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", NULL, NULL), "publish");
+	/* Requests to the primary: a message of ours (here a withdrawal, refused). */
+	TEST_ASSERT_SUCCESS(mdevx_share_test_withdraw_msg(pdev[0], 5, 1, &msg), "forge");
+	snprintf(own, sizeof(own), "%s/mp_socket", rte_eal_get_runtime_dir());
+	before = count_fds();
+	TEST_ASSERT_SUCCESS(send_with_fds(own, EAL_MP_REQ, &msg, FD_FLOOD, true), "flood");
+	after = count_fds();
+	printf("primary: descriptors %d before %d requests carrying %d each, %d after\n",
+	       before, FD_FLOOD, FD_PER_MSG, after);
+	TEST_ASSERT_EQUAL(after, before, "the primary's descriptors");
+	/* An attach still works, within its bound (the role checks it). */
+	TEST_ASSERT(test_children_spawn(&children, "rogue_fd_victim", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "victim not ready");
+	TEST_ASSERT_SUCCESS(test_mp_socket_of(s->victim_pid, victim, sizeof(victim)),
+			    "no IPC socket of the victim");
+	TEST_ASSERT_SUCCESS(send_with_fds(victim, EAL_MP_MSG, &msg, FD_FLOOD, false),
+			    "flood of the secondary");
+	/* Handled in order: its acknowledgement says the forged ones were read. */
+	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
+	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	sync_set(&s->go, 1);
+	TEST_ASSERT_SUCCESS(wait_children(), "the secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite rogue_suite = {
 	.suite_name = "mlx5 devx share rogue processes",
 	.setup = suite_setup,
@@ -1160,6 +1346,7 @@ static struct unit_test_suite rogue_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_registry_writer_mute),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_key_collision),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_withdrawal),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_fd_flood),
 		TEST_CASES_END()
 	}
 };

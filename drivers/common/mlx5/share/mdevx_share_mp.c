@@ -350,6 +350,37 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 }
 
 /*
+ * Close the descriptors that came with @p msg: EAL gives them to the
+ * handler. It counts them by the sender's num_fds, not by what arrived
+ * (DPDK 22.11 copies every slot of fds[] from its control buffer): past
+ * the real ones are stale bytes. A descriptor received without
+ * MSG_CMSG_CLOEXEC, as EAL receives, is never close-on-exec, and each
+ * is a new one: an entry that is close-on-exec, repeated or not open is
+ * none of them and stays (every descriptor of this library is
+ * close-on-exec).
+ */
+static void
+close_received_fds(const struct rte_mp_msg *msg)
+{
+	int n = msg->num_fds;
+
+	if (n > RTE_MP_MAX_FD_NUM)
+		n = RTE_MP_MAX_FD_NUM;
+	for (int i = 0; i < n; i++) {
+		int fd = msg->fds[i], flags;
+		bool seen = false;
+
+		for (int k = 0; k < i && !seen; k++)
+			seen = msg->fds[k] == fd;
+		if (fd < 0 || seen)
+			continue;
+		flags = fcntl(fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			close(fd);
+	}
+}
+
+/*
  * Runs on the EAL IPC thread. No allocation, no request of our own: the
  * attach reply carries the command fd (the receiver gets its own
  * descriptor); withdrawals and their acknowledgements are one-way.
@@ -365,6 +396,12 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	struct mdevx_share_dev *dev;
 	int fd = -1, ret;
 
+	/*
+	 * EAL hands over the descriptors that came with the message: none of
+	 * our messages to a handler carries any, so each is closed, on every
+	 * path (a sender could otherwise exhaust our descriptors).
+	 */
+	close_received_fds(msg);
 	if (msg->len_param != sizeof(*req))
 		return -EINVAL;
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
