@@ -5,7 +5,7 @@
  * primary the rules its secondaries announced, removed when one dies.
  */
 #include <errno.h>
-#include <signal.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +110,7 @@ rule_free(struct mdevx_share_dev *dev, struct share_rule *r, uint32_t idx)
 	dev->rules_free = idx + 1;
 }
 
-/* Secondary: tell the primary about rule @p r (see ack_send() for @p tries). */
+/* Secondary: tell the primary about rule @p r (see conn_send() for @p tries). */
 static void
 rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_rule *r, int tries)
 {
@@ -127,7 +127,7 @@ rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_ru
 	p.rec_idx2 = r->rec[1];
 	p.generation2 = r->rec_gen[1];
 	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
-	ack_send(&p, tries);
+	conn_send(dev, &p, tries);
 }
 
 /*
@@ -174,10 +174,11 @@ rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 /*
  * Primary: remove by handle the secondaries' rules that use record
  * @p rec_idx of generation @p gen (every one when rec_idx is UINT32_MAX),
- * or, with @p pid != 0, those of process @p pid. rules_lock held.
+ * or, with @p owner != 0, those of peer @p owner. rules_lock held.
  */
 static uint32_t
-prules_remove_locked(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen, pid_t pid)
+prules_remove_locked(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
+		     uint64_t owner)
 {
 	uint32_t n = 0;
 
@@ -186,8 +187,8 @@ prules_remove_locked(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen
 		bool hit;
 		int rc;
 
-		if (pid != 0)
-			hit = e->pid == pid;
+		if (owner != 0)
+			hit = e->owner == owner;
 		else
 			hit = rec_idx == UINT32_MAX ||
 			      (e->rec[0] == rec_idx && e->rec_gen[0] == gen) ||
@@ -198,11 +199,11 @@ prules_remove_locked(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen
 		}
 		rc = mdevx_rule_destroy_handle(dev->ctx, e->handle);
 		if (rc != 0 && rc != -ENOENT)
-			SHARE_LOG(ERR, "%s: removing rule %u of process %d: %s", dev->devstr,
-				  e->handle, (int)e->pid, strerror(-rc));
+			SHARE_LOG(ERR, "%s: removing rule %u of peer %#" PRIx64 ": %s",
+				  dev->devstr, e->handle, e->owner, strerror(-rc));
 		else
-			SHARE_LOG(DEBUG, "%s: removed rule %u of process %d", dev->devstr,
-				  e->handle, (int)e->pid);
+			SHARE_LOG(DEBUG, "%s: removed rule %u of peer %#" PRIx64, dev->devstr,
+				  e->handle, e->owner);
 		*e = dev->prules[--dev->nb_prules];
 		n++;
 	}
@@ -244,9 +245,9 @@ own_rule_handle(const struct mdevx_share_dev *dev, uint32_t handle)
 	return false;
 }
 
-/* Primary, rules_lock held: record rule @p p of process @p pid. 0 or ENOMEM/ENOSPC. */
+/* Primary, rules_lock held: record rule @p p of peer @p owner. 0 or ENOMEM/ENOSPC. */
 static int
-prule_append(struct mdevx_share_dev *dev, const struct mp_param *p, pid_t pid)
+prule_append(struct mdevx_share_dev *dev, const struct mp_param *p, uint64_t owner)
 {
 	struct peer_rule *e;
 
@@ -262,7 +263,7 @@ prule_append(struct mdevx_share_dev *dev, const struct mp_param *p, pid_t pid)
 		dev->prules_cap = cap;
 	}
 	e = &dev->prules[dev->nb_prules++];
-	e->pid = pid;
+	e->owner = owner;
 	e->handle = p->handle;
 	e->rec[0] = p->rec_idx;
 	e->rec_gen[0] = p->generation;
@@ -271,52 +272,43 @@ prule_append(struct mdevx_share_dev *dev, const struct mp_param *p, pid_t pid)
 	return 0;
 }
 
-/* share_devs_lock held: is @p pid a secondary attached to @p dev? */
-static bool
-peer_attached_locked(const struct mdevx_share_dev *dev, pid_t pid)
-{
-	for (uint32_t i = 0; i < dev->nb_peers; i++)
-		if (dev->peers[i].pid == pid)
-			return true;
-	return false;
-}
-
 /*
- * Primary, acknowledgement reader: secondary @p pid made or removed a rule.
- * Only an attached secondary of the device's instance counts; the entry is
- * only ever used to remove that handle when the secondary is gone or a
- * withdrawal finds it, and a handle already known is replaced (it was
- * freed and made again).
+ * Primary, reader: peer @p id made or removed a rule. Only a peer of the
+ * device's instance counts; the entry is only ever used to remove that
+ * handle when the peer is gone or a withdrawal finds it, and a handle
+ * already known for the same peer is replaced (it was freed and made
+ * again).
  */
 void
-peer_rule_msg(const struct mp_param *p, pid_t pid)
+peer_rule_msg(const struct mp_param *p, uint64_t id)
 {
 	struct mdevx_share_dev *dev;
+	pid_t pid = 0;
 
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(p->devstr);
+	dev = peer_dev_locked(id, &pid);
 	if (dev == NULL || !dev->primary || dev->cookie != p->cookie ||
-	    !peer_attached_locked(dev, pid)) {
+	    strcmp(dev->devstr, p->devstr) != 0) {
 		pthread_mutex_unlock(&share_devs_lock);
-		SHARE_LOG(DEBUG, "rule message %u from process %d: not an attached secondary "
-			  "of %s: ignored", p->op, (int)pid, p->devstr);
+		SHARE_LOG(DEBUG, "rule message %u of peer %#" PRIx64 ": not for its device: "
+			  "ignored", p->op, id);
 		return;
 	}
 	pthread_mutex_lock(&dev->rules_lock);
 	for (uint32_t i = 0; i < dev->nb_prules; i++) {
 		if (dev->prules[i].handle != p->handle)
 			continue;
-		if (p->op == MP_OP_RULE_DEL && dev->prules[i].pid != pid)
+		if (dev->prules[i].owner != id)
 			break;		/* not theirs to forget */
 		dev->prules[i] = dev->prules[--dev->nb_prules];
 		break;
 	}
 	if (p->op == MP_OP_RULE_ADD) {
 		if (own_rule_handle(dev, p->handle))
-			SHARE_LOG(WARNING, "%s: process %d announced rule %u, one of ours: ignored",
+			SHARE_LOG(WARNING, "%s: pid %d announced rule %u, one of ours: ignored",
 				  dev->devstr, (int)pid, p->handle);
-		else if (prule_append(dev, p, pid) != 0)
-			SHARE_LOG(ERR, "%s: no room for rule %u of process %d: it is not removed "
+		else if (prule_append(dev, p, id) != 0)
+			SHARE_LOG(ERR, "%s: no room for rule %u of pid %d: it is not removed "
 				  "if the process dies", dev->devstr, p->handle, (int)pid);
 	}
 	pthread_mutex_unlock(&dev->rules_lock);
@@ -324,41 +316,20 @@ peer_rule_msg(const struct mp_param *p, pid_t pid)
 }
 
 /*
- * Primary, acknowledgement reader, every REAP_PERIOD_MS: remove the rules
- * of secondaries that died (their rules are in our uverbs file: only we
- * can). A pid reused by a new process before the check keeps them.
+ * Primary, reader, share_devs_lock held: peer @p id is gone; remove its
+ * rules (they are in our uverbs file: only we can).
  */
 void
-reap_dead_peers(void)
+prules_owner_gone(struct mdevx_share_dev *dev, uint64_t id)
 {
-	struct mdevx_share_dev *dev;
+	uint32_t n;
 
-	pthread_mutex_lock(&share_devs_lock);
-	TAILQ_FOREACH(dev, &share_devs, next) {
-		pid_t dead[MAX_PEERS];
-		uint32_t nb_dead = 0;
-
-		if (!dev->primary)
-			continue;
-		pthread_mutex_lock(&dev->rules_lock);
-		for (uint32_t i = 0; i < dev->nb_prules && nb_dead < MAX_PEERS; i++) {
-			pid_t pid = dev->prules[i].pid;
-			bool known = false;
-
-			for (uint32_t k = 0; k < nb_dead && !known; k++)
-				known = dead[k] == pid;
-			if (!known && kill(pid, 0) != 0 && errno == ESRCH)
-				dead[nb_dead++] = pid;
-		}
-		for (uint32_t k = 0; k < nb_dead; k++) {
-			uint32_t n = prules_remove_locked(dev, 0, 0, dead[k]);
-
-			SHARE_LOG(NOTICE, "%s: process %d died with %u rules: removed", dev->devstr,
-				  (int)dead[k], n);
-		}
-		pthread_mutex_unlock(&dev->rules_lock);
-	}
-	pthread_mutex_unlock(&share_devs_lock);
+	pthread_mutex_lock(&dev->rules_lock);
+	n = prules_remove_locked(dev, 0, 0, id);
+	pthread_mutex_unlock(&dev->rules_lock);
+	if (n > 0)
+		SHARE_LOG(NOTICE, "%s: peer %#" PRIx64 " gone with %u rules: removed",
+			  dev->devstr, id, n);
 }
 
 /* ---------------------------------------------------------------- */
