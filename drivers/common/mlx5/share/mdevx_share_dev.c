@@ -186,6 +186,7 @@ dev_new(const char *devstr)
 	pthread_mutex_init(&dev->wlock, NULL);
 	pthread_mutex_init(&dev->rules_lock, NULL);
 	pthread_mutex_init(&dev->conn_lock, NULL);
+	pthread_mutex_init(&dev->reap_lock, NULL);
 	dev->conn_fd = -1;
 	/* Arrival order: a notification never starves behind imports or queries. */
 	mdevx_share_lock_init(&dev->lock);
@@ -206,6 +207,8 @@ dev_free(struct mdevx_share_dev *dev)
 	if (dev->conn_fd >= 0)
 		close(dev->conn_fd);
 	pthread_mutex_destroy(&dev->conn_lock);
+	pthread_mutex_destroy(&dev->reap_lock);
+	free(dev->prule_buckets);
 	free(dev->rules);
 	free(dev->prules);
 	free(dev);
@@ -682,6 +685,9 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	if (!dev->primary && !dev->orphan)
 		send_detach(dev);
 	if (dev->primary) {
+		/* Off the list: the reader's removal of rules in progress on it ends first. */
+		pthread_mutex_lock(&dev->reap_lock);
+		pthread_mutex_unlock(&dev->reap_lock);
 		pthread_mutex_lock(&dev->wlock);
 		ret = primary_withdraw_all(dev, &all_acked);
 		pthread_mutex_unlock(&dev->wlock);

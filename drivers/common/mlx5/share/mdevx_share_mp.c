@@ -117,6 +117,7 @@ struct mp_peer {
 	pid_t pid;			/* its IPC socket's name says: for logs only */
 	struct mdevx_share_dev *dev;	/* NULL once released */
 	uint64_t deadline_ms;		/* PEER_PENDING */
+	uint32_t nb_rules;		/* rules it announced, on its device */
 };
 
 static struct mp_peer peers[MAX_CONNS];
@@ -156,6 +157,13 @@ peer_dev_locked(uint64_t id, pid_t *pid)
 	return peers[i].dev;
 }
 
+/* share_devs_lock held, @p id a live peer (peer_dev_locked()): its count of rules. */
+uint32_t *
+peer_nb_rules_locked(uint64_t id)
+{
+	return &peers[peer_slot_locked(id)].nb_rules;
+}
+
 /*
  * Primary, share_devs_lock held: a connection for a secondary attaching
  * @p dev from IPC socket @p path; *their receives the end to pass. 0 or
@@ -188,6 +196,7 @@ peer_new_locked(struct mdevx_share_dev *dev, const char *path, int *their)
 	peers[i].pid = peer_pid(path);
 	peers[i].dev = dev;
 	peers[i].deadline_ms = now_ms() + HANDSHAKE_MS;
+	peers[i].nb_rules = 0;
 	dev->nb_peers++;
 	*their = sv[1];
 	return 0;
@@ -354,12 +363,14 @@ static void *
 peer_reader(void *arg)
 {
 	uint64_t last_sweep = 0;
+	bool reaping = false;
 
 	RTE_SET_USED(arg);
 	for (;;) {
 		struct epoll_event ev[64];
 		uint64_t now;
-		int n = epoll_wait(peer_epfd, ev, RTE_DIM(ev), SWEEP_MS);
+		/* Rules of gone peers to remove: between rounds of reading, no waiting. */
+		int n = epoll_wait(peer_epfd, ev, RTE_DIM(ev), reaping ? 0 : SWEEP_MS);
 
 		if (n < 0 && errno != EINTR) {
 			SHARE_LOG(ERR, "connections of the secondaries: epoll: %s: not read "
@@ -373,6 +384,7 @@ peer_reader(void *arg)
 			last_sweep = now;
 			peer_sweep(now);
 		}
+		reaping = prules_reap();
 	}
 	return NULL;
 }

@@ -165,11 +165,13 @@ struct share_rule {
 	uint32_t state;
 };
 
-/* Primary: a root rule a secondary announced (MP_OP_RULE_ADD). */
+/* Primary: a root rule a secondary announced (MP_OP_RULE_ADD), or one of ours. */
 struct peer_rule {
-	uint64_t owner;			/* the peer's id */
+	uint64_t owner;			/* the peer's id; 0: free entry */
 	uint32_t handle;
+	uint32_t hnext;			/* index + 1: next of its hash chain, or free */
 	uint32_t rec[2];
+	bool taken;			/* being removed on the device */
 	uint64_t rec_gen[2];
 };
 
@@ -224,8 +226,16 @@ struct mdevx_share_dev {
 	uint32_t rules_free;		/* index + 1 */
 	uint32_t nb_rules;		/* RULE_LIVE */
 	struct peer_rule *prules;
-	uint32_t nb_prules;
+	uint32_t nb_prules;		/* secondaries' entries */
 	uint32_t prules_cap;
+	uint32_t *prule_buckets;	/* prules_cap of them: index + 1 */
+	uint32_t prule_mask;
+	uint32_t prule_free;		/* index + 1 */
+	uint32_t nb_dying;		/* entries of gone peers to remove (atomic) */
+	uint32_t reap_pos;
+	uint64_t nb_refused;		/* claims and removals refused */
+	/* held by the reader while it removes gone peers' rules; a close waits for it */
+	pthread_mutex_t reap_lock;
 };
 
 TAILQ_HEAD(mdevx_share_devs_head, mdevx_share_dev);
@@ -296,6 +306,7 @@ int mp_get(void);
 int peers_start(void);
 void peers_release(const struct mdevx_share_dev *dev);
 struct mdevx_share_dev *peer_dev_locked(uint64_t id, pid_t *pid);
+uint32_t *peer_nb_rules_locked(uint64_t id);
 void ack_send(const struct mp_param *p, int tries);
 void conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries);
 void conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
@@ -321,5 +332,6 @@ uint32_t rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 uint32_t prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
 void peer_rule_msg(const struct mp_param *p, uint64_t id);
 void prules_owner_gone(struct mdevx_share_dev *dev, uint64_t id);
+bool prules_reap(void);
 
 #endif /* MDEVX_SHARE_PRIVATE_H */
