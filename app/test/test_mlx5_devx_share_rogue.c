@@ -1504,6 +1504,35 @@ out:
 }
 REGISTER_TEST_SECONDARY(rogue_ack_forger, role_ack_forger);
 
+/* Is process @p pid in state @p state (/proc/<pid>/stat: T stopped, Z zombie)? */
+static bool
+proc_state_is(pid_t pid, char state)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool z = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')) != NULL)
+		z = p[1] == ' ' && p[2] == state;
+	fclose(f);
+	return z;
+}
+
+/* Wait up to WAIT_MS for process @p pid to be in state @p state. */
+static bool
+wait_proc_state(pid_t pid, char state)
+{
+	uint64_t end = test_now_ms() + WAIT_MS;
+
+	while (!proc_state_is(pid, state) && test_now_ms() < end)
+		usleep(1000);
+	return proc_state_is(pid, state);
+}
+
 /*
  * Forged acknowledgements: the victim is stopped, the rogue answers each
  * notification in its name (as root, SCM_CREDENTIALS with its pid). The
@@ -1529,6 +1558,8 @@ test_rogue_forged_ack(void)
 	TEST_ASSERT(test_children_spawn(&children, "rogue_ack_forger", 0, NULL) > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "forger not ready");
 	TEST_ASSERT_SUCCESS(kill(victim, SIGSTOP), "stop the victim");
+	/* A signal is not a stop: every thread of it is stopped once its state says so. */
+	TEST_ASSERT(wait_proc_state(victim, 'T'), "the victim did not stop");
 	t0 = test_now_ms();
 	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
 	dt = test_now_ms() - t0;
@@ -1754,24 +1785,6 @@ out:
 }
 REGISTER_TEST_SECONDARY(rogue_after_phantoms, role_after_phantoms);
 
-/* Is process @p pid a zombie (state Z in /proc/<pid>/stat)? */
-static bool
-is_zombie(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	bool z = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return false;
-	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')) != NULL)
-		z = p[1] == ' ' && p[2] == 'Z';
-	fclose(f);
-	return z;
-}
-
 /*
  * Phantom peers: 70 attach requests from an abstract socket (closed) and
  * 70 from a socket named after pid 1 (kept open, never reading), and a
@@ -1785,7 +1798,7 @@ test_rogue_phantom_peers(void)
 	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 3000 };
 	struct rogue_sync *s = sync_mz->addr;
 	unsigned int acked = 0;
-	uint64_t t0, dt, end;
+	uint64_t t0, dt;
 	pid_t zombie;
 	int rc;
 
@@ -1795,10 +1808,7 @@ test_rogue_phantom_peers(void)
 	zombie = test_children_spawn(&children, "rogue_zombie", 0, NULL);
 	TEST_ASSERT(zombie > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "zombie not ready");
-	end = test_now_ms() + WAIT_MS;
-	while (!is_zombie(zombie) && test_now_ms() < end)
-		usleep(1000);
-	TEST_ASSERT(is_zombie(zombie), "process %d is no zombie", (int)zombie);
+	TEST_ASSERT(wait_proc_state(zombie, 'Z'), "process %d is no zombie", (int)zombie);
 	TEST_ASSERT(test_children_spawn(&children, "rogue_phantom", 0, NULL) > 0, "spawn");
 	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "phantoms not sent");
 	TEST_ASSERT(test_children_spawn(&children, "rogue_after_phantoms", 0, NULL) > 0,
