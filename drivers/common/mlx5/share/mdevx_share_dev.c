@@ -204,8 +204,15 @@ dev_free(struct mdevx_share_dev *dev)
 	mdevx_share_reg_free(dev->reg);
 	pthread_mutex_destroy(&dev->wlock);
 	pthread_mutex_destroy(&dev->rules_lock);
+	/*
+	 * Off every list: a handler that found the device before sends under
+	 * conn_lock, and no new one can find it. Its send ends first.
+	 */
+	pthread_mutex_lock(&dev->conn_lock);
 	if (dev->conn_fd >= 0)
 		close(dev->conn_fd);
+	dev->conn_fd = -1;
+	pthread_mutex_unlock(&dev->conn_lock);
 	pthread_mutex_destroy(&dev->conn_lock);
 	pthread_mutex_destroy(&dev->reap_lock);
 	free(dev->prule_buckets);
