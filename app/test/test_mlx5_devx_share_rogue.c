@@ -28,13 +28,22 @@
  *	primary, says the honest one's log), the import stays live; the
  *	primary's own withdrawal then revokes it.
  *
+ * test_rogue_fd_flood
+ *	1,000 requests to the primary and 1,000 forged withdrawals to a
+ *	secondary, each carrying 8 descriptors: neither process's count of
+ *	open descriptors changes, and a secondary attaches within its bound
+ *	after the primary's flood.
+ *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +62,7 @@
 #include <mdevx.h>
 #include <mdevx_share.h>
 #include <mdevx_share_internal.h>
+#include <mdevx_share_private.h>
 #include <mdevx_share_reg.h>
 #include <swdev_client.h>
 
@@ -84,6 +94,12 @@ struct rogue_sync {
 	volatile uint64_t rounds, imports, queries, verified, refused;
 	volatile uint64_t rogue_rounds;
 	volatile uint64_t errs[7];	/* refusals, by documented errno (see documented()) */
+	/* the descriptor flood and the connection cases */
+	volatile uint32_t phase;
+	volatile int32_t victim_pid;
+	volatile uint32_t handles[64];	/* rule handles of the honest secondaries */
+	volatile uint32_t nb_handles;
+	volatile uint64_t val[4];
 	/* key collision: the two spellings and their counters' traffic */
 	char devstr[2][DEVSTR_LEN];
 	uint64_t packets[2], bytes[2];
@@ -1262,6 +1278,670 @@ test_rogue_forged_withdrawal(void)
 	return TEST_SUCCESS;
 }
 
+/* ------------------------------------------------------------------ */
+/* Descriptors sent with rte_mp messages                               */
+/* ------------------------------------------------------------------ */
+
+#define FD_FLOOD 1000		/* messages carrying descriptors */
+#define FD_PER_MSG RTE_MP_MAX_FD_NUM
+
+/* Open descriptors of this process (/proc/self/fd), or -1. */
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;		/* the directory's own */
+}
+
+/*
+ * Send @p msg (as @p type) @p nb times to the IPC socket @p to, from a
+ * socket of our own bound in the runtime directory, each carrying
+ * FD_PER_MSG descriptors (/dev/null). With @p await, each request's reply
+ * is read before the next is sent. 0 or -1.
+ */
+static int
+send_with_fds(const char *to, int type, const struct rte_mp_msg *msg, int nb, bool await)
+{
+	struct sockaddr_un self = { .sun_family = AF_UNIX }, peer = { .sun_family = AF_UNIX };
+	char cbuf[CMSG_SPACE(sizeof(int) * FD_PER_MSG)];
+	struct eal_mp_wire out, in;
+	int fd = -1, nul = -1, ret = -1;
+	struct timeval tv = { .tv_sec = 5 };
+
+	snprintf(peer.sun_path, sizeof(peer.sun_path), "%s", to);
+	snprintf(self.sun_path, sizeof(self.sun_path), "%s/rogue_fd_%d",
+		 rte_eal_get_runtime_dir(), (int)getpid());
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	unlink(self.sun_path);
+	if (nul < 0 || fd < 0 || bind(fd, (struct sockaddr *)&self, sizeof(self)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+		printf("rogue socket: %s\n", strerror(errno));
+		goto out;
+	}
+	memset(&out, 0, sizeof(out));
+	out.type = type;
+	out.msg = *msg;
+	out.msg.num_fds = FD_PER_MSG;	/* as rte_mp says it, with every descriptor */
+	for (int i = 0; i < nb; i++) {
+		struct iovec iov = { .iov_base = &out, .iov_len = EAL_MP_WIRE_LEN };
+		struct msghdr mh = {
+			.msg_name = &peer, .msg_namelen = sizeof(peer),
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * FD_PER_MSG);
+		for (int k = 0; k < FD_PER_MSG; k++)
+			memcpy(CMSG_DATA(c) + k * sizeof(int), &nul, sizeof(int));
+		if (sendmsg(fd, &mh, 0) != (ssize_t)EAL_MP_WIRE_LEN) {
+			printf("sendmsg %d to %s: %s\n", i, to, strerror(errno));
+			goto out;
+		}
+		if (await && recv(fd, &in, sizeof(in), 0) <= 0) {
+			printf("no reply to request %d: %s\n", i, strerror(errno));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (nul >= 0)
+		close(nul);
+	unlink(self.sun_path);
+	return ret;
+}
+
+/*
+ * S: attach within its bound after the primary's flood, count our
+ * descriptors, let the primary flood us with forged withdrawals carrying
+ * descriptors, then count again.
+ */
+static int
+role_fd_victim(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t imp;
+	uint64_t t0;
+	int ret = 1, before, after = -1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	t0 = test_now_ms();
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach after the flood: %s", strerror(errno));
+	ROLE_CHECK(test_now_ms() - t0 < 5000, "attach took %" PRIu64 " ms",
+		   test_now_ms() - t0);
+	ROLE_CHECK(mdevx_share_import(dev, "c", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
+		   "import: %s", strerror(errno));
+	/* A message to the primary first: whatever it opens to send is open before. */
+	mdevx_share_test_rule_msg(dev, 0, 0xdead0);
+	before = count_fds();
+	s->victim_pid = getpid();
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	/* The primary's withdrawal of "c" comes after the forged ones: they are handled. */
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	after = count_fds();
+	printf("[%d] descriptors: %d before %d forged withdrawals carrying %d each, %d after\n",
+	       (int)getpid(), before, FD_FLOOD, FD_PER_MSG, after);
+	ROLE_CHECK(after == before, "descriptors: %d before, %d after", before, after);
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_fd_victim, role_fd_victim);
+
+static int
+test_rogue_fd_flood(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 5000 };
+	struct rogue_sync *s = sync_mz->addr;
+	char own[PATH_MAX], victim[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
+	struct rte_mp_msg msg;
+	unsigned int acked = 0;
+	int before, after, rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", NULL, NULL), "publish");
+	/* Requests to the primary: a message of ours (here a withdrawal, refused). */
+	TEST_ASSERT_SUCCESS(mdevx_share_test_withdraw_msg(pdev[0], 5, 1, &msg), "forge");
+	snprintf(own, sizeof(own), "%s/mp_socket", rte_eal_get_runtime_dir());
+	before = count_fds();
+	TEST_ASSERT_SUCCESS(send_with_fds(own, EAL_MP_REQ, &msg, FD_FLOOD, true), "flood");
+	after = count_fds();
+	printf("primary: descriptors %d before %d requests carrying %d each, %d after\n",
+	       before, FD_FLOOD, FD_PER_MSG, after);
+	TEST_ASSERT_EQUAL(after, before, "the primary's descriptors");
+	/* An attach still works, within its bound (the role checks it). */
+	TEST_ASSERT(test_children_spawn(&children, "rogue_fd_victim", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "victim not ready");
+	TEST_ASSERT_SUCCESS(test_mp_socket_of(s->victim_pid, victim, sizeof(victim)),
+			    "no IPC socket of the victim");
+	TEST_ASSERT_SUCCESS(send_with_fds(victim, EAL_MP_MSG, &msg, FD_FLOOD, false),
+			    "flood of the secondary");
+	/* Handled in order: its acknowledgement says the forged ones were read. */
+	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
+	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	sync_set(&s->go, 1);
+	TEST_ASSERT_SUCCESS(wait_children(), "the secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Forged acknowledgements and detaches, phantom peers                 */
+/* ------------------------------------------------------------------ */
+
+/* What libmdevx_share used to read acknowledgements on; nothing now. */
+#define OLD_ACK_SOCK "mdevx_share_ack"
+
+/*
+ * Send @p p as a message of the library would go, with SCM_CREDENTIALS
+ * naming process @p as_pid (root may): on the connection @p conn
+ * (-1: none) and to the old acknowledgement socket's path if there is a
+ * socket there. How many were sent.
+ */
+static int
+send_forged(int conn, const struct mp_param *p, pid_t as_pid)
+{
+	struct sockaddr_un old = { .sun_family = AF_UNIX };
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct ucred cred = { .pid = as_pid, .uid = getuid(), .gid = getgid() };
+	int nb = 0, fd;
+
+	snprintf(old.sun_path, sizeof(old.sun_path), "%s/%s", rte_eal_get_runtime_dir(),
+		 OLD_ACK_SOCK);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	for (int k = 0; k < 2; k++) {
+		struct iovec iov = { .iov_base = (void *)(uintptr_t)p, .iov_len = sizeof(*p) };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		int out = k == 0 ? conn : fd;
+
+		if (out < 0)
+			continue;
+		if (k == 1) {
+			mh.msg_name = &old;
+			mh.msg_namelen = sizeof(old);
+		}
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_CREDENTIALS;
+		c->cmsg_len = CMSG_LEN(sizeof(cred));
+		memcpy(CMSG_DATA(c), &cred, sizeof(cred));
+		if (sendmsg(out, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(*p))
+			nb++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return nb;
+}
+
+/*
+ * A socket in the runtime directory named as a secondary's IPC socket:
+ * the primary's notifications to every secondary come here too. -1 or
+ * the descriptor; @p path receives its path.
+ */
+static int
+sniffer_open(char *path, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_usec = 20000 };
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/mp_socket_%d_sniffer",
+		 rte_eal_get_runtime_dir(), (int)getpid());
+	snprintf(path, len, "%s", sa.sun_path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	unlink(sa.sun_path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* V: attach, import "c", then (stopped by the primary meanwhile) see it revoked. */
+static int
+role_ack_victim(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp;
+	int ret = 1, rc;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "c", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0, "import: %s",
+		   strerror(errno));
+	s->victim_pid = getpid();
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	rc = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+	ROLE_CHECK(rc == -ESTALE, "query after the withdrawal: %d", rc);
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_ack_victim, role_ack_victim);
+
+/*
+ * R: attached too; reads the primary's withdrawal notifications on a
+ * socket named as a secondary's, and answers each with an
+ * acknowledgement naming the victim (SCM_CREDENTIALS with its pid), on
+ * our own connection and on the old acknowledgement socket.
+ */
+static int
+role_ack_forger(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
+	int ret = 1, fd = -1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	fd = sniffer_open(path, sizeof(path));
+	ROLE_CHECK(fd >= 0, "sniffer socket: %s", strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	while (!s->stop) {
+		struct eal_mp_wire in;
+		struct mp_param req, ack;
+		ssize_t n = recv(fd, &in, sizeof(in), 0);
+
+		if (n < (ssize_t)EAL_MP_WIRE_LEN || strcmp(in.msg.name, MP_ACTION) != 0 ||
+		    in.msg.len_param != sizeof(req))
+			continue;
+		memcpy(&req, in.msg.param, sizeof(req));
+		if (req.op != MP_OP_WITHDRAW)
+			continue;
+		memset(&ack, 0, sizeof(ack));
+		ack.op = MP_OP_ACK;
+		ack.status = (int32_t)req.op;
+		ack.rec_idx = req.rec_idx;
+		ack.generation = req.generation;
+		ack.cookie = req.cookie;
+		ack.seq = req.seq;
+		memcpy(ack.devstr, req.devstr, sizeof(ack.devstr));
+		for (int k = 0; k < 8; k++)
+			s->val[0] += send_forged(mdevx_share_test_conn_fd(dev), &ack,
+						 s->victim_pid);
+	}
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_ack_forger, role_ack_forger);
+
+/* Is process @p pid in state @p state (/proc/<pid>/stat: T stopped, Z zombie)? */
+static bool
+proc_state_is(pid_t pid, char state)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool z = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')) != NULL)
+		z = p[1] == ' ' && p[2] == state;
+	fclose(f);
+	return z;
+}
+
+/* Wait up to WAIT_MS for process @p pid to be in state @p state. */
+static bool
+wait_proc_state(pid_t pid, char state)
+{
+	uint64_t end = test_now_ms() + WAIT_MS;
+
+	while (!proc_state_is(pid, state) && test_now_ms() < end)
+		usleep(1000);
+	return proc_state_is(pid, state);
+}
+
+/*
+ * Forged acknowledgements: the victim is stopped, the rogue answers each
+ * notification in its name (as root, SCM_CREDENTIALS with its pid). The
+ * withdrawal waits its whole bound for the victim all the same, and
+ * counts the rogue's own acknowledgement only.
+ */
+static int
+test_rogue_forged_ack(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 1500 };
+	struct rogue_sync *s = sync_mz->addr;
+	unsigned int acked = 0;
+	pid_t victim;
+	uint64_t t0, dt;
+	int rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", NULL, NULL), "publish");
+	victim = test_children_spawn(&children, "rogue_ack_victim", 0, NULL);
+	TEST_ASSERT(victim > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "victim not ready");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_ack_forger", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "forger not ready");
+	TEST_ASSERT_SUCCESS(kill(victim, SIGSTOP), "stop the victim");
+	/* A signal is not a stop: every thread of it is stopped once its state says so. */
+	TEST_ASSERT(wait_proc_state(victim, 'T'), "the victim did not stop");
+	t0 = test_now_ms();
+	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
+	dt = test_now_ms() - t0;
+	kill(victim, SIGCONT);
+	printf("withdrawal: %u acknowledged in %" PRIu64 " ms, %" PRIu64 " forgeries sent\n",
+	       acked, dt, (uint64_t)s->val[0]);
+	sync_set(&s->go, 1);
+	sync_set(&s->stop, 1);
+	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
+	TEST_ASSERT(s->val[0] > 0, "no forgery was sent");
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements (the rogue's own only)");
+	TEST_ASSERT(dt >= conf.withdraw_timeout_ms - 50, "the withdrawal ended after %" PRIu64
+		    " ms, before its bound: a forgery counted", dt);
+	TEST_ASSERT_SUCCESS(wait_children(), "a secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
+/*
+ * R: attached; sends a DETACH naming the victim (SCM_CREDENTIALS with its
+ * pid) on its connection and on the old acknowledgement socket, then a
+ * rule announcement the primary counts (the same ways): once the primary
+ * counts it, it has read the DETACH.
+ */
+static int
+role_detach_forger(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mp_param p;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	memset(&p, 0, sizeof(p));
+	p.op = MP_OP_DETACH;
+	p.cookie = mdevx_share_dev_cookie(dev);
+	snprintf(p.devstr, sizeof(p.devstr), "%s", DEVSTR);
+	s->val[0] = send_forged(mdevx_share_test_conn_fd(dev), &p, s->victim_pid);
+	mdevx_share_test_rule_msg(dev, 1, 0xdead0);
+	sync_set(&s->forged, 1);
+	ROLE_CHECK(wait_at_least(&s->stop, 1, WAIT_MS), "no stop from the primary");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_detach_forger, role_detach_forger);
+
+/*
+ * A forged DETACH in the victim's name: the primary still counts the
+ * victim, whose acknowledgement the withdrawal waits for and gets.
+ */
+static int
+test_rogue_forged_detach(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 3000 };
+	struct rogue_sync *s = sync_mz->addr;
+	unsigned int acked = 0;
+	uint32_t prules = 0;
+	uint64_t end;
+	int rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", NULL, NULL), "publish");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_ack_victim", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "victim not ready");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_detach_forger", 0, NULL) > 0,
+		    "spawn");
+	TEST_ASSERT(wait_at_least(&s->forged, 1, WAIT_MS), "no forgery");
+	/* The rule announcement after the forgery: read in order on the same channel. */
+	end = test_now_ms() + 5000;
+	while (mdevx_share_dev_rules(pdev[0], NULL, &prules) == 0 && prules == 0 &&
+	       test_now_ms() < end)
+		usleep(1000);
+	TEST_ASSERT_EQUAL(prules, 1, "the rogue's announcement was not read");
+	TEST_ASSERT(s->val[0] > 0, "no forgery was sent");
+	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
+	sync_set(&s->go, 1);
+	sync_set(&s->stop, 1);
+	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
+	TEST_ASSERT_EQUAL(acked, 2, "acknowledgements: the victim is still counted");
+	TEST_ASSERT_SUCCESS(wait_children(), "a secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
+#define NB_PHANTOMS 70		/* more than the peers of a device */
+
+/*
+ * P: attach requests from sockets that are no secondary's: one with an
+ * abstract address (no pid in its name), closed at once, and
+ * NB_PHANTOMS named after pid 1, kept open and never read (one request
+ * each: EAL's replies block once a queue holds 10).
+ */
+static int
+role_phantom(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct sockaddr_un to = { .sun_family = AF_UNIX };
+	const char *dir = rte_eal_get_runtime_dir();
+	int fd[NB_PHANTOMS + 1], ret = 1;
+	struct eal_mp_wire out;
+	struct mp_param p;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	for (int k = 0; k <= NB_PHANTOMS; k++)
+		fd[k] = -1;
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	snprintf(to.sun_path, sizeof(to.sun_path), "%s/mp_socket", dir);
+	memset(&p, 0, sizeof(p));
+	p.op = MP_OP_ATTACH;
+	snprintf(p.devstr, sizeof(p.devstr), "%s", DEVSTR);
+	memset(&out, 0, sizeof(out));
+	out.type = EAL_MP_REQ;
+	mp_msg_pack(&out.msg, MP_ACTION, &p);
+	for (int k = 0; k <= NB_PHANTOMS; k++) {
+		struct sockaddr_un self = { .sun_family = AF_UNIX };
+		socklen_t len = sizeof(self);
+
+		if (k == 0) {
+			snprintf(self.sun_path + 1, sizeof(self.sun_path) - 1, "phantom_%d",
+				 (int)getpid());
+			len = offsetof(struct sockaddr_un, sun_path) + 1 +
+			      strlen(self.sun_path + 1);
+		} else {
+			snprintf(self.sun_path, sizeof(self.sun_path), "%s/mp_socket_1_%d", dir, k);
+			unlink(self.sun_path);
+		}
+		fd[k] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		ROLE_CHECK(fd[k] >= 0 && bind(fd[k], (struct sockaddr *)&self, len) == 0,
+			   "phantom socket %d: %s", k, strerror(errno));
+		ROLE_CHECK(sendto(fd[k], &out, EAL_MP_WIRE_LEN, 0, (struct sockaddr *)&to,
+				  sizeof(to)) == (ssize_t)EAL_MP_WIRE_LEN, "send: %s",
+			   strerror(errno));
+	}
+	/* The abstract one is closed once its reply came (or never reads it). */
+	usleep(1000);
+	close(fd[0]);
+	fd[0] = -1;
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->stop, 1, WAIT_MS), "no stop from the primary");
+	ret = 0;
+out:
+	for (int k = 0; k <= NB_PHANTOMS; k++) {
+		char path[sizeof(to.sun_path)];
+
+		if (fd[k] >= 0)
+			close(fd[k]);
+		snprintf(path, sizeof(path), "%s/mp_socket_1_%d", dir, k);
+		if (k > 0)
+			unlink(path);
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_phantom, role_phantom);
+
+/* Z: attach, import "c", say so, exit: the primary leaves us a zombie. */
+static int
+role_zombie(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev;
+	mdevx_share_imp_t imp;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	if (s == NULL)
+		_exit(1);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	if (dev == NULL || mdevx_share_import(dev, "c", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0)
+		_exit(1);
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	_exit(0);
+}
+REGISTER_TEST_SECONDARY(rogue_zombie, role_zombie);
+
+/* H: attach (the table may be full for a while), import "c", see it revoked. */
+static int
+role_after_phantoms(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_counter_stats st;
+	mdevx_share_imp_t imp;
+	uint64_t t0 = test_now_ms();
+	int ret = 1, rc;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	while ((dev = mdevx_share_dev_attach(DEVSTR)) == NULL && errno == ENOSPC &&
+	       test_now_ms() - t0 < 8000)
+		usleep(10000);
+	ROLE_CHECK(dev != NULL, "attach after the phantoms: %s after %" PRIu64 " ms",
+		   strerror(errno), test_now_ms() - t0);
+	printf("[%d] attached %" PRIu64 " ms after the phantoms\n", (int)getpid(),
+	       test_now_ms() - t0);
+	ROLE_CHECK(mdevx_share_import(dev, "c", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0, "import: %s",
+		   strerror(errno));
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	rc = mdevx_share_counter_query(dev, imp, 0, 1, 0, &st);
+	ROLE_CHECK(rc == -ESTALE, "query after the withdrawal: %d", rc);
+	ROLE_CHECK(mdevx_share_unimport(dev, imp) == 0, "unimport");
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_after_phantoms, role_after_phantoms);
+
+/*
+ * Phantom peers: 70 attach requests from an abstract socket (closed) and
+ * 70 from a socket named after pid 1 (kept open, never reading), and a
+ * secondary that died unreaped (a zombie) with an import. An honest
+ * secondary attaches all the same, and a withdrawal waits for it only:
+ * well within its bound.
+ */
+static int
+test_rogue_phantom_peers(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 3000 };
+	struct rogue_sync *s = sync_mz->addr;
+	unsigned int acked = 0;
+	uint64_t t0, dt;
+	pid_t zombie;
+	int rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", NULL, NULL), "publish");
+	zombie = test_children_spawn(&children, "rogue_zombie", 0, NULL);
+	TEST_ASSERT(zombie > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "zombie not ready");
+	TEST_ASSERT(wait_proc_state(zombie, 'Z'), "process %d is no zombie", (int)zombie);
+	TEST_ASSERT(test_children_spawn(&children, "rogue_phantom", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "phantoms not sent");
+	TEST_ASSERT(test_children_spawn(&children, "rogue_after_phantoms", 0, NULL) > 0,
+		    "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 3, WAIT_MS), "honest secondary not ready");
+	t0 = test_now_ms();
+	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
+	dt = test_now_ms() - t0;
+	printf("withdrawal: %u acknowledged in %" PRIu64 " ms\n", acked, dt);
+	sync_set(&s->go, 1);
+	sync_set(&s->stop, 1);
+	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements");
+	TEST_ASSERT(dt < conf.withdraw_timeout_ms / 2, "the withdrawal took %" PRIu64 " ms", dt);
+	TEST_ASSERT_SUCCESS(wait_children(), "a secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite rogue_suite = {
 	.suite_name = "mlx5 devx share rogue processes",
 	.setup = suite_setup,
@@ -1272,6 +1952,10 @@ static struct unit_test_suite rogue_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_write_after_check),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_key_collision),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_withdrawal),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_fd_flood),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_ack),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_detach),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_phantom_peers),
 		TEST_CASES_END()
 	}
 };

@@ -18,7 +18,13 @@
  *	primary's own rules on imports and on its published objects removed
  *	by their withdrawal; a secondary that never acknowledges has its rule
  *	removed by the primary before the destroy; rule messages naming the
- *	primary's own rule or no rule at all change nothing that matters.
+ *	primary's own rule or no rule at all change nothing that matters;
+ *	the same with a rule counting on a counter record that is withdrawn
+ *	(the bulk is destroyed, 0 rules left); a thief that claims and
+ *	removes two honest secondaries' rules and floods 100,000
+ *	announcements is refused, the honest rules stay after its death;
+ *	a secondary that dies with 65,536 rules does not delay an attach
+ *	made while the primary removes them.
  * mlx5_devx_steer_perf_autotest
  *	a secondary installs and removes root rules on imported objects, each
  *	through mdevx_share_rule_create() (device round trip plus the message
@@ -82,6 +88,10 @@ struct steer_sync {
 	double rule_ns, destroy_ns, rtt_ns;	/* perf: per rule created / removed, per query */
 	uint64_t want_packets[NB_RULES];	/* counter values now */
 	uint64_t want_bytes[NB_RULES];
+	/* rule theft and mass reap */
+	volatile uint32_t honest_handle[NB_RULES];
+	volatile uint64_t thief_ms, attach_ms, reap_left;
+	volatile uint32_t made;
 };
 
 /* What the pcap must do, computed here from the file. */
@@ -741,14 +751,15 @@ role_steer_odd(int argc, char **argv)
 	struct mdevx_share_rule_attr ra;
 	struct mdevx_matcher *m = NULL;
 	struct mdevx_share_dev *dev = NULL;
-	mdevx_share_imp_t tir = { 0 };
+	mdevx_share_imp_t tir = { 0 }, cnt = { 0 };
 	mdevx_share_rule_t rule = { 0 };
-	bool mute;
+	bool mute, with_cnt;
 	int ret = 1;
 
 	if (s == NULL || argc < 1)
 		return 1;
-	mute = strcmp(argv[0], "mute") == 0;
+	with_cnt = strcmp(argv[0], "mute_cnt") == 0;
+	mute = with_cnt || strcmp(argv[0], "mute") == 0;
 	if (mute)
 		mdevx_share_test_drop_acks(1);
 	dev = mdevx_share_dev_attach(DEVSTR);
@@ -764,6 +775,9 @@ role_steer_odd(int argc, char **argv)
 	TEST_ROLE_CHECK(&s->failures,
 			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 			"import: %s", strerror(errno));
+	TEST_ROLE_CHECK(&s->failures, !with_cnt ||
+			mdevx_share_import(dev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt) == 0,
+			"import: %s", strerror(errno));
 	rule_mask_value(mask, value, rule_port[RULE_B]);
 	m = port_matcher(mdevx_share_dev_ctx(dev), 3);
 	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
@@ -772,6 +786,7 @@ role_steer_odd(int argc, char **argv)
 	ra.value_len = sizeof(value);
 	ra.dest = MDEVX_RULE_DEST_OBJ;
 	ra.dest_imp = tir;
+	ra.counter_imp = cnt;
 	rule = mdevx_share_rule_create(dev, m, &ra);
 	TEST_ROLE_CHECK(&s->failures, rule.id != 0, "rule: %s", strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
@@ -819,6 +834,51 @@ test_steer_mute_secondary(void)
 	return TEST_SUCCESS;
 }
 
+/* Counter bulks on the device. */
+static int
+device_counters(uint32_t *n)
+{
+	struct swdev_counts c;
+	int rc = swdev_ctl_get_counts(ctl, DEV, 0, &c);
+
+	*n = rc == 0 ? c.by_kind[SWDEV_KIND_FLOW_COUNTER] : UINT32_MAX;
+	return rc;
+}
+
+/*
+ * A secondary that never acknowledges, with a rule counting on "ctr":
+ * the withdrawal of "ctr" removes the rule itself once its bound is over,
+ * then destroys the bulk (it would fail with the rule on it).
+ */
+static int
+test_steer_mute_counter(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	unsigned int acked = 1;
+	uint32_t n, cnts = 0, after = 0;
+	pid_t pid;
+	int st, rc;
+
+	pid = test_children_spawn(&children, "steer_odd", 1, (const char *const[]){ "mute_cnt" });
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, 1, WAIT_MS, &s->failures), "not ready");
+	TEST_ASSERT(wait_peer_rules(1, REAP_WAIT_MS), "rule not announced");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 1, "rules on the device: %u", n);
+	TEST_ASSERT_SUCCESS(device_counters(&cnts), "counts");
+	rc = mdevx_share_withdraw(pdev, "ctr", &acked);
+	TEST_ASSERT_SUCCESS(rc, "withdraw of the counter under the rule: %s", strerror(errno));
+	objs.cnt = NULL;	/* destroyed by the withdrawal */
+	TEST_ASSERT_EQUAL(acked, 0, "a mute secondary acknowledged");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "rules on the device: %u", n);
+	TEST_ASSERT(device_counters(&after) == 0 && after == cnts - 1,
+		    "counter bulks: %u before the withdrawal, %u after", cnts, after);
+	TEST_ASSERT(wait_peer_rules(0, 0), "the record of the removed rule");
+	__atomic_store_n(&s->phase, 1, __ATOMIC_RELEASE);
+	st = test_mp_wait(pid, WAIT_MS);
+	TEST_ASSERT_EQUAL(st, 0, "mute secondary exited with %d", st);
+	return TEST_SUCCESS;
+}
+
 static int
 test_steer_forged_messages(void)
 {
@@ -860,6 +920,306 @@ test_steer_forged_messages(void)
 	return TEST_SUCCESS;
 }
 
+/* A rule of ours on tir_direct and, with @p with_cnt, counting on "ctr". */
+static mdevx_share_rule_t
+secondary_rule(struct mdevx_share_dev *dev, struct mdevx_matcher *m, uint16_t port,
+	       mdevx_share_imp_t tir, mdevx_share_imp_t cnt)
+{
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+
+	rule_mask_value(mask, value, port);
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	ra.counter_imp = cnt;
+	return mdevx_share_rule_create(dev, m, &ra);
+}
+
+/*
+ * An honest secondary (argv[0]: its index k): a rule on tir_direct, its
+ * handle published; at phase 2 its rule must still be installed, then it
+ * removes it and closes.
+ */
+static int
+role_steer_honest(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_matcher *m = NULL;
+	mdevx_share_imp_t tir = { 0 }, none = { 0 };
+	mdevx_share_rule_t rule = { 0 };
+	uint32_t handle = 0;
+	int ret = 1, k;
+
+	if (s == NULL || argc < 1)
+		return 1;
+	k = atoi(argv[0]) % NB_RULES;
+	dev = mdevx_share_dev_attach(DEVSTR);
+	TEST_ROLE_CHECK(&s->failures, dev != NULL, "attach: %s", strerror(errno));
+	TEST_ROLE_CHECK(&s->failures,
+			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
+			"import: %s", strerror(errno));
+	m = port_matcher(mdevx_share_dev_ctx(dev), (uint16_t)(4 + k));
+	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
+	rule = secondary_rule(dev, m, rule_port[k], tir, none);
+	TEST_ROLE_CHECK(&s->failures, rule.id != 0, "rule: %s", strerror(errno));
+	TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_handle(dev, rule, &handle) == 0,
+			"handle");
+	s->honest_handle[k] = handle;
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	TEST_ROLE_CHECK(&s->failures, test_wait_at_least(&s->phase, 2, WAIT_MS, &s->failures),
+			"no go");
+	TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_state(dev, rule) == 0, "rule state");
+	TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_destroy(dev, rule) == 0, "destroy: %s",
+			strerror(errno));
+	rule.id = 0;
+	ret = 0;
+out:
+	if (rule.id != 0)
+		mdevx_share_rule_destroy(dev, rule);
+	if (m != NULL && mdevx_matcher_destroy(m) != 0 && ret == 0)
+		ret = 1;
+	if (dev != NULL) {
+		if (tir.id != 0)
+			mdevx_share_unimport(dev, tir);
+		if (mdevx_share_dev_close(dev) != 0 && ret == 0)
+			ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(steer_honest, role_steer_honest);
+
+#define THIEF_FLOOD 100000
+
+/*
+ * A thief: announces the honest secondaries' rules as its own and
+ * removes them, announces THIEF_FLOOD handles and removes them again
+ * (timed), then dies attached.
+ */
+static int
+role_steer_thief(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	struct mdevx_share_dev *dev;
+	uint64_t t0;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	if (s == NULL)
+		return 1;
+	dev = mdevx_share_dev_attach(DEVSTR);
+	if (dev == NULL) {
+		printf("thief: attach: %s\n", strerror(errno));
+		_exit(1);
+	}
+	for (int k = 0; k < NB_RULES; k++) {
+		mdevx_share_test_rule_msg(dev, 1, s->honest_handle[k]);
+		mdevx_share_test_rule_msg(dev, 0, s->honest_handle[k]);
+		mdevx_share_test_rule_msg(dev, 1, s->honest_handle[k]);
+	}
+	t0 = test_now_ms();
+	for (uint32_t i = 0; i < THIEF_FLOOD; i++)
+		mdevx_share_test_rule_msg(dev, 1, 0x400000 + i);
+	for (uint32_t i = 0; i < THIEF_FLOOD; i++)
+		mdevx_share_test_rule_msg(dev, 0, 0x400000 + i);
+	s->thief_ms = test_now_ms() - t0;
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	test_wait_at_least(&s->phase, 1, WAIT_MS, &s->failures);
+	_exit(0);	/* dies attached */
+}
+REGISTER_TEST_SECONDARY(steer_thief, role_steer_thief);
+
+/*
+ * Rule theft: two honest secondaries make a rule each; a thief announces
+ * their handles as its own, removes them (RULE_DEL of another's rule),
+ * floods 100,000 announcements and removals, and dies. The primary
+ * refuses the claims and the removals (the honest rules stay recorded
+ * and installed after the thief's death) and reads the flood in linear
+ * time.
+ */
+static int
+test_steer_rule_theft(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	uint32_t n = 0;
+	pid_t thief;
+	int st;
+
+	for (int k = 0; k < NB_RULES; k++) {
+		char arg[8];
+
+		snprintf(arg, sizeof(arg), "%d", k);
+		TEST_ASSERT(test_children_spawn(&children, "steer_honest", 1,
+						(const char *const[]){ arg }) > 0, "spawn");
+	}
+	TEST_ASSERT(test_wait_at_least(&s->ready, NB_RULES, WAIT_MS, &s->failures),
+		    "honest secondaries not ready");
+	TEST_ASSERT(wait_peer_rules(NB_RULES, REAP_WAIT_MS), "honest announcements");
+	TEST_ASSERT(device_flows(&n) == 0 && n == NB_RULES, "rules on the device: %u", n);
+	thief = test_children_spawn(&children, "steer_thief", 0, NULL);
+	TEST_ASSERT(thief > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, NB_RULES + 1, 60000, &s->failures),
+		    "thief not done");
+	printf("thief: %u announcements and removals sent in %" PRIu64 " ms\n",
+	       2 * THIEF_FLOOD, (uint64_t)s->thief_ms);
+	/* Its last messages are read once it is gone: then only the honest ones are left. */
+	__atomic_store_n(&s->phase, 1, __ATOMIC_RELEASE);
+	st = test_mp_wait(thief, WAIT_MS);
+	TEST_ASSERT_EQUAL(st, 0, "thief exited with %d", st);
+	TEST_ASSERT(s->thief_ms < 10000, "the primary took %" PRIu64 " ms to read the flood",
+		    (uint64_t)s->thief_ms);
+	TEST_ASSERT(wait_peer_rules(NB_RULES, REAP_WAIT_MS), "the honest records after the "
+		    "thief's death");
+	TEST_ASSERT(device_flows(&n) == 0 && n == NB_RULES, "rules on the device after the "
+		    "thief's death: %u", n);
+	/* The honest ones check theirs, remove them and close. */
+	__atomic_store_n(&s->phase, 2, __ATOMIC_RELEASE);
+	for (int i = 0; i < children.nb; i++) {
+		if (children.pid[i] == thief)
+			continue;
+		st = test_mp_wait(children.pid[i], WAIT_MS);
+		TEST_ASSERT_EQUAL(st, 0, "honest secondary exited with %d", st);
+	}
+	children.nb = 0;
+	TEST_ASSERT(wait_peer_rules(0, REAP_WAIT_MS), "records left");
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "rules on the device: %u", n);
+	return TEST_SUCCESS;
+}
+
+#define MASS_RULES 65536
+
+/* A secondary with MASS_RULES rules on tir_direct, that dies with them. */
+static int
+role_steer_mass(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher_attr ma;
+	struct mdevx_matcher *m;
+	struct mdevx_share_dev *dev;
+	mdevx_share_imp_t tir = { 0 };
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	if (s == NULL)
+		return 1;
+	dev = mdevx_share_dev_attach(DEVSTR);
+	if (dev == NULL || mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) != 0) {
+		printf("mass: attach/import: %s\n", strerror(errno));
+		_exit(1);
+	}
+	rule_mask_value(mask, value, 1);
+	memset(MDEVX_ADDR_OF(fte_match_param, mask, outer_headers.dst_ipv4_dst_ipv6) + 12, 0xff,
+	       4);
+	memset(&ma, 0, sizeof(ma));
+	ma.match_criteria_enable = MDEVX_MATCH_OUTER;
+	ma.mask = mask;
+	ma.mask_len = sizeof(mask);
+	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	if (m == NULL)
+		_exit(1);
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	for (uint32_t made = 0; made < MASS_RULES; made++) {
+		uint8_t *ip = MDEVX_ADDR_OF(fte_match_param, value,
+					    outer_headers.dst_ipv4_dst_ipv6) + 12;
+
+		ip[0] = 10;
+		ip[1] = (uint8_t)(made >> 16);
+		ip[2] = (uint8_t)(made >> 8);
+		ip[3] = (uint8_t)made;
+		if (mdevx_share_rule_create(dev, m, &ra).id == 0) {
+			printf("mass: rule %u: %s\n", made, strerror(errno));
+			_exit(1);
+		}
+		s->made = made + 1;
+	}
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	test_wait_at_least(&s->phase, 1, WAIT_MS, &s->failures);
+	_exit(0);	/* dies with its rules (and its matcher, which the test removes) */
+}
+REGISTER_TEST_SECONDARY(steer_mass, role_steer_mass);
+
+/* Attach when told (phase 2), time it, close. */
+static int
+role_steer_late_attach(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	uint64_t t0;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	if (s == NULL)
+		return 1;
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	TEST_ROLE_CHECK(&s->failures, test_wait_at_least(&s->phase, 2, 60000, &s->failures),
+			"no go");
+	t0 = test_now_ms();
+	dev = mdevx_share_dev_attach(DEVSTR);
+	s->attach_ms = test_now_ms() - t0;
+	TEST_ROLE_CHECK(&s->failures, dev != NULL, "attach during the reap: %s after %" PRIu64
+			" ms", strerror(errno), (uint64_t)s->attach_ms);
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(steer_late_attach, role_steer_late_attach);
+
+/*
+ * A secondary dies with 65,536 rules: while the primary removes them, an
+ * attach takes no longer than usual (the removal holds no lock an attach
+ * needs), and every rule goes.
+ */
+static int
+test_steer_mass_reap(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	uint32_t n = 0, left = 0;
+	uint64_t t0, reap_ms;
+	pid_t mass, late;
+	int st;
+
+	late = test_children_spawn(&children, "steer_late_attach", 0, NULL);
+	TEST_ASSERT(late > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, 1, WAIT_MS, &s->failures), "not ready");
+	mass = test_children_spawn(&children, "steer_mass", 0, NULL);
+	TEST_ASSERT(mass > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, 2, 120000, &s->failures),
+		    "rules not made (%u)", s->made);
+	TEST_ASSERT(wait_peer_rules(MASS_RULES, 30000), "announcements");
+	__atomic_store_n(&s->phase, 1, __ATOMIC_RELEASE);
+	st = test_mp_wait(mass, WAIT_MS);
+	TEST_ASSERT_EQUAL(st, 0, "mass secondary exited with %d", st);
+	t0 = test_now_ms();
+	/* The removal is under way: an attach now. */
+	__atomic_store_n(&s->phase, 2, __ATOMIC_RELEASE);
+	st = test_mp_wait(late, WAIT_MS);
+	mdevx_share_dev_rules(pdev, NULL, &left);
+	TEST_ASSERT_EQUAL(st, 0, "late attacher exited with %d", st);
+	printf("attach during the removal of %u rules: %" PRIu64 " ms (%u rules left then)\n",
+	       MASS_RULES, (uint64_t)s->attach_ms, left);
+	TEST_ASSERT(s->attach_ms < 1000, "the attach took %" PRIu64 " ms",
+		    (uint64_t)s->attach_ms);
+	TEST_ASSERT(left > 0, "the removal was over before the attach: nothing measured");
+	TEST_ASSERT(wait_peer_rules(0, 60000), "records left");
+	reap_ms = test_now_ms() - t0;
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "rules on the device: %u", n);
+	printf("%u rules removed in %" PRIu64 " ms\n", MASS_RULES, reap_ms);
+	children.nb = 0;
+	return TEST_SUCCESS;
+}
+
 static int
 test_nothing_left(void)
 {
@@ -876,6 +1236,9 @@ static struct unit_test_suite steer_mp_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_rule_api),
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_mute_secondary),
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_forged_messages),
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_mute_counter),
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_rule_theft),
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_mass_reap),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
 	}

@@ -5,6 +5,7 @@
  * process's devices. See mdevx_share.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -184,6 +185,9 @@ dev_new(const char *devstr)
 	dev->refcnt = 1;
 	pthread_mutex_init(&dev->wlock, NULL);
 	pthread_mutex_init(&dev->rules_lock, NULL);
+	pthread_mutex_init(&dev->conn_lock, NULL);
+	pthread_mutex_init(&dev->reap_lock, NULL);
+	dev->conn_fd = -1;
 	/* Arrival order: a notification never starves behind imports or queries. */
 	mdevx_share_lock_init(&dev->lock);
 	return dev;
@@ -200,6 +204,18 @@ dev_free(struct mdevx_share_dev *dev)
 	mdevx_share_reg_free(dev->reg);
 	pthread_mutex_destroy(&dev->wlock);
 	pthread_mutex_destroy(&dev->rules_lock);
+	/*
+	 * Off every list: a handler that found the device before sends under
+	 * conn_lock, and no new one can find it. Its send ends first.
+	 */
+	pthread_mutex_lock(&dev->conn_lock);
+	if (dev->conn_fd >= 0)
+		close(dev->conn_fd);
+	dev->conn_fd = -1;
+	pthread_mutex_unlock(&dev->conn_lock);
+	pthread_mutex_destroy(&dev->conn_lock);
+	pthread_mutex_destroy(&dev->reap_lock);
+	free(dev->prule_buckets);
 	free(dev->rules);
 	free(dev->prules);
 	free(dev);
@@ -343,7 +359,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	err = -mp_get();
 	pthread_mutex_unlock(&share_devs_lock);
 	if (err == 0)
-		err = ack_rx_start();
+		err = peers_start();
 	if (err == 0) {
 		pthread_mutex_lock(&share_devs_lock);
 		TAILQ_INSERT_TAIL(&share_devs, dev, next);
@@ -385,7 +401,8 @@ mdevx_share_dev_attach(const char *devstr)
 	struct mp_param p_buf, *p = &p_buf, r_buf;
 	struct rte_mp_reply reply;
 	const struct mp_param *r = &r_buf;
-	int err, fd = -1;
+	uint64_t t0 = now_ms(), elapsed;
+	int err, fd = -1, conn = -1;
 
 	err = check_devstr(devstr);
 	if (err != 0)
@@ -455,23 +472,37 @@ mdevx_share_dev_attach(const char *devstr)
 		err = EPROTO;
 	} else if (r->status != 0) {
 		err = -r->status;
-	} else if (reply.msgs[0].num_fds != 1) {
+	} else if (reply.msgs[0].num_fds != 2) {
 		err = EPROTO;
 	} else {
+		/* the command descriptor, and our connection to the primary */
 		fd = reply.msgs[0].fds[0];
-		/* the handler compares it (find_instance_locked()) */
-		pthread_mutex_lock(&share_devs_lock);
-		dev->cookie = r->cookie;
-		pthread_mutex_unlock(&share_devs_lock);
-		dev->mz = rte_memzone_lookup(r->mz_name);
-		if (dev->mz == NULL)
+		conn = reply.msgs[0].fds[1];
+		/* received without close-on-exec, as EAL receives */
+		if (fcntl(conn, F_SETFD, FD_CLOEXEC) != 0)
+			err = errno;
+		dev->mz = err == 0 ? rte_memzone_lookup(r->mz_name) : NULL;
+		if (err == 0 && dev->mz == NULL)
 			err = ENOENT;
 	}
+	/* the handler compares the cookie (find_instance_locked()), sends on conn */
+	if (err == 0)
+		conn_attached(dev, conn, r->cookie);
 	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
 		close(reply.msgs[0].fds[i]);
 	free(reply.msgs);
 	if (err != 0) {
 		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
+		goto err_free;
+	}
+	/* Counted by the primary before anything of the device is read; within the bound. */
+	elapsed = now_ms() - t0;
+	err = send_hello(dev, elapsed >= ATTACH_TIMEOUT_S * 1000u ? 0 :
+			 RTE_MIN(HANDSHAKE_MS, ATTACH_TIMEOUT_S * 1000u - (unsigned int)elapsed));
+	if (err != 0) {
+		close(fd);
+		SHARE_LOG(ERR, "%s: the primary did not complete the attach: %s", devstr,
+			  strerror(err));
 		goto err_free;
 	}
 	SHARE_TEST_HOOK(test_attach_hook, test_attach_arg);
@@ -666,6 +697,9 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	if (!dev->primary && !dev->orphan)
 		send_detach(dev);
 	if (dev->primary) {
+		/* Off the list: the reader's removal of rules in progress on it ends first. */
+		pthread_mutex_lock(&dev->reap_lock);
+		pthread_mutex_unlock(&dev->reap_lock);
 		pthread_mutex_lock(&dev->wlock);
 		ret = primary_withdraw_all(dev, &all_acked);
 		pthread_mutex_unlock(&dev->wlock);
@@ -705,6 +739,8 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 				  dev->mz->name);
 		}
 	}
+	if (dev->primary)
+		peers_release(dev);
 	pthread_mutex_unlock(&share_open_lock);
 	dev_free(dev);
 	return ret == 0 ? 0 : fail(-ret);

@@ -60,6 +60,12 @@ struct rte_mp_msg;
 int mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
 					    uint64_t generation, struct rte_mp_msg *msg);
 
+/**
+ * Test hook: a secondary's connection to the primary for @p dev (its
+ * descriptor, still the library's), or -1. For tests of forged messages.
+ */
+int mdevx_share_test_conn_fd(const struct mdevx_share_dev *dev);
+
 /*
  * Test hook: send the primary a rule message as a secondary's library
  * would, announcing (@p add 1) or removing (0) rule @p handle of @p dev,

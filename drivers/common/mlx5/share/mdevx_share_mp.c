@@ -2,21 +2,30 @@
 /*
  * Messages between the processes of an instance: the rte_mp action
  * (attach and list requests to the primary, withdrawal notifications to
- * the secondaries), the primary's acknowledgement socket and its reader,
- * the secondaries attached to each device, and the wait of a withdrawal
- * for their acknowledgements. DPDK's mlx5 keeps its multi-process
+ * the secondaries), the connection of each attached secondary and the
+ * primary's reader of them, and the wait of a withdrawal for their
+ * acknowledgements.
+ * Why not EAL for what secondaries send: EAL sends with a blocking call,
+ * and a secondary's IPC thread blocked sending to the primary's full
+ * queue stops reading its own while the primary's IPC thread, blocked
+ * answering an attach into that full queue, stops reading: both wait for
+ * each other for good. A secondary sends on its connection without
+ * blocking, and the primary's reader never sends. EAL's send calls of a
+ * secondary also share a static buffer (the primary's socket path):
+ * sending from our handler would race with the application's requests. DPDK's mlx5 keeps its multi-process
  * messages apart the same way (mlx5_common_mp.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -33,8 +42,6 @@
 #include "mdevx_share_snap.h"
 
 #define MAX_PENDING 8			/* withdrawals waiting for acknowledgements at once */
-#define PEER_POLL_MS 50			/* a waiting withdrawal looks for dead peers this often */
-#define REAP_PERIOD_MS 100		/* primary: look for dead secondaries with rules */
 
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
 #ifdef MDEVX_SHARE_TEST_HOOKS
@@ -67,7 +74,7 @@ peer_is_primary(const char *peer)
 	return peer != NULL && n > 0 && (size_t)n < sizeof(path) && strcmp(peer, path) == 0;
 }
 
-/* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0. */
+/* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0: for logs only. */
 static pid_t
 peer_pid(const char *path)
 {
@@ -81,225 +88,454 @@ peer_pid(const char *path)
 	return pid > 0 && pid <= INT32_MAX ? (pid_t)pid : 0;
 }
 
-static bool
-peer_alive(const struct mp_peer *p)
+
+/*
+ * Primary: the connections of the secondaries, for every device, under
+ * share_devs_lock. One attach, one connection: the primary makes a
+ * socketpair, keeps one end here and passes the other in its reply. A
+ * peer is gone when its connection is (end of file: the secondary closed
+ * the device, exited or was killed, whatever its pid became); one that
+ * does not complete its attach (MP_OP_HELLO) within HANDSHAKE_MS is
+ * dropped. Only the reader thread closes a connection, so that the
+ * descriptor it reads is never another's meanwhile.
+ */
+#define MAX_CONNS 1024			/* connections of the primary, every device */
+#define PEER_BURST 16			/* messages read from one connection in a turn */
+#define SWEEP_MS 50			/* the reader drops expired and released peers */
+
+enum peer_state {
+	PEER_FREE = 0,
+	PEER_PENDING = 1,		/* answered, no HELLO yet: not waited for */
+	PEER_LIVE = 2,
+	PEER_RELEASED = 3,		/* its device closed: the reader closes it */
+};
+
+struct mp_peer {
+	int fd;				/* our end of the connection */
+	uint32_t gen;			/* part of the peer's id */
+	uint32_t state;
+	pid_t pid;			/* its IPC socket's name says: for logs only */
+	struct mdevx_share_dev *dev;	/* NULL once released */
+	uint64_t deadline_ms;		/* PEER_PENDING */
+	uint32_t nb_rules;		/* rules it announced, on its device */
+};
+
+static struct mp_peer peers[MAX_CONNS];
+static int peer_epfd = -1;		/* primary (share_open_lock to create) */
+
+static uint64_t
+peer_id(uint32_t i)
 {
-	return p->pid <= 0 || kill(p->pid, 0) == 0 || errno != ESRCH;
+	return ((uint64_t)peers[i].gen << 32) | (i + 1);
+}
+
+/* share_devs_lock held: the slot of a live peer id, or MAX_CONNS. */
+static uint32_t
+peer_slot_locked(uint64_t id)
+{
+	uint32_t i = (uint32_t)id - 1;
+
+	if ((uint32_t)id == 0 || i >= MAX_CONNS || peers[i].gen != (uint32_t)(id >> 32) ||
+	    peers[i].state == PEER_FREE)
+		return MAX_CONNS;
+	return i;
 }
 
 /*
- * Primary, share_devs_lock held: remember secondary @p path as attached
- * to @p dev (once), so that its withdrawals wait for its acknowledgement.
- * 0 or ENOSPC (MAX_PEERS live secondaries attached already).
+ * share_devs_lock held: the device of the peer @p id (NULL if it is gone
+ * or its device closed), and what its socket name said its pid was.
+ */
+struct mdevx_share_dev *
+peer_dev_locked(uint64_t id, pid_t *pid)
+{
+	uint32_t i = peer_slot_locked(id);
+
+	if (i == MAX_CONNS)
+		return NULL;
+	if (pid != NULL)
+		*pid = peers[i].pid;
+	return peers[i].dev;
+}
+
+/* share_devs_lock held, @p id a live peer (peer_dev_locked()): its count of rules. */
+uint32_t *
+peer_nb_rules_locked(uint64_t id)
+{
+	return &peers[peer_slot_locked(id)].nb_rules;
+}
+
+/*
+ * Primary, share_devs_lock held: a connection for a secondary attaching
+ * @p dev from IPC socket @p path; *their receives the end to pass. 0 or
+ * ENOSPC (MAX_PEERS on the device, or MAX_CONNS in all) or errno.
  */
 static int
-peer_add_locked(struct mdevx_share_dev *dev, const char *path)
+peer_new_locked(struct mdevx_share_dev *dev, const char *path, int *their)
 {
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	uint32_t i;
+	int sv[2], err;
 
-	for (i = 0; i < dev->nb_peers; i++)
-		if (strcmp(dev->peers[i].path, path) == 0)
-			return 0;
-	for (i = 0; dev->nb_peers == MAX_PEERS && i < dev->nb_peers;) {
-		if (peer_alive(&dev->peers[i]))
-			i++;
-		else
-			dev->peers[i] = dev->peers[--dev->nb_peers];
-	}
-	if (dev->nb_peers == MAX_PEERS)
+	if (dev->nb_peers >= MAX_PEERS || peer_epfd < 0)
 		return ENOSPC;
-	snprintf(dev->peers[dev->nb_peers].path, sizeof(dev->peers[0].path), "%s", path);
-	dev->peers[dev->nb_peers].pid = peer_pid(path);
+	for (i = 0; i < MAX_CONNS && peers[i].state != PEER_FREE; i++)
+		;
+	if (i == MAX_CONNS)
+		return ENOSPC;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return errno;
+	ev.data.u64 = ((uint64_t)peers[i].gen << 32) | i;
+	if (epoll_ctl(peer_epfd, EPOLL_CTL_ADD, sv[0], &ev) != 0) {
+		err = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
+	peers[i].fd = sv[0];
+	peers[i].state = PEER_PENDING;
+	peers[i].pid = peer_pid(path);
+	peers[i].dev = dev;
+	peers[i].deadline_ms = now_ms() + HANDSHAKE_MS;
+	peers[i].nb_rules = 0;
 	dev->nb_peers++;
+	*their = sv[1];
 	return 0;
 }
 
-/* Primary: secondary @p pid closed the device (MP_OP_DETACH). */
-static void
-peer_detach(const struct mp_param *req, pid_t pid)
-{
-	struct mdevx_share_dev *dev;
+static void notify_peer_gone(uint64_t id);
 
+/*
+ * Reader, share_devs_lock held: peer @p i is gone. Its connection is
+ * closed, its place freed, a withdrawal waiting for it stops waiting,
+ * and its rules are removed.
+ */
+static void
+peer_drop_locked(uint32_t i, const char *why)
+{
+	struct mp_peer *p = &peers[i];
+	struct mdevx_share_dev *dev = p->dev;
+	uint64_t id = peer_id(i);
+
+	epoll_ctl(peer_epfd, EPOLL_CTL_DEL, p->fd, NULL);
+	close(p->fd);
+	if (dev != NULL) {
+		dev->nb_peers--;
+		SHARE_LOG(DEBUG, "%s: secondary (pid %d by its socket) %s", dev->devstr,
+			  (int)p->pid, why);
+		prules_owner_gone(dev, id);
+	}
+	notify_peer_gone(id);
+	p->fd = -1;
+	p->dev = NULL;
+	p->state = PEER_FREE;
+	p->gen++;
+}
+
+/*
+ * Primary: @p dev is closed; its peers' connections are closed by the
+ * reader (their secondaries see the end of file).
+ */
+void
+peers_release(const struct mdevx_share_dev *dev)
+{
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(req->devstr);
-	if (dev != NULL && dev->primary && dev->cookie == req->cookie) {
-		for (uint32_t i = 0; i < dev->nb_peers; i++) {
-			if (dev->peers[i].pid == pid) {
-				dev->peers[i] = dev->peers[--dev->nb_peers];
-				break;
-			}
+	for (uint32_t i = 0; i < MAX_CONNS; i++) {
+		if (peers[i].state != PEER_FREE && peers[i].dev == dev) {
+			peers[i].dev = NULL;
+			peers[i].state = PEER_RELEASED;
+		}
+	}
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
+/* Reader: drop the peers whose handshake expired or whose device closed. */
+static void
+peer_sweep(uint64_t now)
+{
+	pthread_mutex_lock(&share_devs_lock);
+	for (uint32_t i = 0; i < MAX_CONNS; i++) {
+		if (peers[i].state == PEER_RELEASED) {
+			peer_drop_locked(i, "released");
+		} else if (peers[i].state == PEER_PENDING && now >= peers[i].deadline_ms) {
+			SHARE_LOG(WARNING, "%s: attach of pid %d (by its socket) not completed "
+				  "within %u ms: dropped", peers[i].dev->devstr, (int)peers[i].pid,
+				  HANDSHAKE_MS);
+			peer_drop_locked(i, "never completed its attach");
 		}
 	}
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
 /*
- * Acknowledgements and detach messages do not go through EAL: they go
- * from each secondary to a datagram socket of the primary's library,
- * <runtime dir>/mdevx_share_ack, read by a thread of its own.
- * - EAL sends with a blocking call. A secondary's IPC thread blocked
- *   sending to the primary's full queue stops reading its own, and the
- *   primary's IPC thread, blocked answering an attach into that full
- *   queue, stops reading: both wait for each other for good (seen in the
- *   attach-during-withdrawals test). A secondary sends to our socket
- *   without blocking, and the primary's reader never sends.
- * - The kernel tells the reader the sender's pid (SCM_CREDENTIALS): an
- *   acknowledgement counts for the process that really sent it.
- * - EAL's send calls of a secondary share a static buffer (the primary's
- *   socket path): sending from our handler would race with the
- *   application's own requests.
+ * Reader: peer @p id completes its attach. From now on withdrawals wait
+ * for it; it reads the registry only once told so (our answer on its
+ * connection). A device being closed is off the list: the peer is
+ * dropped, its attach fails. Both under share_devs_lock, so a withdrawal
+ * that does not count the peer marked its record withdrawn before the
+ * peer could import it.
  */
-#define ACK_SOCK_NAME "mdevx_share_ack"
-
-static int ack_rx_fd = -1;		/* primary (share_open_lock) */
-static int ack_tx_fd = -1;		/* secondary (ack_tx_lock) */
-static pid_t ack_tx_pid;		/* the process ack_tx_fd was made in */
-static pthread_mutex_t ack_tx_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void peer_msg(const struct mp_param *p, pid_t pid);
-
-static int
-ack_sock_addr(struct sockaddr_un *sa)
+static void
+peer_hello(const struct mp_param *p, uint64_t id)
 {
-	int n;
+	struct mdevx_share_dev *dev;
+	struct mp_param r;
+	uint32_t i;
 
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", rte_eal_get_runtime_dir(),
-		     ACK_SOCK_NAME);
-	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : ENAMETOOLONG;
+	pthread_mutex_lock(&share_devs_lock);
+	i = peer_slot_locked(id);
+	if (i == MAX_CONNS || peers[i].state != PEER_PENDING) {
+		pthread_mutex_unlock(&share_devs_lock);
+		return;
+	}
+	dev = peers[i].dev;
+	if (dev == NULL || find_dev_locked(dev->devstr) != dev || dev->cookie != p->cookie ||
+	    strcmp(dev->devstr, p->devstr) != 0) {
+		peer_drop_locked(i, "attached a device being closed");
+		pthread_mutex_unlock(&share_devs_lock);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.op = MP_OP_HELLO;
+	r.cookie = dev->cookie;
+	snprintf(r.devstr, sizeof(r.devstr), "%s", dev->devstr);
+	/* Its queue holds nothing else of ours: this never waits. */
+	if (send(peers[i].fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(r))
+		peers[i].state = PEER_LIVE;
+	else
+		peer_drop_locked(i, "could not be answered");
+	pthread_mutex_unlock(&share_devs_lock);
 }
 
-/* Primary: read acknowledgements and detach messages, for the process's life. */
-static void *
-ack_reader(void *arg)
-{
-	int fd = (int)(intptr_t)arg;
-	uint64_t last_reap = 0;
+static void peer_msg(const struct mp_param *p, uint64_t id);
 
-	for (;;) {
-		char cbuf[CMSG_SPACE(sizeof(struct ucred))];
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct timespec now;
-		uint64_t now_ms;
-		int pr;
+/*
+ * Reader: up to PEER_BURST messages of the connection @p data names
+ * (epoll's data: slot and generation). Each connection has its queue and
+ * the ready ones take turns: one peer's flood never delays another's
+ * acknowledgements by more than a turn.
+ */
+static void
+peer_read(uint64_t data)
+{
+	uint32_t i = (uint32_t)data, gen = (uint32_t)(data >> 32);
+	bool gone = false;
+	uint64_t id;
+	int fd;
+
+	pthread_mutex_lock(&share_devs_lock);
+	if (i >= MAX_CONNS || peers[i].gen != gen || peers[i].state == PEER_FREE) {
+		pthread_mutex_unlock(&share_devs_lock);
+		return;
+	}
+	fd = peers[i].fd;		/* only this thread closes it */
+	id = peer_id(i);
+	pthread_mutex_unlock(&share_devs_lock);
+	for (int m = 0; m < PEER_BURST; m++) {
 		struct mp_param p;
 		struct iovec iov = { .iov_base = &p, .iov_len = sizeof(p) };
-		struct msghdr mh = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-		};
-		struct ucred cred = { .pid = 0 };
-		struct cmsghdr *c;
-		ssize_t n;
+		/* no control buffer: descriptors sent along are discarded by the kernel */
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 
-		pr = poll(&pfd, 1, REAP_PERIOD_MS);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-		if (now_ms - last_reap >= REAP_PERIOD_MS) {
-			last_reap = now_ms;
-			reap_dead_peers();
-		}
-		if (pr <= 0)
+		if (n < 0 && errno == EINTR)
 			continue;
-		n = recvmsg(fd, &mh, MSG_DONTWAIT);
-		if (n < 0 && errno == EAGAIN)
-			continue;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			SHARE_LOG(ERR, "acknowledgement socket: %s: no more acknowledgements",
-				  strerror(errno));
-			return NULL;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			gone = true;
+			break;
 		}
-		for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
-				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-		if (n != (ssize_t)sizeof(p) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-		    cred.pid <= 0)
+		if (n != (ssize_t)sizeof(p) || (mh.msg_flags & MSG_TRUNC))
 			continue;	/* not one of our messages */
 		p.devstr[DEVSTR_MAX - 1] = '\0';
-		peer_msg(&p, cred.pid);
+		peer_msg(&p, id);
+	}
+	if (gone) {
+		pthread_mutex_lock(&share_devs_lock);
+		if (peers[i].gen == gen && peers[i].state != PEER_FREE)
+			peer_drop_locked(i, "closed its connection");
+		pthread_mutex_unlock(&share_devs_lock);
+	}
+}
+
+/* Primary: read the connections of the secondaries, for the process's life. */
+static void *
+peer_reader(void *arg)
+{
+	uint64_t last_sweep = 0;
+	bool reaping = false;
+
+	RTE_SET_USED(arg);
+	for (;;) {
+		struct epoll_event ev[64];
+		uint64_t now;
+		/* Rules of gone peers to remove: between rounds of reading, no waiting. */
+		int n = epoll_wait(peer_epfd, ev, RTE_DIM(ev), reaping ? 0 : SWEEP_MS);
+
+		if (n < 0 && errno != EINTR) {
+			SHARE_LOG(ERR, "connections of the secondaries: epoll: %s: not read "
+				  "any more", strerror(errno));
+			return NULL;
+		}
+		for (int k = 0; k < n; k++)
+			peer_read(ev[k].data.u64);
+		now = now_ms();
+		if (now - last_sweep >= SWEEP_MS) {
+			last_sweep = now;
+			peer_sweep(now);
+		}
+		reaping = prules_reap();
 	}
 	return NULL;
 }
 
-/* Primary, share_open_lock held: the socket and its reader, once. 0 or errno. */
+/* Primary, share_open_lock held: the epoll set and its reader, once. 0 or errno. */
 int
-ack_rx_start(void)
+peers_start(void)
 {
-	struct sockaddr_un sa;
 	pthread_t t;
-	int fd, one = 1, err;
+	int fd, err;
 
-	if (ack_rx_fd >= 0)
+	if (peer_epfd >= 0)
 		return 0;
-	err = ack_sock_addr(&sa);
-	if (err != 0)
-		return err;
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = epoll_create1(EPOLL_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	unlink(sa.sun_path);		/* a previous primary's of this prefix */
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		err = errno;
-		close(fd);
-		SHARE_LOG(ERR, "acknowledgement socket %s: %s", sa.sun_path, strerror(err));
-		return err;
-	}
-	err = pthread_create(&t, NULL, ack_reader, (void *)(intptr_t)fd);
+	for (uint32_t i = 0; i < MAX_CONNS; i++)
+		peers[i].fd = -1;
+	pthread_mutex_lock(&share_devs_lock);
+	peer_epfd = fd;
+	pthread_mutex_unlock(&share_devs_lock);
+	err = pthread_create(&t, NULL, peer_reader, NULL);
 	if (err != 0) {
+		pthread_mutex_lock(&share_devs_lock);
+		peer_epfd = -1;
+		pthread_mutex_unlock(&share_devs_lock);
 		close(fd);
-		unlink(sa.sun_path);
 		return err;
 	}
 	pthread_detach(t);
-	ack_rx_fd = fd;
 	return 0;
 }
 
 /*
- * Secondary: send @p p to the primary's socket without blocking (up to
- * @p tries, 1 ms apart, while its queue is full): ACK_SEND_TRIES from
- * EAL's IPC thread, more from application threads, whose rule messages
- * must not be lost.
+ * Secondary, dev->conn_lock held: send @p p on our connection without
+ * blocking, up to @p tries, 1 ms apart, while its queue is full:
+ * ACK_SEND_TRIES from EAL's IPC thread, more from application threads,
+ * whose rule messages must not be lost.
  */
-void
-ack_send(const struct mp_param *p, int tries)
+static void
+conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries)
 {
-	struct sockaddr_un sa;
-	int err = 0;
+	int err = ENOTCONN;
 
-	if (ack_sock_addr(&sa) != 0)
-		return;
-	pthread_mutex_lock(&ack_tx_lock);
-	if (ack_tx_fd < 0 || ack_tx_pid != getpid()) {
-		ack_tx_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		ack_tx_pid = getpid();
-	}
-	for (int i = 0; i < tries; i++) {
-		if (ack_tx_fd >= 0 && sendto(ack_tx_fd, p, sizeof(*p), MSG_DONTWAIT,
-					     (struct sockaddr *)&sa, sizeof(sa)) == sizeof(*p)) {
+	for (int i = 0; dev->conn_fd >= 0 && i < tries; i++) {
+		if (send(dev->conn_fd, p, sizeof(*p), MSG_DONTWAIT | MSG_NOSIGNAL) ==
+		    (ssize_t)sizeof(*p)) {
 			err = 0;
 			break;
 		}
-		err = ack_tx_fd < 0 ? EBADF : errno;
-		if (err != EAGAIN && err != EINTR)
+		err = errno;
+		if (err != EAGAIN && err != EINTR && err != ENOBUFS)
 			break;
 		usleep(1000);
 	}
-	pthread_mutex_unlock(&ack_tx_lock);
 	if (err != 0)
-		SHARE_LOG(WARNING, "%s: message %u to the primary not sent: %s", p->devstr,
+		SHARE_LOG(WARNING, "%s: message %u to the primary not sent: %s", dev->devstr,
 			  p->op, strerror(err));
+}
+
+void
+conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries)
+{
+	struct mdevx_share_dev *d = (struct mdevx_share_dev *)(uintptr_t)dev;
+
+	pthread_mutex_lock(&d->conn_lock);
+	conn_send_locked(d, p, tries);
+	pthread_mutex_unlock(&d->conn_lock);
+}
+
+/* Secondary: @p p on the connection of the device it names (devstr, cookie). */
+void
+ack_send(const struct mp_param *p, int tries)
+{
+	struct mdevx_share_dev *dev;
+
+	pthread_mutex_lock(&share_devs_lock);
+	dev = find_instance_locked(p->devstr, p->cookie);
+	if (dev == NULL) {
+		pthread_mutex_unlock(&share_devs_lock);
+		SHARE_LOG(DEBUG, "%s: message %u: the device is not attached", p->devstr, p->op);
+		return;
+	}
+	pthread_mutex_lock(&dev->conn_lock);	/* the device is not freed under it */
+	pthread_mutex_unlock(&share_devs_lock);
+	conn_send_locked(dev, p, tries);
+	pthread_mutex_unlock(&dev->conn_lock);
+}
+
+/* Secondary, attaching: our connection @p fd to the primary's instance @p cookie. */
+void
+conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie)
+{
+	pthread_mutex_lock(&share_devs_lock);
+	pthread_mutex_lock(&dev->conn_lock);
+	dev->cookie = cookie;
+	dev->conn_fd = fd;
+	pthread_mutex_unlock(&dev->conn_lock);
+	pthread_mutex_unlock(&share_devs_lock);
+}
+
+/*
+ * Secondary, attaching: complete the attach (MP_OP_HELLO) and wait, up
+ * to @p timeout_ms, for the primary to count us. 0, ENODEV (the primary
+ * refused: the device is being closed, or the handshake was late) or
+ * ETIMEDOUT.
+ */
+int
+send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms)
+{
+	struct pollfd pfd = { .fd = dev->conn_fd, .events = POLLIN };
+	struct mp_param p, r;
+	ssize_t n;
+	int pr;
+
+	memset(&p, 0, sizeof(p));
+	p.op = MP_OP_HELLO;
+	p.cookie = dev->cookie;
+	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	conn_send(dev, &p, ACK_SEND_TRIES);
+	/* The attach owns the device: nothing else reads its connection. */
+	do {
+		pr = poll(&pfd, 1, (int)timeout_ms);
+	} while (pr < 0 && errno == EINTR);
+	if (pr == 0)
+		return ETIMEDOUT;
+	n = recv(dev->conn_fd, &r, sizeof(r), MSG_DONTWAIT);
+	if (n != (ssize_t)sizeof(r) || r.op != MP_OP_HELLO || r.cookie != dev->cookie)
+		return ENODEV;
+	return 0;
+}
+
+/*
+ * Secondary: the primary need not wait for us any more: our connection
+ * closes (the primary reads its end of file after our last message).
+ */
+void
+send_detach(struct mdevx_share_dev *dev)
+{
+	pthread_mutex_lock(&dev->conn_lock);
+	if (dev->conn_fd >= 0)
+		close(dev->conn_fd);
+	dev->conn_fd = -1;
+	pthread_mutex_unlock(&dev->conn_lock);
 }
 
 /*
  * Secondary: a withdrawal notification (one-way). Only the primary's
- * counts. Unimport, then acknowledge with a one-way message of our own
- * that names the notification (ack_send()): the primary waits for the
- * secondaries that attached the device, and nobody else.
+ * counts. Unimport, then acknowledge on our connection to the device:
+ * the primary waits for the secondaries attached to the device, and
+ * nobody else.
  */
 static int
 mp_withdraw(const struct mp_param *req, const char *peer)
@@ -337,7 +573,6 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 	if (unlikely(delay_ms != 0))
 		usleep(delay_ms * 1000);	/* test hook: a slow handler */
 #endif
-	/* Also when the device is not (or no longer) ours: the primary may count us. */
 	ack.op = MP_OP_ACK;
 	ack.status = (int32_t)req->op;
 	ack.rec_idx = req->rec_idx;
@@ -345,8 +580,53 @@ mp_withdraw(const struct mp_param *req, const char *peer)
 	ack.cookie = req->cookie;
 	ack.seq = req->seq;
 	memcpy(ack.devstr, req->devstr, sizeof(ack.devstr));
-	ack_send(&ack, ACK_SEND_TRIES);
+	pthread_mutex_lock(&share_devs_lock);
+	/* A device we closed closed its connection: nobody waits for us. */
+	dev = find_instance_locked(req->devstr, req->cookie);
+	if (dev == NULL) {
+		pthread_mutex_unlock(&share_devs_lock);
+		return 0;
+	}
+	/*
+	 * Attaching without a connection yet: the primary does not count us
+	 * before our handshake (conn_send_locked() sends nothing).
+	 */
+	pthread_mutex_lock(&dev->conn_lock);
+	pthread_mutex_unlock(&share_devs_lock);
+	conn_send_locked(dev, &ack, ACK_SEND_TRIES);
+	pthread_mutex_unlock(&dev->conn_lock);
 	return 0;
+}
+
+/*
+ * Close the descriptors that came with @p msg: EAL gives them to the
+ * handler. It counts them by the sender's num_fds, not by what arrived
+ * (DPDK 22.11 copies every slot of fds[] from its control buffer): past
+ * the real ones are stale bytes. A descriptor received without
+ * MSG_CMSG_CLOEXEC, as EAL receives, is never close-on-exec, and each
+ * is a new one: an entry that is close-on-exec, repeated or not open is
+ * none of them and stays (every descriptor of this library is
+ * close-on-exec).
+ */
+static void
+close_received_fds(const struct rte_mp_msg *msg)
+{
+	int n = msg->num_fds;
+
+	if (n > RTE_MP_MAX_FD_NUM)
+		n = RTE_MP_MAX_FD_NUM;
+	for (int i = 0; i < n; i++) {
+		int fd = msg->fds[i], flags;
+		bool seen = false;
+
+		for (int k = 0; k < i && !seen; k++)
+			seen = msg->fds[k] == fd;
+		if (fd < 0 || seen)
+			continue;
+		flags = fcntl(fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			close(fd);
+	}
 }
 
 /*
@@ -363,8 +643,14 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	struct mp_param *rep = &rep_buf;
 	struct rte_mp_msg reply;
 	struct mdevx_share_dev *dev;
-	int fd = -1, ret;
+	int fd = -1, conn = -1, ret, err;
 
+	/*
+	 * EAL hands over the descriptors that came with the message: none of
+	 * our messages to a handler carries any, so each is closed, on every
+	 * path (a sender could otherwise exhaust our descriptors).
+	 */
+	close_received_fds(msg);
 	if (msg->len_param != sizeof(*req))
 		return -EINVAL;
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
@@ -379,10 +665,10 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		dev = find_dev_locked(req->devstr);
 		if (dev == NULL || !dev->primary) {
 			rep->status = -ENODEV;
-		} else if (peer_add_locked(dev, peer) != 0) {
-			rep->status = -ENOSPC;
-			SHARE_LOG(ERR, "%s: %u secondaries attached already: %s refused",
-				  dev->devstr, MAX_PEERS, (const char *)peer);
+		} else if ((err = peer_new_locked(dev, peer, &conn)) != 0) {
+			rep->status = -err;
+			SHARE_LOG(ERR, "%s: attach of %s refused: %s (%u secondaries at most)",
+				  dev->devstr, (const char *)peer, strerror(err), MAX_PEERS);
 		} else {
 			struct mdevx_share_snap_geo geo;
 
@@ -397,8 +683,12 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			fd = mdevx_cmd_fd(dev->ctx);
 			if (fd >= 0)
 				fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-			if (fd < 0)
+			/* Without: our end reads the end of file, the reader drops it. */
+			if (fd < 0) {
 				rep->status = -EBADF;
+				close(conn);
+				conn = -1;
+			}
 		}
 	} else if (req->op == MP_OP_LIST && primary) {
 		uint32_t n = 0;
@@ -422,12 +712,16 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	pthread_mutex_unlock(&share_devs_lock);
 	mp_msg_pack(&reply, msg->name, rep);
 	if (fd >= 0) {
-		reply.num_fds = 1;
+		reply.num_fds = 2;
 		reply.fds[0] = fd;
+		reply.fds[1] = conn;
 	}
+	/* Not delivered: the peer's end is closed here, the reader drops ours. */
 	ret = rte_mp_reply(&reply, peer);
 	if (fd >= 0)
 		close(fd);
+	if (conn >= 0)
+		close(conn);
 	return ret;
 }
 
@@ -500,6 +794,12 @@ mdevx_share_test_ack_delay(unsigned int ms)
 }
 
 int
+mdevx_share_test_conn_fd(const struct mdevx_share_dev *dev)
+{
+	return dev != NULL && !dev->primary ? dev->conn_fd : -1;
+}
+
+int
 mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
 			      uint64_t generation, struct rte_mp_msg *msg)
 {
@@ -521,17 +821,20 @@ mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_id
 
 /*
  * Withdrawal notifications are one-way (rte_mp_sendmsg(), to every
- * secondary) and so are their acknowledgements (each secondary's, to the
- * primary). A withdrawal waits for the secondaries that attached the
- * device and are alive, each acknowledgement counted by the socket it
- * came from: a secondary that never attached (a monitoring tool that does
- * not load this library, say) costs nothing. A sequence number in the
+ * secondary) and so are their acknowledgements (each secondary's, on its
+ * connection). A withdrawal waits for the peers attached to the device
+ * when it starts, each acknowledgement counted for the connection it
+ * came on, each peer whose connection closes counted as done: a
+ * secondary that never attached (a monitoring tool that does not load
+ * this library, say) costs nothing. A sequence number in the
  * notification finds the waiter; an acknowledgement of another
- * notification, or from another process, counts for nothing.
+ * notification counts for nothing.
  */
 
 struct pending_notify {
-	uint64_t seq;			/* 0 = slot free */
+	uint64_t seq;
+	bool armed;			/* false: slot free or being filled */
+	bool busy;			/* taken by a withdrawal */
 	uint64_t cookie;
 	uint64_t generation;
 	uint32_t rec_idx;
@@ -542,7 +845,7 @@ struct pending_notify {
 	uint32_t nb_gone;
 	bool acked[MAX_PEERS];
 	bool gone[MAX_PEERS];
-	struct mp_peer expect[MAX_PEERS];
+	uint64_t expect[MAX_PEERS];	/* peer ids */
 };
 
 static struct pending_notify pending[MAX_PENDING];
@@ -550,21 +853,20 @@ static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pending_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t pending_seq;
 
-/* Primary, acknowledgement reader: an acknowledgement from process @p pid. */
+/* Primary, reader: an acknowledgement from peer @p id. */
 static void
-notify_ack(const struct mp_param *ack, pid_t pid)
+notify_ack(const struct mp_param *ack, uint64_t id)
 {
 	pthread_mutex_lock(&pending_lock);
 	for (int i = 0; i < MAX_PENDING; i++) {
 		struct pending_notify *pn = &pending[i];
 
-		if (pn->seq == 0 || pn->seq != ack->seq || pn->cookie != ack->cookie ||
+		if (!pn->armed || pn->seq != ack->seq || pn->cookie != ack->cookie ||
 		    pn->op != (uint32_t)ack->status || pn->rec_idx != ack->rec_idx ||
 		    pn->generation != ack->generation || strcmp(pn->devstr, ack->devstr) != 0)
 			continue;
 		for (uint32_t k = 0; k < pn->nb_expect; k++) {
-			/* once per expected secondary: a process that attached twice counts once */
-			if (!pn->acked[k] && !pn->gone[k] && pn->expect[k].pid == pid) {
+			if (!pn->acked[k] && !pn->gone[k] && pn->expect[k] == id) {
 				pn->acked[k] = true;
 				pn->nb_acked++;
 				pthread_cond_broadcast(&pending_cond);
@@ -574,77 +876,77 @@ notify_ack(const struct mp_param *ack, pid_t pid)
 	pthread_mutex_unlock(&pending_lock);
 }
 
+/* Primary, share_devs_lock held: peer @p id is gone; no withdrawal waits for it. */
+static void
+notify_peer_gone(uint64_t id)
+{
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < MAX_PENDING; i++) {
+		struct pending_notify *pn = &pending[i];
+
+		for (uint32_t k = 0; pn->armed && k < pn->nb_expect; k++) {
+			if (!pn->acked[k] && !pn->gone[k] && pn->expect[k] == id) {
+				pn->gone[k] = true;
+				pn->nb_gone++;
+				pthread_cond_broadcast(&pending_cond);
+			}
+		}
+	}
+	pthread_mutex_unlock(&pending_lock);
+}
+
 /*
- * Primary, acknowledgement reader: a refresh request. Any process may send
- * one: it costs a bulk query of a published bulk, nothing else.
+ * Primary, reader: a refresh request of peer @p id, for a device it is
+ * attached to: it costs a bulk query of a published bulk, nothing else.
  */
 static void
-peer_refresh(const struct mp_param *p)
+peer_refresh(const struct mp_param *p, uint64_t id)
 {
 	struct mdevx_share_dev *dev;
 
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_instance_locked(p->devstr, p->cookie);
-	if (dev != NULL && dev->primary)
+	dev = peer_dev_locked(id, NULL);
+	if (dev != NULL && dev->primary && dev->cookie == p->cookie &&
+	    strcmp(dev->devstr, p->devstr) == 0)
 		snap_request(dev->snap, p->rec_idx, p->generation);
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
-/* Primary, acknowledgement reader: one message of secondary @p pid. */
+/* Primary, reader: one message of peer @p id. */
 static void
-peer_msg(const struct mp_param *p, pid_t pid)
+peer_msg(const struct mp_param *p, uint64_t id)
 {
 	if (p->op == MP_OP_ACK)
-		notify_ack(p, pid);
-	else if (p->op == MP_OP_DETACH)
-		peer_detach(p, pid);
+		notify_ack(p, id);
+	else if (p->op == MP_OP_HELLO)
+		peer_hello(p, id);
 	else if (p->op == MP_OP_RULE_ADD || p->op == MP_OP_RULE_DEL)
-		peer_rule_msg(p, pid);
+		peer_rule_msg(p, id);
 	else if (p->op == MP_OP_REFRESH)
-		peer_refresh(p);
-}
-
-/* pending_lock held: the expected peers that died meanwhile count as done. */
-static void
-notify_prune_dead(struct pending_notify *pn)
-{
-	for (uint32_t k = 0; k < pn->nb_expect; k++) {
-		if (!pn->acked[k] && !pn->gone[k] && !peer_alive(&pn->expect[k])) {
-			pn->gone[k] = true;
-			pn->nb_gone++;
-		}
-	}
+		peer_refresh(p, id);
 }
 
 /*
  * Primary: tell every secondary, wait (bounded) for the acknowledgements
- * of those attached to @p dev. Returns how many acknowledged; @p nb_sent
- * receives how many were waited for, @p complete (may be NULL) whether
- * each of them acknowledged or died.
+ * of the peers attached to @p dev. Returns how many acknowledged;
+ * @p nb_sent receives how many were waited for, @p complete (may be
+ * NULL) whether each of them acknowledged or is gone.
  */
 unsigned int
 notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, uint64_t gen,
 		int *nb_sent, bool *complete)
 {
-	struct mp_peer expect[MAX_PEERS];
 	struct pending_notify *pn = NULL;
-	struct timespec now, deadline;
+	struct timespec deadline;
 	struct mp_param p;
 	struct rte_mp_msg req;
-	uint32_t nb_expect = 0;
 	unsigned int acked;
 
-	/* Who must answer: the attached secondaries alive now. */
-	pthread_mutex_lock(&share_devs_lock);
-	for (uint32_t i = 0; i < dev->nb_peers; i++)
-		if (peer_alive(&dev->peers[i]))
-			expect[nb_expect++] = dev->peers[i];
-	pthread_mutex_unlock(&share_devs_lock);
-
+	/* A slot first: never waited for with share_devs_lock held. */
 	pthread_mutex_lock(&pending_lock);
 	for (;;) {
 		for (int i = 0; i < MAX_PENDING && pn == NULL; i++)
-			if (pending[i].seq == 0)
+			if (!pending[i].busy)
 				pn = &pending[i];
 		if (pn != NULL)
 			break;
@@ -652,15 +954,25 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 		pthread_cond_wait(&pending_cond, &pending_lock);
 	}
 	memset(pn, 0, sizeof(*pn));
+	pn->busy = true;
+	pthread_mutex_unlock(&pending_lock);
+
+	/* Who must answer: the peers attached now (a peer that goes is counted done). */
+	pthread_mutex_lock(&share_devs_lock);
+	pthread_mutex_lock(&pending_lock);
 	pn->cookie = dev->cookie;
 	pn->generation = gen;
 	pn->rec_idx = rec_idx;
 	pn->op = op;
 	pn->devstr = dev->devstr;
-	pn->nb_expect = nb_expect;
-	memcpy(pn->expect, expect, nb_expect * sizeof(expect[0]));
+	/* Not those still in their handshake: they read nothing of the device yet. */
+	for (uint32_t i = 0; i < MAX_CONNS && pn->nb_expect < MAX_PEERS; i++)
+		if (peers[i].dev == dev && peers[i].state == PEER_LIVE)
+			pn->expect[pn->nb_expect++] = peer_id(i);
 	pn->seq = ++pending_seq;
+	pn->armed = true;
 	pthread_mutex_unlock(&pending_lock);
+	pthread_mutex_unlock(&share_devs_lock);
 
 	memset(&p, 0, sizeof(p));
 	p.op = op;
@@ -673,7 +985,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	/*
 	 * Sent to every secondary (the attaching ones too: one whose attach
 	 * met this close orphans its device); one that cannot be reached is
-	 * seen as dead or not acknowledging below.
+	 * seen as gone or not acknowledging below.
 	 */
 	if (rte_mp_sendmsg(&req) != 0)
 		SHARE_LOG(DEBUG, "withdraw notification not sent to every secondary: %s",
@@ -688,24 +1000,9 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	}
 	pthread_mutex_lock(&pending_lock);
 	while (pn->nb_acked + pn->nb_gone < pn->nb_expect) {
-		struct timespec slice;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > deadline.tv_sec ||
-		    (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
-			break;
-		slice = now;
-		slice.tv_nsec += PEER_POLL_MS * 1000000L;
-		if (slice.tv_nsec >= 1000000000) {
-			slice.tv_sec++;
-			slice.tv_nsec -= 1000000000;
-		}
-		if (slice.tv_sec > deadline.tv_sec ||
-		    (slice.tv_sec == deadline.tv_sec && slice.tv_nsec > deadline.tv_nsec))
-			slice = deadline;
 		if (pthread_cond_clockwait(&pending_cond, &pending_lock, CLOCK_MONOTONIC,
-					   &slice) == ETIMEDOUT)
-			notify_prune_dead(pn);
+					   &deadline) == ETIMEDOUT)
+			break;
 	}
 	acked = pn->nb_acked;
 	*nb_sent = (int)pn->nb_expect;
@@ -715,27 +1012,11 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 		SHARE_LOG(WARNING, "%s: withdraw of record %u: %u of %u attached secondaries "
 			  "acknowledged within %u ms", dev->devstr, rec_idx, pn->nb_acked,
 			  pn->nb_expect - pn->nb_gone, dev->withdraw_timeout_ms);
-	pn->seq = 0;
+	pn->armed = false;
+	pn->busy = false;
 	pthread_cond_broadcast(&pending_cond);	/* a free slot for a waiter */
 	pthread_mutex_unlock(&pending_lock);
 	return acked;
-}
-
-/*
- * Secondary: the primary need not wait for us any more. One-way; if it is
- * lost, the primary waits for an acknowledgement that our handler still
- * sends (with nothing to unimport).
- */
-void
-send_detach(const struct mdevx_share_dev *dev)
-{
-	struct mp_param p;
-
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_DETACH;
-	p.cookie = dev->cookie;
-	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
-	ack_send(&p, ACK_SEND_TRIES);
 }
 
 /* One LIST request: device @p idx of the primary into @p devstr, *total. 0 or errno. */

@@ -3,8 +3,8 @@
  * Private declarations shared by the files of libmdevx_share:
  *   mdevx_share_dev.c   device open (primary), attach (secondary), close,
  *                       the primary's exit handler, the device list;
- *   mdevx_share_mp.c    rte_mp messages, the acknowledgement socket and its
- *                       reader, the secondaries attached to a device,
+ *   mdevx_share_mp.c    rte_mp messages, the connection of each attached
+ *                       secondary and the primary's reader of them,
  *                       withdrawal notifications;
  *   mdevx_share_slot.c  import slots (the handles of mdevx_share_imp_t);
  *   mdevx_share_rec.c   records (publish, withdraw, lookup, walk), imports
@@ -24,6 +24,7 @@
 #include <sys/queue.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <time.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -54,9 +55,10 @@ extern int mdevx_share_logtype;
 #endif
 
 #define MP_ACTION "mdevx_share_mp"	/* ours: DPDK's mlx5 uses common_mlx5_mp */
-#define MAX_PEERS 64			/* secondaries attached to one device */
+#define MAX_PEERS 64			/* secondaries attached to one device (handshakes too) */
 #define MAX_DEVS 64			/* devices open or attached in one process */
 #define ATTACH_TIMEOUT_S 5
+#define HANDSHAKE_MS 2000u		/* an attach's HELLO after the primary's reply */
 #define DEVSTR_MAX 128
 #define IMP_CHUNK_SHIFT 12
 #define IMP_CHUNK (1u << IMP_CHUNK_SHIFT)
@@ -69,18 +71,23 @@ enum mp_op {
 	MP_OP_WITHDRAW = 2,		/* primary -> secondaries: unimport record */
 	MP_OP_WITHDRAW_ALL = 3,		/* primary -> secondaries: unimport all */
 	MP_OP_ACK = 4,			/* secondary -> primary: withdrawal done */
-	MP_OP_DETACH = 5,		/* secondary -> primary: closed the device */
+	MP_OP_DETACH = 5,		/* unused: a secondary detaches by closing its connection */
 	MP_OP_RULE_ADD = 6,		/* secondary -> primary: made a root rule */
 	MP_OP_RULE_DEL = 7,		/* secondary -> primary: removed a root rule */
 	MP_OP_REFRESH = 8,		/* secondary -> primary: refresh a counter snapshot */
 	MP_OP_LIST = 9,			/* secondary -> primary (request): device rec_idx */
+	MP_OP_HELLO = 10,		/* secondary -> primary: attach complete */
 };
 
-/* A secondary attached to a device of the primary: its IPC socket. */
-struct mp_peer {
-	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
-	pid_t pid;
-};
+/*
+ * Messages a secondary sends the primary (ACK, HELLO, RULE_ADD, RULE_DEL,
+ * REFRESH) go on its own connection to the primary, one end of a
+ * socketpair the primary made at the ATTACH and passed in its reply: the
+ * primary knows the sender by the connection a message came on, never
+ * by anything the message or its credentials claim. A peer's identity in
+ * the primary is a 64-bit id: its connection slot and that slot's
+ * generation (never reused while the primary runs).
+ */
 
 /*
  * A device is named in every message by its whole device string and its
@@ -158,11 +165,13 @@ struct share_rule {
 	uint32_t state;
 };
 
-/* Primary: a root rule a secondary announced (MP_OP_RULE_ADD). */
+/* Primary: a root rule a secondary announced (MP_OP_RULE_ADD), or one of ours. */
 struct peer_rule {
-	pid_t pid;
+	uint64_t owner;			/* the peer's id; 0: free entry */
 	uint32_t handle;
+	uint32_t hnext;			/* index + 1: next of its hash chain, or free */
 	uint32_t rec[2];
+	bool taken;			/* being removed on the device */
 	uint64_t rec_gen[2];
 };
 
@@ -186,9 +195,14 @@ struct mdevx_share_dev {
 	struct mdevx_obj **owned_set;
 	uint32_t owned_mask;
 	pthread_mutex_t wlock;		/* primary: one writer of the registry */
-	/* primary: the secondaries that attached (share_devs_lock) */
-	struct mp_peer peers[MAX_PEERS];
+	/* primary: connections of secondaries to this device (share_devs_lock) */
 	uint32_t nb_peers;
+	/*
+	 * secondary: our connection to the primary (conn_lock, a leaf lock:
+	 * sends never wait for another lock)
+	 */
+	int conn_fd;
+	pthread_mutex_t conn_lock;
 	/* imports of this process */
 	mdevx_share_lock_t lock;	/* write: import/unimport/notification */
 	/*
@@ -212,8 +226,16 @@ struct mdevx_share_dev {
 	uint32_t rules_free;		/* index + 1 */
 	uint32_t nb_rules;		/* RULE_LIVE */
 	struct peer_rule *prules;
-	uint32_t nb_prules;
+	uint32_t nb_prules;		/* secondaries' entries */
 	uint32_t prules_cap;
+	uint32_t *prule_buckets;	/* prules_cap of them: index + 1 */
+	uint32_t prule_mask;
+	uint32_t prule_free;		/* index + 1 */
+	uint32_t nb_dying;		/* entries of gone peers to remove (atomic) */
+	uint32_t reap_pos;
+	uint64_t nb_refused;		/* claims and removals refused */
+	/* held by the reader while it removes gone peers' rules; a close waits for it */
+	pthread_mutex_t reap_lock;
 };
 
 TAILQ_HEAD(mdevx_share_devs_head, mdevx_share_dev);
@@ -259,6 +281,15 @@ slot_handle(uint32_t idx, const struct imp_slot *s)
 	return h;
 }
 
+static inline uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* mdevx_share_dev.c */
 int check_dev(const struct mdevx_share_dev *dev);
 /* The telemetry commands: @p fn on every device, under the list's lock. */
@@ -272,9 +303,15 @@ struct mdevx_share_dev *find_instance_locked(const char *devstr, uint64_t cookie
 /* mdevx_share_mp.c */
 void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p);
 int mp_get(void);
-int ack_rx_start(void);
+int peers_start(void);
+void peers_release(const struct mdevx_share_dev *dev);
+struct mdevx_share_dev *peer_dev_locked(uint64_t id, pid_t *pid);
+uint32_t *peer_nb_rules_locked(uint64_t id);
 void ack_send(const struct mp_param *p, int tries);
-void send_detach(const struct mdevx_share_dev *dev);
+void conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries);
+void conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
+int send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms);
+void send_detach(struct mdevx_share_dev *dev);
 unsigned int notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx,
 			     uint64_t gen, int *nb_sent, bool *complete);
 
@@ -293,7 +330,8 @@ int primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked);
 uint32_t rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 		    const struct mdevx_obj *obj, int tries);
 uint32_t prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
-void peer_rule_msg(const struct mp_param *p, pid_t pid);
-void reap_dead_peers(void);
+void peer_rule_msg(const struct mp_param *p, uint64_t id);
+void prules_owner_gone(struct mdevx_share_dev *dev, uint64_t id);
+bool prules_reap(void);
 
 #endif /* MDEVX_SHARE_PRIVATE_H */

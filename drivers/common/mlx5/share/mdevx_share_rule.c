@@ -5,7 +5,7 @@
  * primary the rules its secondaries announced, removed when one dies.
  */
 #include <errno.h>
-#include <signal.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +110,10 @@ rule_free(struct mdevx_share_dev *dev, struct share_rule *r, uint32_t idx)
 	dev->rules_free = idx + 1;
 }
 
-/* Secondary: tell the primary about rule @p r (see ack_send() for @p tries). */
+static void self_rule_add(struct mdevx_share_dev *dev, uint32_t handle);
+static void self_rule_del(struct mdevx_share_dev *dev, uint32_t handle);
+
+/* Secondary: tell the primary about rule @p r (see conn_send() for @p tries). */
 static void
 rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_rule *r, int tries)
 {
@@ -127,7 +130,7 @@ rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_ru
 	p.rec_idx2 = r->rec[1];
 	p.generation2 = r->rec_gen[1];
 	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
-	ack_send(&p, tries);
+	conn_send(dev, &p, tries);
 }
 
 /*
@@ -162,6 +165,8 @@ rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 				  dev->devstr, r->handle, strerror(-rc));
 		else
 			rule_msg(dev, MP_OP_RULE_DEL, r, tries);
+		if (dev->primary)
+			self_rule_del(dev, r->handle);
 		r->rule = NULL;
 		r->state = RULE_GONE;
 		dev->nb_rules--;
@@ -172,52 +177,228 @@ rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 }
 
 /*
- * Primary: remove by handle the secondaries' rules that use record
- * @p rec_idx of generation @p gen (every one when rec_idx is UINT32_MAX),
- * or, with @p pid != 0, those of process @p pid. rules_lock held.
+ * Primary: the secondaries' rules, by handle (a hash on the handle in
+ * dev->prule_buckets, chains through hnext) and by owner (the peer's id).
+ * The primary's own rules are there too (OWNER_SELF), so that nobody can
+ * claim them. An entry whose owner is gone is OWNER_DYING until the
+ * reader removes it on the device; one being removed is "taken" and stays
+ * in the hash until its destroy returned: its handle is never claimed,
+ * and never destroyed twice. Device calls are made with no lock of ours
+ * but reap_lock (which only a device close waits for).
  */
+#define OWNER_SELF (UINT64_MAX - 1)
+#define OWNER_DYING UINT64_MAX
+#define RULES_PER_PEER (1u << 17)	/* rules one secondary may announce on a device */
+#define REMOVE_BATCH 256		/* rules removed per round, no lock held */
+
 static uint32_t
-prules_remove_locked(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen, pid_t pid)
+prule_bucket(const struct mdevx_share_dev *dev, uint32_t handle)
 {
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < dev->nb_prules;) {
-		struct peer_rule *e = &dev->prules[i];
-		bool hit;
-		int rc;
-
-		if (pid != 0)
-			hit = e->pid == pid;
-		else
-			hit = rec_idx == UINT32_MAX ||
-			      (e->rec[0] == rec_idx && e->rec_gen[0] == gen) ||
-			      (e->rec[1] == rec_idx && e->rec_gen[1] == gen);
-		if (!hit) {
-			i++;
-			continue;
-		}
-		rc = mdevx_rule_destroy_handle(dev->ctx, e->handle);
-		if (rc != 0 && rc != -ENOENT)
-			SHARE_LOG(ERR, "%s: removing rule %u of process %d: %s", dev->devstr,
-				  e->handle, (int)e->pid, strerror(-rc));
-		else
-			SHARE_LOG(DEBUG, "%s: removed rule %u of process %d", dev->devstr,
-				  e->handle, (int)e->pid);
-		*e = dev->prules[--dev->nb_prules];
-		n++;
-	}
-	return n;
+	return (handle * 2654435761u) & dev->prule_mask;
 }
 
+/* rules_lock held: the entry of @p handle (index into prules) or UINT32_MAX. */
+static uint32_t
+prule_find(const struct mdevx_share_dev *dev, uint32_t handle)
+{
+	if (dev->prule_buckets == NULL)
+		return UINT32_MAX;
+	for (uint32_t i = dev->prule_buckets[prule_bucket(dev, handle)]; i != 0;
+	     i = dev->prules[i - 1].hnext)
+		if (dev->prules[i - 1].handle == handle)
+			return i - 1;
+	return UINT32_MAX;
+}
+
+/* rules_lock held: twice the room, rehashed. 0, ENOMEM or ENOSPC. */
+static int
+prule_grow(struct mdevx_share_dev *dev)
+{
+	uint32_t cap = dev->prules_cap == 0 ? 64 : dev->prules_cap * 2;
+	struct peer_rule *e;
+	uint32_t *b;
+
+	if (dev->prules_cap >= PEER_RULES_MAX)
+		return ENOSPC;
+	b = calloc(cap, sizeof(*b));
+	if (b == NULL)
+		return ENOMEM;
+	e = realloc(dev->prules, (size_t)cap * sizeof(*e));
+	if (e == NULL) {
+		free(b);
+		return ENOMEM;
+	}
+	memset(e + dev->prules_cap, 0, (size_t)(cap - dev->prules_cap) * sizeof(*e));
+	free(dev->prule_buckets);
+	dev->prules = e;
+	dev->prule_buckets = b;
+	dev->prule_mask = cap - 1;
+	for (uint32_t i = 0; i < dev->prules_cap; i++) {
+		if (e[i].owner != 0) {
+			uint32_t k = prule_bucket(dev, e[i].handle);
+
+			e[i].hnext = b[k];
+			b[k] = i + 1;
+		}
+	}
+	for (uint32_t i = cap; i > dev->prules_cap; i--) {
+		e[i - 1].hnext = dev->prule_free;
+		dev->prule_free = i;
+	}
+	dev->prules_cap = cap;
+	return 0;
+}
+
+/* rules_lock held: a new entry for @p handle of @p owner (index), or UINT32_MAX, errno. */
+static uint32_t
+prule_new(struct mdevx_share_dev *dev, uint32_t handle, uint64_t owner)
+{
+	struct peer_rule *e;
+	uint32_t i, k;
+	int err;
+
+	if (dev->prule_free == 0) {
+		err = prule_grow(dev);
+		if (err != 0) {
+			errno = err;
+			return UINT32_MAX;
+		}
+	}
+	i = dev->prule_free - 1;
+	e = &dev->prules[i];
+	dev->prule_free = e->hnext;
+	memset(e, 0, sizeof(*e));
+	e->owner = owner;
+	e->handle = handle;
+	e->rec[0] = UINT32_MAX;
+	e->rec[1] = UINT32_MAX;
+	k = prule_bucket(dev, handle);
+	e->hnext = dev->prule_buckets[k];
+	dev->prule_buckets[k] = i + 1;
+	if (owner != OWNER_SELF)
+		dev->nb_prules++;
+	return i;
+}
+
+/* rules_lock held: entry @p i out of the hash and the counts. */
+static void
+prule_free(struct mdevx_share_dev *dev, uint32_t i)
+{
+	struct peer_rule *e = &dev->prules[i];
+	uint32_t *link = &dev->prule_buckets[prule_bucket(dev, e->handle)];
+
+	while (*link != 0 && *link != i + 1)
+		link = &dev->prules[*link - 1].hnext;
+	if (*link == i + 1)
+		*link = e->hnext;
+	if (e->owner != OWNER_SELF)
+		dev->nb_prules--;
+	if (e->owner == OWNER_DYING && !e->taken)
+		__atomic_store_n(&dev->nb_dying, dev->nb_dying - 1, __ATOMIC_RELAXED);
+	memset(e, 0, sizeof(*e));
+	e->hnext = dev->prule_free;
+	dev->prule_free = i + 1;
+}
+
+static void
+prule_set_recs(struct peer_rule *e, const struct mp_param *p)
+{
+	e->rec[0] = p->rec_idx;
+	e->rec_gen[0] = p->generation;
+	e->rec[1] = p->rec_idx2;
+	e->rec_gen[1] = p->generation2;
+}
+
+/* Primary, rules_lock held: our own rule @p handle, that nobody may claim. */
+static void
+self_rule_add(struct mdevx_share_dev *dev, uint32_t handle)
+{
+	uint32_t i = prule_find(dev, handle);
+
+	if (i != UINT32_MAX && !dev->prules[i].taken) {
+		/* The kernel just gave us the handle: whoever claimed it lied. */
+		SHARE_LOG(WARNING, "%s: rule %u was claimed by peer %#" PRIx64 " before it "
+			  "existed: ours now", dev->devstr, handle, dev->prules[i].owner);
+		prule_free(dev, i);
+	}
+	if (prule_new(dev, handle, OWNER_SELF) == UINT32_MAX)
+		SHARE_LOG(WARNING, "%s: own rule %u not recorded: %s", dev->devstr, handle,
+			  strerror(errno));
+}
+
+/* Primary, rules_lock held: our own rule @p handle is gone. */
+static void
+self_rule_del(struct mdevx_share_dev *dev, uint32_t handle)
+{
+	uint32_t i = prule_find(dev, handle);
+
+	if (i != UINT32_MAX && dev->prules[i].owner == OWNER_SELF)
+		prule_free(dev, i);
+}
+
+/*
+ * Remove on the device the handles @p idx[@p n] (entries taken), with
+ * no lock of ours held, then their entries.
+ */
+static void
+prules_destroy(struct mdevx_share_dev *dev, const uint32_t *idx, const uint32_t *handle,
+	       const uint64_t *owner, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		int rc = mdevx_rule_destroy_handle(dev->ctx, handle[k]);
+
+		if (rc != 0 && rc != -ENOENT)
+			SHARE_LOG(ERR, "%s: removing rule %u of peer %#" PRIx64 ": %s",
+				  dev->devstr, handle[k], owner[k], strerror(-rc));
+		else
+			SHARE_LOG(DEBUG, "%s: removed rule %u of peer %#" PRIx64, dev->devstr,
+				  handle[k], owner[k]);
+	}
+	pthread_mutex_lock(&dev->rules_lock);
+	for (uint32_t k = 0; k < n; k++)
+		prule_free(dev, idx[k]);
+	pthread_mutex_unlock(&dev->rules_lock);
+}
+
+/*
+ * Primary: remove by handle the secondaries' rules that use record
+ * @p rec_idx of generation @p gen (every one when rec_idx is UINT32_MAX):
+ * those a withdrawal still finds once its wait is over (a secondary that
+ * did not remove its own in time), before the object is destroyed.
+ * Device calls outside rules_lock. Returns how many were removed.
+ */
 uint32_t
 prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 {
-	uint32_t n;
+	uint32_t idx[REMOVE_BATCH], handle[REMOVE_BATCH], total = 0, pos = 0, n;
+	uint64_t owner[REMOVE_BATCH];
 
-	pthread_mutex_lock(&dev->rules_lock);
-	n = prules_remove_locked(dev, rec_idx, gen, 0);
-	pthread_mutex_unlock(&dev->rules_lock);
-	return n;
+	do {
+		n = 0;
+		pthread_mutex_lock(&dev->rules_lock);
+		for (; pos < dev->prules_cap && n < REMOVE_BATCH; pos++) {
+			struct peer_rule *e = &dev->prules[pos];
+
+			if (e->owner == 0 || e->owner == OWNER_SELF || e->taken)
+				continue;
+			if (rec_idx != UINT32_MAX &&
+			    !(e->rec[0] == rec_idx && e->rec_gen[0] == gen) &&
+			    !(e->rec[1] == rec_idx && e->rec_gen[1] == gen))
+				continue;
+			if (e->owner == OWNER_DYING)
+				__atomic_store_n(&dev->nb_dying, dev->nb_dying - 1,
+						 __ATOMIC_RELAXED);
+			e->taken = true;
+			idx[n] = pos;
+			handle[n] = e->handle;
+			owner[n] = e->owner;
+			n++;
+		}
+		pthread_mutex_unlock(&dev->rules_lock);
+		prules_destroy(dev, idx, handle, owner, n);
+		total += n;
+	} while (n == REMOVE_BATCH);
+	return total;
 }
 
 #ifdef MDEVX_SHARE_TEST_HOOKS
@@ -234,131 +415,152 @@ mdevx_share_test_rule_msg(const struct mdevx_share_dev *dev, int add, uint32_t h
 }
 #endif
 
-/* Primary, rules_lock held: is @p handle one of our own live rules? */
+/* Log refusals 1, 2, 4, 8, ...: a flood of them is no flood of the log. */
 static bool
-own_rule_handle(const struct mdevx_share_dev *dev, uint32_t handle)
+refusal_logged(struct mdevx_share_dev *dev)
 {
-	for (uint32_t i = 0; i < dev->rules_cap; i++)
-		if (dev->rules[i].state == RULE_LIVE && dev->rules[i].handle == handle)
-			return true;
-	return false;
+	uint64_t n = ++dev->nb_refused;
+
+	return (n & (n - 1)) == 0;
 }
 
-/* Primary, rules_lock held: record rule @p p of process @p pid. 0 or ENOMEM/ENOSPC. */
-static int
-prule_append(struct mdevx_share_dev *dev, const struct mp_param *p, pid_t pid)
+static const char *
+owner_name(uint64_t owner)
 {
-	struct peer_rule *e;
-
-	if (dev->nb_prules == dev->prules_cap) {
-		uint32_t cap = dev->prules_cap == 0 ? 64 : dev->prules_cap * 2;
-
-		if (dev->prules_cap >= PEER_RULES_MAX)
-			return ENOSPC;
-		e = realloc(dev->prules, (size_t)cap * sizeof(*e));
-		if (e == NULL)
-			return ENOMEM;
-		dev->prules = e;
-		dev->prules_cap = cap;
-	}
-	e = &dev->prules[dev->nb_prules++];
-	e->pid = pid;
-	e->handle = p->handle;
-	e->rec[0] = p->rec_idx;
-	e->rec_gen[0] = p->generation;
-	e->rec[1] = p->rec_idx2;
-	e->rec_gen[1] = p->generation2;
-	return 0;
-}
-
-/* share_devs_lock held: is @p pid a secondary attached to @p dev? */
-static bool
-peer_attached_locked(const struct mdevx_share_dev *dev, pid_t pid)
-{
-	for (uint32_t i = 0; i < dev->nb_peers; i++)
-		if (dev->peers[i].pid == pid)
-			return true;
-	return false;
+	return owner == OWNER_SELF ? "the primary" :
+	       owner == OWNER_DYING ? "a peer that is gone" : "another peer";
 }
 
 /*
- * Primary, acknowledgement reader: secondary @p pid made or removed a rule.
- * Only an attached secondary of the device's instance counts; the entry is
- * only ever used to remove that handle when the secondary is gone or a
- * withdrawal finds it, and a handle already known is replaced (it was
- * freed and made again).
+ * Primary, reader: peer @p id made or removed a rule. Only a peer of the
+ * device's instance counts. A claim of a handle recorded for another
+ * owner (a live peer, the primary, one gone whose rules are being
+ * removed) is refused, and so is a removal of a rule that is not the
+ * sender's; a peer records at most RULES_PER_PEER rules. The entry is
+ * only ever used to remove that handle when the peer is gone or a
+ * withdrawal finds it.
  */
 void
-peer_rule_msg(const struct mp_param *p, pid_t pid)
+peer_rule_msg(const struct mp_param *p, uint64_t id)
 {
 	struct mdevx_share_dev *dev;
+	uint32_t *count, i;
+	pid_t pid = 0;
 
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(p->devstr);
+	dev = peer_dev_locked(id, &pid);
 	if (dev == NULL || !dev->primary || dev->cookie != p->cookie ||
-	    !peer_attached_locked(dev, pid)) {
+	    strcmp(dev->devstr, p->devstr) != 0) {
 		pthread_mutex_unlock(&share_devs_lock);
-		SHARE_LOG(DEBUG, "rule message %u from process %d: not an attached secondary "
-			  "of %s: ignored", p->op, (int)pid, p->devstr);
+		SHARE_LOG(DEBUG, "rule message %u of peer %#" PRIx64 ": not for its device: "
+			  "ignored", p->op, id);
 		return;
 	}
+	count = peer_nb_rules_locked(id);
 	pthread_mutex_lock(&dev->rules_lock);
-	for (uint32_t i = 0; i < dev->nb_prules; i++) {
-		if (dev->prules[i].handle != p->handle)
-			continue;
-		if (p->op == MP_OP_RULE_DEL && dev->prules[i].pid != pid)
-			break;		/* not theirs to forget */
-		dev->prules[i] = dev->prules[--dev->nb_prules];
-		break;
-	}
-	if (p->op == MP_OP_RULE_ADD) {
-		if (own_rule_handle(dev, p->handle))
-			SHARE_LOG(WARNING, "%s: process %d announced rule %u, one of ours: ignored",
-				  dev->devstr, (int)pid, p->handle);
-		else if (prule_append(dev, p, pid) != 0)
-			SHARE_LOG(ERR, "%s: no room for rule %u of process %d: it is not removed "
+	i = prule_find(dev, p->handle);
+	if (p->op == MP_OP_RULE_DEL) {
+		if (i != UINT32_MAX && dev->prules[i].owner == id && !dev->prules[i].taken) {
+			prule_free(dev, i);
+			(*count)--;
+		} else if (i != UINT32_MAX && refusal_logged(dev)) {
+			SHARE_LOG(WARNING, "%s: pid %d (by its socket) removes rule %u of %s: "
+				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->handle,
+				  owner_name(dev->prules[i].owner), dev->nb_refused);
+		}
+	} else if (i != UINT32_MAX) {
+		if (dev->prules[i].owner == id && !dev->prules[i].taken)
+			prule_set_recs(&dev->prules[i], p);	/* freed and made again */
+		else if (refusal_logged(dev))
+			SHARE_LOG(WARNING, "%s: pid %d (by its socket) claims rule %u of %s: "
+				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->handle,
+				  owner_name(dev->prules[i].owner), dev->nb_refused);
+	} else if (*count >= RULES_PER_PEER) {
+		if (refusal_logged(dev))
+			SHARE_LOG(ERR, "%s: pid %d (by its socket) has %u rules recorded: rule %u "
+				  "refused, it is not removed if the process dies", dev->devstr,
+				  (int)pid, RULES_PER_PEER, p->handle);
+	} else {
+		i = prule_new(dev, p->handle, id);
+		if (i == UINT32_MAX) {
+			SHARE_LOG(ERR, "%s: no room for rule %u of pid %d: it is not removed "
 				  "if the process dies", dev->devstr, p->handle, (int)pid);
+		} else {
+			prule_set_recs(&dev->prules[i], p);
+			(*count)++;
+		}
 	}
 	pthread_mutex_unlock(&dev->rules_lock);
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
 /*
- * Primary, acknowledgement reader, every REAP_PERIOD_MS: remove the rules
- * of secondaries that died (their rules are in our uverbs file: only we
- * can). A pid reused by a new process before the check keeps them.
+ * Primary, reader, share_devs_lock held: peer @p id is gone; its rules
+ * (in our uverbs file: only we can remove them) are left to
+ * prules_reap(), no device call here.
  */
 void
-reap_dead_peers(void)
+prules_owner_gone(struct mdevx_share_dev *dev, uint64_t id)
 {
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&dev->rules_lock);
+	for (uint32_t i = 0; i < dev->prules_cap; i++) {
+		if (dev->prules[i].owner == id) {
+			dev->prules[i].owner = OWNER_DYING;
+			n++;
+		}
+	}
+	__atomic_store_n(&dev->nb_dying, dev->nb_dying + n, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&dev->rules_lock);
+	if (n > 0)
+		SHARE_LOG(NOTICE, "%s: peer %#" PRIx64 " gone with %u rules: removing them",
+			  dev->devstr, id, n);
+}
+
+/*
+ * Primary, reader: remove up to REMOVE_BATCH rules of peers that are
+ * gone, on one device, holding only its reap_lock during the device
+ * calls (an attach, a withdrawal, the reader's other work never wait for
+ * it). Returns whether any were found (call again).
+ */
+bool
+prules_reap(void)
+{
+	uint32_t idx[REMOVE_BATCH], handle[REMOVE_BATCH], n = 0;
+	uint64_t owner[REMOVE_BATCH];
 	struct mdevx_share_dev *dev;
 
 	pthread_mutex_lock(&share_devs_lock);
-	TAILQ_FOREACH(dev, &share_devs, next) {
-		pid_t dead[MAX_PEERS];
-		uint32_t nb_dead = 0;
-
-		if (!dev->primary)
-			continue;
-		pthread_mutex_lock(&dev->rules_lock);
-		for (uint32_t i = 0; i < dev->nb_prules && nb_dead < MAX_PEERS; i++) {
-			pid_t pid = dev->prules[i].pid;
-			bool known = false;
-
-			for (uint32_t k = 0; k < nb_dead && !known; k++)
-				known = dead[k] == pid;
-			if (!known && kill(pid, 0) != 0 && errno == ESRCH)
-				dead[nb_dead++] = pid;
-		}
-		for (uint32_t k = 0; k < nb_dead; k++) {
-			uint32_t n = prules_remove_locked(dev, 0, 0, dead[k]);
-
-			SHARE_LOG(NOTICE, "%s: process %d died with %u rules: removed", dev->devstr,
-				  (int)dead[k], n);
-		}
-		pthread_mutex_unlock(&dev->rules_lock);
+	TAILQ_FOREACH(dev, &share_devs, next)
+		if (dev->primary && __atomic_load_n(&dev->nb_dying, __ATOMIC_RELAXED) > 0)
+			break;
+	if (dev == NULL) {
+		pthread_mutex_unlock(&share_devs_lock);
+		return false;
 	}
+	/* A close waits for it after taking the device off the list. */
+	pthread_mutex_lock(&dev->reap_lock);
 	pthread_mutex_unlock(&share_devs_lock);
+	pthread_mutex_lock(&dev->rules_lock);
+	for (uint32_t k = 0; k < dev->prules_cap && n < REMOVE_BATCH; k++) {
+		uint32_t pos = (dev->reap_pos + k) % dev->prules_cap;
+		struct peer_rule *e = &dev->prules[pos];
+
+		if (e->owner != OWNER_DYING || e->taken)
+			continue;
+		e->taken = true;
+		__atomic_store_n(&dev->nb_dying, dev->nb_dying - 1, __ATOMIC_RELAXED);
+		idx[n] = pos;
+		handle[n] = e->handle;
+		owner[n] = e->owner;
+		n++;
+		dev->reap_pos = pos;
+	}
+	pthread_mutex_unlock(&dev->rules_lock);
+	prules_destroy(dev, idx, handle, owner, n);
+	pthread_mutex_unlock(&dev->reap_lock);
+	return true;
 }
 
 /* ---------------------------------------------------------------- */
@@ -457,6 +659,8 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 			h = rule_id(idx, r);
 			/* Under the lock: a removal's message never overtakes this one. */
 			rule_msg(dev, MP_OP_RULE_ADD, r, RULE_MSG_TRIES);
+			if (dev->primary)
+				self_rule_add(dev, r->handle);
 		}
 	}
 	pthread_mutex_unlock(&dev->rules_lock);
@@ -493,6 +697,8 @@ mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 		}
 		rule_msg(dev, MP_OP_RULE_DEL, r, RULE_MSG_TRIES);
 		__atomic_store_n(&dev->nb_rules, dev->nb_rules - 1, __ATOMIC_RELAXED);
+		if (dev->primary)
+			self_rule_del(dev, r->handle);
 	}
 	rule_free(dev, r, idx);
 	pthread_mutex_unlock(&dev->rules_lock);
