@@ -172,7 +172,22 @@ check "table: the service line" grep -q "counter service: every $period ms" "$tm
 first=$(sed -n 's/^hold: counters-0 packets=\([0-9]*\) bytes=\([0-9]*\).*/\1 \2/p' "$tmp/injected")
 check "table: counters-0's total" grep -Eq "^ +total +${first% *} +${first#* }\$" "$tmp/table"
 echo "== mlx5-share-info --watch"
-timeout --preserve-status -s INT 2 "$tool" --file-prefix="$prefix" -- --watch 0.3 >"$tmp/watch" 2>"$tmp/err"
+# run_watch OUT PATTERN N ARGS...: the tool with ARGS, output to OUT, until
+# OUT holds N lines matching PATTERN (at most 120 s), then SIGINT; its status.
+run_watch() {
+	local out=$1 pat=$2 want=$3 pid i
+	shift 3
+	"$tool" --file-prefix="$prefix" -- "$@" >"$out" 2>"$tmp/err" &
+	pid=$!
+	for i in $(seq 1200); do
+		[ "$(grep -c -- "$pat" "$out")" -ge "$want" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+}
+run_watch "$tmp/watch" "round [0-9]*\$" 3 --watch 0.3
 check "--watch: ends with status 0 on SIGINT" test $? -eq 0
 check "--watch into a file: no terminal escapes" bash -c "! grep -q \$'\\033' '$tmp/watch'"
 check "--watch into a file: one table after the other" grep -q "round 2\$" "$tmp/watch"
@@ -183,8 +198,9 @@ import os, pty, select, signal, sys, time
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(sys.argv[2], sys.argv[2:])
-out, end = b"", time.time() + 2
-while time.time() < end:
+# until the screen was redrawn twice (at most 120 s), then SIGINT
+out, end = b"", time.time() + 120
+while time.time() < end and out.count(b"\033[H") < 2:
     if select.select([fd], [], [], 0.1)[0]:
         try:
             out += os.read(fd, 65536)
@@ -205,7 +221,7 @@ sys.exit(0 if os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0 else 1)
 PY
 check "--watch on a terminal: ends with status 0 on SIGINT" test $? -eq 0
 check "--watch on a terminal: redraws in place" grep -q $'\033\\[H' "$tmp/watchtty"
-timeout --preserve-status -s INT 2 "$tool" --file-prefix="$prefix" -- --watch 0.3 --json >"$tmp/watchj" 2>"$tmp/err"
+run_watch "$tmp/watchj" '^{' 2 --watch 0.3 --json
 check "--watch --json: lines of JSON" python3 -c '
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
