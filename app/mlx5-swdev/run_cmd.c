@@ -15,6 +15,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <link.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -305,14 +306,43 @@ find_lib(char *buf, size_t size)
 	return 0;
 }
 
-/* LD_PRELOAD with @p lib first, or after a leading sanitizer runtime. */
+static int
+find_tsan(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char *out = arg;
+
+	(void)size;
+	if (info->dlpi_name != NULL && strstr(info->dlpi_name, "/libtsan.so") != NULL &&
+	    strlen(info->dlpi_name) < PATH_MAX) {
+		strcpy(out, info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * LD_PRELOAD with @p lib first, or after a leading sanitizer runtime. A
+ * launcher built with ThreadSanitizer (a TSan build of the project, whose
+ * programs it runs) puts its own runtime first when LD_PRELOAD names none:
+ * TSan must initialise before any interceptor of ours runs.
+ */
 static char *
 preload_value(const char *lib)
 {
 	const char *old = getenv("LD_PRELOAD");
+	char tsan[PATH_MAX] = "";
 	size_t len;
 	char *v;
 
+	if ((old == NULL || strstr(old, "libtsan") == NULL) &&
+	    dl_iterate_phdr(find_tsan, tsan) == 1) {
+		len = strlen(tsan) + strlen(lib) + (old != NULL ? strlen(old) : 0) + 3;
+		v = malloc(len);
+		if (v != NULL)
+			snprintf(v, len, "%s:%s%s%s", tsan, lib, old != NULL && old[0] != '\0' ?
+				 ":" : "", old != NULL ? old : "");
+		return v;
+	}
 	if (old == NULL || old[0] == '\0')
 		return strdup(lib);
 	len = strlen(old) + strlen(lib) + 2;
