@@ -28,6 +28,10 @@
  *	primary, says the honest one's log), the import stays live; the
  *	primary's own withdrawal then revokes it.
  *
+ * test_rogue_ack_flood
+ *	three rogues flood their connections with acknowledgements: an honest
+ *	secondary attaches and imports meanwhile, and a withdrawal gets
+ *	every acknowledgement (its and the rogues' libraries').
  * test_rogue_fd_flood
  *	1,000 requests to the primary and 1,000 forged withdrawals to a
  *	secondary, each carrying 8 descriptors: neither process's count of
@@ -41,6 +45,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -1942,6 +1947,108 @@ test_rogue_phantom_peers(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * R: attached; floods its connection with acknowledgements (every
+ * sequence number but the current ones, and wrong devices and ops) as
+ * fast as it can until stop, counting those sent in val[1]. Its own
+ * library still acknowledges the primary's notifications.
+ */
+static int
+role_ack_flooder(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	struct mp_param p;
+	uint64_t k = 0;
+	int ret = 1, fd;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	fd = mdevx_share_test_conn_fd(dev);
+	ROLE_CHECK(fd >= 0, "no connection");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		memset(&p, 0, sizeof(p));
+		p.op = MP_OP_ACK;
+		p.status = (int32_t)(k % 3 == 0 ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW);
+		p.rec_idx = (uint32_t)(k % 20);
+		p.generation = k;
+		p.cookie = k % 2 ? mdevx_share_dev_cookie(dev) : k;
+		p.seq = UINT64_MAX - k;
+		snprintf(p.devstr, sizeof(p.devstr), "%s", k % 5 ? DEVSTR : "swdev:mlx5_9");
+		if (send(fd, &p, sizeof(p), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(p))
+			__atomic_add_fetch(&s->val[1], 1, __ATOMIC_RELAXED);
+		else
+			sched_yield();	/* its queue is full: the primary reads a burst a turn */
+		k++;
+	}
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_ack_flooder, role_ack_flooder);
+
+/*
+ * An acknowledgement flood: while NB_FLOODERS rogues flood their
+ * connections with acknowledgements, an honest secondary attaches and
+ * imports, and a withdrawal gets every acknowledgement (the honest one's
+ * and the rogues' libraries'). On 2 CPUs the primary's reader keeps up
+ * even when it drains each connection whole (a planted PEER_BURST of
+ * INT_MAX passes): this shows the flood costs nothing, not the turn bound.
+ */
+#define NB_FLOODERS 3
+
+static int
+test_rogue_ack_flood(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 10000 };
+	struct rogue_sync *s = sync_mz->addr;
+	unsigned int acked = 0;
+	uint64_t t0, dt, sent0, sent1, sent2;
+	int rc;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", NULL, NULL), "publish");
+	for (int i = 0; i < NB_FLOODERS; i++)
+		TEST_ASSERT(test_children_spawn(&children, "rogue_ack_flooder", 0, NULL) > 0,
+			    "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, NB_FLOODERS, WAIT_MS), "flooders not ready");
+	t0 = test_now_ms();
+	while (__atomic_load_n(&s->val[1], __ATOMIC_RELAXED) < 10000 && test_now_ms() < t0 + WAIT_MS)
+		usleep(1000);
+	sent0 = __atomic_load_n(&s->val[1], __ATOMIC_RELAXED);
+	TEST_ASSERT(sent0 >= 10000, "the flood did not start (%" PRIu64 " sent)", sent0);
+	/* Attach and import under the flood. */
+	TEST_ASSERT(test_children_spawn(&children, "rogue_ack_victim", 0, NULL) > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, NB_FLOODERS + 1, WAIT_MS), "honest secondary not ready");
+	sent1 = __atomic_load_n(&s->val[1], __ATOMIC_RELAXED);
+	t0 = test_now_ms();
+	rc = mdevx_share_withdraw(pdev[0], "c", &acked);
+	dt = test_now_ms() - t0;
+	sent2 = __atomic_load_n(&s->val[1], __ATOMIC_RELAXED);
+	printf("withdrawal: %u acknowledged in %" PRIu64 " ms; forged acknowledgements: %"
+	       PRIu64 " before, %" PRIu64 " while the honest one attached, %" PRIu64
+	       " during the withdrawal\n", acked, dt, sent0, sent1 - sent0, sent2 - sent1);
+	sync_set(&s->go, 1);
+	sync_set(&s->stop, 1);
+	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
+	TEST_ASSERT_EQUAL(acked, NB_FLOODERS + 1,
+			  "acknowledgements (the honest one's and the rogues' own)");
+	TEST_ASSERT(sent1 > sent0, "no flood while the honest one attached");
+	TEST_ASSERT_SUCCESS(wait_children(), "a secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite rogue_suite = {
 	.suite_name = "mlx5 devx share rogue processes",
 	.setup = suite_setup,
@@ -1954,6 +2061,7 @@ static struct unit_test_suite rogue_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_withdrawal),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_fd_flood),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_ack),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_ack_flood),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_detach),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_phantom_peers),
 		TEST_CASES_END()
