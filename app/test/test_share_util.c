@@ -15,6 +15,7 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_memzone.h>
 
 #include <mdevx.h>
@@ -275,4 +276,57 @@ test_dir_remove(const char *dir)
 		ret = -1;
 	}
 	return ret;
+}
+
+void
+log_capture_start(struct log_capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->f = open_memstream(&c->buf, &c->len);
+	if (c->f != NULL)
+		rte_openlog_stream(c->f);
+}
+
+void
+log_capture_stop(struct log_capture *c)
+{
+	if (c->f == NULL)
+		return;
+	/*
+	 * NULL, not the stream that was in use: that one is EAL's default,
+	 * which rte_eal_cleanup() closes, and a log line at exit would write
+	 * into it if it were set as the stream.
+	 */
+	rte_openlog_stream(NULL);
+	fclose(c->f);		/* buf and len now hold the text */
+	c->f = NULL;
+	/* Shown in the test's log too. */
+	if (c->buf != NULL)
+		fputs(c->buf, stderr);
+}
+
+int
+log_capture_count(const struct log_capture *c, const char *what)
+{
+	const char *p = c->buf;
+	int nb = 0;
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, '\n');
+		size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
+
+		if (memmem(p, n, what, strlen(what)) != NULL)
+			nb++;
+		p = end != NULL ? end + 1 : NULL;
+	}
+	return nb;
+}
+
+void
+log_capture_free(struct log_capture *c)
+{
+	log_capture_stop(c);
+	free(c->buf);
+	c->buf = NULL;
+	c->len = 0;
 }

@@ -148,4 +148,22 @@ int test_file_read(const char *dir, const char *name, char *buf, size_t len,
  */
 int test_dir_remove(const char *dir);
 
+/** DPDK's log output of this process, kept in memory between start and stop. */
+struct log_capture {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+/** Send this process's DPDK log to @p c, until log_capture_stop() restores EAL's default. */
+void log_capture_start(struct log_capture *c);
+
+/** Back to EAL's default log stream; the text stays in @p c. */
+void log_capture_stop(struct log_capture *c);
+
+/** Lines of the captured text that contain @p what. */
+int log_capture_count(const struct log_capture *c, const char *what);
+
+void log_capture_free(struct log_capture *c);
+
 #endif /* MDEVX_TEST_SHARE_UTIL_H */
