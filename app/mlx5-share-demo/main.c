@@ -1295,8 +1295,12 @@ hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *pac
 static int
 run_primary(struct demo_state *st, const struct demo_opts *o, const struct expect *expect)
 {
-	struct mdevx_share_conf conf = { .capacity = 1024, .withdraw_timeout_ms = 2000,
-					 .counter_period_ms = o->counter_period_ms };
+	struct mdevx_share_conf conf = {
+		.capacity = 1024, .withdraw_timeout_ms = 2000,
+		/* the option's 0 is "off"; the library's 0 is its default */
+		.counter_period_ms = o->counter_period_ms > 0 ? o->counter_period_ms :
+				     MDEVX_SHARE_COUNTER_PERIOD_OFF,
+	};
 	uint64_t truth_p[MAX_BULKS] = { 0 }, truth_b[MAX_BULKS] = { 0 }, tp = 0, tb = 0;
 	struct mdevx_obj *rule_cnt[MAX_SECONDARIES] = { NULL };
 	uint32_t base[MAX_BULKS];

@@ -949,7 +949,9 @@ test_snap_refresh_on_demand(void)
 static int
 test_snap_badinput(void)
 {
-	struct mdevx_share_conf off = { .capacity = 8, .counter_period_ms = 0 };
+	struct mdevx_share_conf off = { .capacity = 8,
+					.counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_OFF };
+	struct mdevx_share_conf dflt = { .capacity = 8, .counter_period_ms = 0 };
 	struct mdevx_share_conf tiny = { .capacity = 8, .counter_period_ms = PERIOD_MS,
 					 .snapshot_counters = BULK };
 	struct mdevx_share_conf huge = { .capacity = 8, .counter_period_ms = PERIOD_MS,
@@ -961,6 +963,8 @@ test_snap_badinput(void)
 	mdevx_share_imp_t imp, bad = { .id = 0x12345 };
 	struct mdevx_share_dev *d2;
 	struct mdevx_obj *c[2];
+	struct log_capture cap;
+	int nb_lines;
 
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, s->names[0], MDEVX_OBJ_FLOW_COUNTER, &imp),
 			    "import");
@@ -991,9 +995,20 @@ test_snap_badinput(void)
 	errno = 0;
 	TEST_ASSERT(mdevx_share_dev_open(DEVSTR2, &huge) == NULL && errno == EINVAL,
 		    "huge snapshot: %s", strerror(errno));
-	/* The service off: no area, every snapshot call ENODATA. */
-	d2 = mdevx_share_dev_open(DEVSTR2, &off);
+	/* 0 is the default period, as 0 is the default of every field. */
+	d2 = mdevx_share_dev_open(DEVSTR2, &dflt);
 	TEST_ASSERT_NOT_NULL(d2, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(d2, &ss), "stats of period 0");
+	TEST_ASSERT_EQUAL(ss.period_ms, MDEVX_SHARE_COUNTER_PERIOD_DEFAULT, "period of 0");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(d2), "close");
+	/* The service off: one line at open, no area, every snapshot call ENODATA. */
+	log_capture_start(&cap);
+	d2 = mdevx_share_dev_open(DEVSTR2, &off);
+	log_capture_stop(&cap);
+	TEST_ASSERT_NOT_NULL(d2, "open: %s", strerror(errno));
+	nb_lines = log_capture_count(&cap, "counter snapshot service off");
+	log_capture_free(&cap);
+	TEST_ASSERT_EQUAL(nb_lines, 1, "log lines saying the service is off");
 	c[0] = mdevx_counter_alloc(mdevx_share_dev_ctx(d2), BULK);
 	TEST_ASSERT_NOT_NULL(c[0], "alloc");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(d2, "off", c[0]), "publish");

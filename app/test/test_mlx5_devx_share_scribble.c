@@ -371,7 +371,8 @@ test_scribble_header(void)
 static int
 test_scribble_records_listing(void)
 {
-	struct mdevx_share_conf conf = { .capacity = 16, .counter_period_ms = 0 };
+	struct mdevx_share_conf conf = { .capacity = 16,
+					 .counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_OFF };
 	uint32_t ids[NB_RECS];
 	bool seen[NB_RECS] = { false };
 	struct mdevx_share_record rec;

@@ -507,7 +507,8 @@ static int
 test_share_soak(void)
 {
 	struct mdevx_share_conf conf = {
-		.capacity = 256, .withdraw_timeout_ms = WITHDRAW_MS, .counter_period_ms = 0,
+		.capacity = 256, .withdraw_timeout_ms = WITHDRAW_MS,
+		.counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_OFF,
 	};
 	uint64_t withdrawals = 0, lost = 0, gen = 0, start_ms, end_ms, elapsed_ms = 0;
 	char names[NB_SLOTS][MDEVX_SHARE_NAME_MAX + 1];

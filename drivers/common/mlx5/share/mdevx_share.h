@@ -102,8 +102,10 @@ typedef struct {
 	uint64_t id;
 } mdevx_share_imp_t;
 
-/** Default period of the counter snapshot service (a NULL configuration). */
+/** Default period of the counter snapshot service (counter_period_ms 0, or no configuration). */
 #define MDEVX_SHARE_COUNTER_PERIOD_DEFAULT 500
+/** counter_period_ms that turns the counter snapshot service off. */
+#define MDEVX_SHARE_COUNTER_PERIOD_OFF UINT32_MAX
 /** Default capacity of the snapshot area, in counters (16 bytes each). */
 #define MDEVX_SHARE_SNAPSHOT_DEFAULT (1u << 20)
 
@@ -112,9 +114,9 @@ struct mdevx_share_conf {
 	uint32_t capacity;		/**< records; 0 = 4096; max MDEVX_SHARE_CAPACITY_MAX */
 	uint32_t withdraw_timeout_ms;	/**< bound on acknowledgements; 0 = 2000 */
 	/**
-	 * Counter snapshot service: refresh period in milliseconds; 0 turns
-	 * the service off. mdevx_share_dev_open() with a NULL configuration
-	 * uses MDEVX_SHARE_COUNTER_PERIOD_DEFAULT.
+	 * Counter snapshot service: refresh period in milliseconds; 0 =
+	 * MDEVX_SHARE_COUNTER_PERIOD_DEFAULT; MDEVX_SHARE_COUNTER_PERIOD_OFF
+	 * turns the service off (logged at open).
 	 */
 	uint32_t counter_period_ms;
 	/** Snapshot area, in counters; 0 = MDEVX_SHARE_SNAPSHOT_DEFAULT. */

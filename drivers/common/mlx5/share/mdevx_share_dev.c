@@ -236,12 +236,22 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 	int err;
 
 	if (conf != NULL) {
-		geo.period_ms = conf->counter_period_ms;
+		if (conf->counter_period_ms == MDEVX_SHARE_COUNTER_PERIOD_OFF)
+			geo.period_ms = 0;	/* the service's "off" */
+		else if (conf->counter_period_ms != 0)
+			geo.period_ms = conf->counter_period_ms;
 		if (conf->snapshot_counters != 0)
 			geo.counters = conf->snapshot_counters;
 	}
-	if (geo.counters > SNAP_COUNTERS_MAX)
+	if (geo.counters > SNAP_COUNTERS_MAX) {
+		SHARE_LOG(ERR, "%s: snapshot_counters %u: more than the %u allowed",
+			  dev->devstr, geo.counters, (unsigned int)SNAP_COUNTERS_MAX);
 		return EINVAL;
+	}
+	if (geo.period_ms == 0)
+		SHARE_LOG(NOTICE, "%s: counter snapshot service off (counter_period_ms "
+			  "MDEVX_SHARE_COUNTER_PERIOD_OFF): counter reads are ENODATA",
+			  dev->devstr);
 	err = snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
 	/* its rounds repair the registry's header too */
 	if (err == 0)
