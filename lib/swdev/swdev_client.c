@@ -333,39 +333,6 @@ swdev_ctx_file_id(const struct swdev_ctx *ctx)
 	return ctx != NULL ? ctx->file_id : 0;
 }
 
-/* Send header + payload in one go on the (blocking) channel. */
-static int
-send_frame(int fd, const struct swdev_req_hdr *h, const void *in, size_t inlen)
-{
-	struct iovec iov[2] = {
-		{ .iov_base = (void *)(uintptr_t)h, .iov_len = sizeof(*h) },
-		{ .iov_base = (void *)(uintptr_t)in, .iov_len = inlen },
-	};
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = inlen > 0 ? 2 : 1 };
-
-	while (msg.msg_iovlen > 0) {
-		ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		while (n > 0 && msg.msg_iovlen > 0) {
-			if ((size_t)n >= msg.msg_iov[0].iov_len) {
-				n -= (ssize_t)msg.msg_iov[0].iov_len;
-				msg.msg_iov++;
-				msg.msg_iovlen--;
-			} else {
-				msg.msg_iov[0].iov_base = (char *)msg.msg_iov[0].iov_base + n;
-				msg.msg_iov[0].iov_len -= (size_t)n;
-				n = 0;
-			}
-		}
-	}
-	return 0;
-}
-
 /* Arguments and results of one request besides the mailboxes. */
 struct call {
 	uint16_t op;
@@ -407,7 +374,7 @@ do_call(struct swdev_ctx *ctx, struct call *c, const void *in, size_t inlen, voi
 		goto out;
 	}
 	h.seq = ++ctx->seq;
-	err = send_frame(ctx->chan_fd, &h, in, inlen);
+	err = swdev_proto_send_frame(ctx->chan_fd, &h, in, inlen);
 	if (err == 0)
 		err = swdev_proto_read_all(ctx->chan_fd, &c->rep, sizeof(c->rep));
 	if (err != 0) {

@@ -199,6 +199,38 @@ swdev_proto_read_all(int sock, void *buf, size_t len)
 }
 
 int
+swdev_proto_send_frame(int fd, const struct swdev_req_hdr *h, const void *in, size_t inlen)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)(uintptr_t)h, .iov_len = sizeof(*h) },
+		{ .iov_base = (void *)(uintptr_t)in, .iov_len = inlen },
+	};
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = inlen > 0 ? 2 : 1 };
+
+	while (msg.msg_iovlen > 0) {
+		ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		while (n > 0 && msg.msg_iovlen > 0) {
+			if ((size_t)n >= msg.msg_iov[0].iov_len) {
+				n -= (ssize_t)msg.msg_iov[0].iov_len;
+				msg.msg_iov++;
+				msg.msg_iovlen--;
+			} else {
+				msg.msg_iov[0].iov_base = (char *)msg.msg_iov[0].iov_base + n;
+				msg.msg_iov[0].iov_len -= (size_t)n;
+				n = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+int
 swdev_proto_ctl_path(const char *sock_path, char *buf, size_t size)
 {
 	struct sockaddr_un sa;

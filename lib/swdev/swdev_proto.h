@@ -241,6 +241,14 @@ int swdev_proto_write_all(int sock, const void *buf, size_t len);
 /** Read exactly @p len bytes from a blocking stream. 0, EPIPE on EOF, or errno. */
 int swdev_proto_read_all(int sock, void *buf, size_t len);
 
+/**
+ * Send a request header @p h and its payload (@p inlen bytes, may be 0) on
+ * a blocking channel, as one frame (short writes and EINTR retried).
+ * 0 or errno.
+ */
+int swdev_proto_send_frame(int sock, const struct swdev_req_hdr *h, const void *in,
+			   size_t inlen);
+
 /** Control socket path for a main socket path; ENAMETOOLONG if it does not fit. */
 int swdev_proto_ctl_path(const char *sock_path, char *buf, size_t size);
 

@@ -369,38 +369,6 @@ attach(struct uv_file *f, uint16_t op, const char *devname)
 	return 0;
 }
 
-static int
-send_frame(int fd, const struct swdev_req_hdr *h, const void *in, size_t inlen)
-{
-	struct iovec iov[2] = {
-		{ .iov_base = (void *)(uintptr_t)h, .iov_len = sizeof(*h) },
-		{ .iov_base = (void *)(uintptr_t)in, .iov_len = inlen },
-	};
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = inlen > 0 ? 2 : 1 };
-
-	while (msg.msg_iovlen > 0) {
-		ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		while (n > 0 && msg.msg_iovlen > 0) {
-			if ((size_t)n >= msg.msg_iov[0].iov_len) {
-				n -= (ssize_t)msg.msg_iov[0].iov_len;
-				msg.msg_iov++;
-				msg.msg_iovlen--;
-			} else {
-				msg.msg_iov[0].iov_base = (char *)msg.msg_iov[0].iov_base + n;
-				msg.msg_iov[0].iov_len -= (size_t)n;
-				n = 0;
-			}
-		}
-	}
-	return 0;
-}
-
 int
 uv_daemon_call(struct uv_file *f, struct uv_call *c, const void *in, size_t inlen, void *out,
 	       size_t outlen)
@@ -423,7 +391,7 @@ uv_daemon_call(struct uv_file *f, struct uv_call *c, const void *in, size_t inle
 	h.arg0 = c->arg0;
 	h.arg1 = c->arg1;
 	h.arg2 = c->arg2;
-	err = send_frame(f->chan, &h, in, inlen);
+	err = swdev_proto_send_frame(f->chan, &h, in, inlen);
 	if (err == 0)
 		err = swdev_proto_read_all(f->chan, &c->rep, sizeof(c->rep));
 	if (err == 0 && swdev_proto_check_rep(&c->rep, h.op, h.seq, (uint32_t)outlen) != 0)
