@@ -259,6 +259,19 @@ check_devstr(const char *devstr)
 	return 0;
 }
 
+int
+check_devstr_log(const char *devstr, const char *fn)
+{
+	int err = check_devstr(devstr);
+
+	if (err == EINVAL)
+		SHARE_LOG(ERR, "%s(): device string %s", fn, devstr == NULL ? "NULL" : "empty");
+	else if (err == ENAMETOOLONG)
+		SHARE_LOG(ERR, "%s(): device string of %zu bytes or more, longer than %d",
+			  fn, (size_t)DEVSTR_MAX, DEVSTR_MAX - 1);
+	return err;
+}
+
 struct mdevx_share_dev *
 mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 {
@@ -268,11 +281,13 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	size_t len;
 	int err;
 
-	err = check_devstr(devstr);
+	err = check_devstr_log(devstr, __func__);
 	if (err != 0)
 		goto err_out;
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
 		err = EPERM;
+		SHARE_LOG(ERR, "%s: mdevx_share_dev_open() in a secondary: only the primary "
+			  "opens a device; a secondary calls mdevx_share_dev_attach()", devstr);
 		goto err_out;
 	}
 	if (conf != NULL && conf->capacity != 0)
@@ -280,6 +295,8 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	len = mdevx_share_reg_size(capacity);
 	if (len == 0) {
 		err = EINVAL;
+		SHARE_LOG(ERR, "%s: open: capacity of %u records refused (at most %u)", devstr,
+			  capacity, MDEVX_SHARE_CAPACITY_MAX);
 		goto err_out;
 	}
 	pthread_mutex_lock(&share_open_lock);
@@ -289,11 +306,13 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	if (dev != NULL) {
 		dev = NULL;
 		err = EEXIST;
+		SHARE_LOG(ERR, "%s: open: already open in this process", devstr);
 		goto err_unlock;
 	}
 	dev = dev_new(devstr);
 	if (dev == NULL) {
 		err = ENOMEM;
+		SHARE_LOG(ERR, "%s: open: out of memory", devstr);
 		goto err_unlock;
 	}
 	dev->primary = true;
@@ -306,11 +325,14 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	dev->owned_mask--;
 	if (dev->owned == NULL || dev->owned_set == NULL) {
 		err = ENOMEM;
+		SHARE_LOG(ERR, "%s: open: out of memory for %u records", devstr, capacity);
 		goto err_unlock;
 	}
 	do {
 		if (getrandom(&dev->cookie, sizeof(dev->cookie), 0) != sizeof(dev->cookie)) {
 			err = errno;
+			SHARE_LOG(ERR, "%s: open: no instance cookie: getrandom(): %s", devstr,
+				  strerror(err));
 			goto err_unlock;
 		}
 	} while (dev->cookie == 0);
@@ -339,12 +361,17 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	dev->reg = mdevx_share_reg_init(dev->mz->addr, dev->mz->len, capacity, dev->cookie);
 	if (dev->reg == NULL) {
 		err = errno;
+		SHARE_LOG(ERR, "%s: open: registry of %u records not made: %s", devstr, capacity,
+			  strerror(err));
 		goto err_mz;
 	}
 	dev->reg_len = dev->mz->len;
 	err = snap_start(dev, conf);
-	if (err != 0)
+	if (err != 0) {
+		SHARE_LOG(ERR, "%s: open: counter snapshot service not started: %s", devstr,
+			  strerror(err));
 		goto err_reg;
+	}
 	if (exit_pid == 0) {
 		exit_pid = getpid();
 		if (atexit(share_exit) != 0) {
@@ -358,8 +385,12 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
 	pthread_mutex_unlock(&share_devs_lock);
-	if (err == 0)
+	if (err == 0) {
 		err = peers_start();
+		if (err != 0)
+			SHARE_LOG(ERR, "%s: open: no reader of the secondaries' connections: %s",
+				  devstr, strerror(err));
+	}
 	if (err == 0) {
 		pthread_mutex_lock(&share_devs_lock);
 		TAILQ_INSERT_TAIL(&share_devs, dev, next);
@@ -404,11 +435,13 @@ mdevx_share_dev_attach(const char *devstr)
 	uint64_t t0 = now_ms(), elapsed;
 	int err, fd = -1, conn = -1;
 
-	err = check_devstr(devstr);
+	err = check_devstr_log(devstr, __func__);
 	if (err != 0)
 		goto err_out;
 	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
 		err = EPERM;
+		SHARE_LOG(ERR, "%s: mdevx_share_dev_attach() in the primary: only a secondary "
+			  "attaches; the primary calls mdevx_share_dev_open()", devstr);
 		goto err_out;
 	}
 	pthread_mutex_lock(&share_open_lock);
@@ -435,6 +468,7 @@ mdevx_share_dev_attach(const char *devstr)
 	dev = dev_new(devstr);
 	if (dev == NULL) {
 		err = ENOMEM;
+		SHARE_LOG(ERR, "%s: attach: out of memory", devstr);
 		goto err_unlock;
 	}
 	pthread_mutex_lock(&share_devs_lock);
@@ -491,6 +525,11 @@ mdevx_share_dev_attach(const char *devstr)
 	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
 		close(reply.msgs[0].fds[i]);
 	free(reply.msgs);
+	if (err == ENODEV) {
+		/* the primary shares no device of that string */
+		attach_refused_log(devstr);
+		goto err_free;
+	}
 	if (err != 0) {
 		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
 		goto err_free;
@@ -555,6 +594,7 @@ mdevx_share_dev_attach(const char *devstr)
 	}
 	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0) {
 		err = ENOTSUP;
+		SHARE_LOG(ERR, "%s: attach: the imported context cannot export objects", devstr);
 		mdevx_close(dev->ctx);
 		goto err_free;
 	}
@@ -642,8 +682,10 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	uint32_t own;
 	int n, ret = 0;
 
-	if (dev == NULL)
+	if (dev == NULL) {
+		SHARE_LOG(ERR, "mdevx_share_dev_close(): NULL device");
 		return fail(EINVAL);
+	}
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
 	/* By pointer: a device closed already must not be read. */
@@ -651,6 +693,8 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	if (list == NULL) {
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
+		SHARE_LOG(ERR, "mdevx_share_dev_close(): device %p is not open (closed "
+			  "already?)", (const void *)dev);
 		return fail(ENOENT);
 	}
 	if (dev->refcnt > 1) {
@@ -915,10 +959,24 @@ check_dev(const struct mdevx_share_dev *dev)
 	return dev_live(dev) ? 0 : ENOENT;
 }
 
+int
+check_dev_log(const struct mdevx_share_dev *dev, const char *fn)
+{
+	int err = check_dev(dev);
+
+	/* By pointer only: a device that is not open must not be read. */
+	if (err == EINVAL)
+		SHARE_LOG(ERR, "%s(): NULL device", fn);
+	else if (err != 0)
+		SHARE_LOG(ERR, "%s(): device %p is not open (closed already?)", fn,
+			  (const void *)dev);
+	return err;
+}
+
 struct mdevx_ctx *
 mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 {
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0) {
 		set_errno(err);
@@ -930,7 +988,7 @@ mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 uint64_t
 mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 {
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0) {
 		set_errno(err);
@@ -958,7 +1016,7 @@ uint32_t
 mdevx_share_record_count(const struct mdevx_share_dev *dev)
 {
 	uint32_t records = 0, imports;
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0)
 		set_errno(err);
@@ -971,7 +1029,7 @@ uint32_t
 mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 {
 	uint32_t records, imports = 0;
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0)
 		set_errno(err);
