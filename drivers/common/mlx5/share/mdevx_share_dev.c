@@ -401,6 +401,16 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		goto err_reg;
 	}
 	pthread_mutex_unlock(&share_open_lock);
+	/*
+	 * Without hugepages EAL keeps its memory, the registry's memzone
+	 * too, private to this process: secondaries cannot attach. Not
+	 * refused: a process may share with itself (the install test's
+	 * client does).
+	 */
+	if (!rte_eal_has_hugepages())
+		SHARE_LOG(WARNING, "%s: EAL runs with --no-huge: the registry is in private "
+			  "memory and no secondary can attach; sharing within this process "
+			  "only", devstr);
 	SHARE_LOG(INFO, "%s: sharing with %u records in %s, cookie %#" PRIx64, devstr,
 		  capacity, mz_name, dev->cookie);
 	return dev;
