@@ -13,10 +13,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_memzone.h>
 
 #include <mdevx.h>
@@ -1201,6 +1203,364 @@ test_bad_closed_handle(void)
 	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/* ------------------------------------------------------------------ */
+/* One log line per refusal                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The log of this process, captured in memory: every line our two
+ * libraries (lines "mdevx_share: ..." and "mdevx: ...") write between two
+ * log_cap_take() calls, libmdevx_share's from @p share_level, libmdevx's
+ * from INFO. The stream and the levels are restored by
+ * log_cap_stop().
+ */
+struct log_cap {
+	FILE *f;
+	char *buf;
+	size_t len, pos;
+	int share_type, mdevx_type;
+	int share_level, mdevx_level;
+	uint32_t global_level;
+	char text[8192];	/* what the last log_cap_take() took */
+};
+
+static int
+log_cap_start(struct log_cap *c, uint32_t share_level)
+{
+	memset(c, 0, sizeof(*c));
+	c->share_type = rte_log_register("pmd.common.mdevx.share");
+	c->mdevx_type = rte_log_register("pmd.common.mdevx");
+	if (c->share_type < 0 || c->mdevx_type < 0)
+		return -1;
+	c->f = open_memstream(&c->buf, &c->len);
+	if (c->f == NULL)
+		return -1;
+	c->share_level = rte_log_get_level(c->share_type);
+	c->mdevx_level = rte_log_get_level(c->mdevx_type);
+	c->global_level = rte_log_get_global_level();
+	rte_log_set_global_level(RTE_LOG_DEBUG);
+	rte_log_set_level(c->share_type, share_level);
+	/* libmdevx's backends say more at DEBUG (below the caller's line) */
+	rte_log_set_level(c->mdevx_type, RTE_LOG_INFO);
+	rte_openlog_stream(c->f);
+	return 0;
+}
+
+static void
+log_cap_stop(struct log_cap *c)
+{
+	if (c->f == NULL)
+		return;
+	/* EAL's default is set back with NULL: rte_eal_cleanup() closes that stream. */
+	rte_openlog_stream(NULL);
+	rte_log_set_level(c->share_type, (uint32_t)c->share_level);
+	rte_log_set_level(c->mdevx_type, (uint32_t)c->mdevx_level);
+	rte_log_set_global_level(c->global_level);
+	fclose(c->f);
+	free(c->buf);
+	c->f = NULL;
+}
+
+/* The lines of our libraries logged since the last take, in c->text; how many. */
+static unsigned int
+log_cap_take(struct log_cap *c, const char *prefix)
+{
+	unsigned int n = 0;
+	size_t out = 0;
+	const char *p;
+
+	fflush(c->f);
+	for (p = c->buf + c->pos; p < c->buf + c->len;) {
+		const char *nl = memchr(p, '\n', (size_t)(c->buf + c->len - p));
+		size_t l = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(c->buf + c->len - p);
+
+		if ((prefix != NULL && strncmp(p, prefix, strlen(prefix)) == 0) ||
+		    (prefix == NULL && (strncmp(p, "mdevx_share: ", 13) == 0 ||
+					strncmp(p, "mdevx: ", 7) == 0))) {
+			n++;
+			if (out + l < sizeof(c->text)) {
+				memcpy(c->text + out, p, l);
+				out += l;
+			}
+		}
+		p += l;
+	}
+	c->text[out] = '\0';
+	c->pos = c->len;
+	return n;
+}
+
+/*
+ * Exactly one line (of @p prefix, or of both libraries with NULL) since
+ * the last take, holding each of @p n1, @p n2, @p n3 (NULL: none). NULL,
+ * or why not (the text is printed).
+ */
+static const char *
+log_cap_once(struct log_cap *c, const char *prefix, const char *n1, const char *n2,
+	     const char *n3)
+{
+	unsigned int n = log_cap_take(c, prefix);
+	const char *why = NULL;
+
+	if (n != 1)
+		why = n == 0 ? "no line logged" : "more than one line logged";
+	else if ((n1 != NULL && strstr(c->text, n1) == NULL) ||
+		 (n2 != NULL && strstr(c->text, n2) == NULL) ||
+		 (n3 != NULL && strstr(c->text, n3) == NULL))
+		why = "the line does not name the object and the reason";
+	if (why != NULL)
+		printf("log: %s (want %s / %s / %s):\n%s", why, n1 != NULL ? n1 : "-",
+		       n2 != NULL ? n2 : "-", n3 != NULL ? n3 : "-", c->text);
+	return why;
+}
+
+/* The test primary's form (its case stops the capture, pass or fail). */
+#define TEST_ASSERT_LOGGED_ONCE(c, prefix, n1, n2, n3, what) do {	\
+	const char *_why = log_cap_once((c), (prefix), (n1), (n2), (n3)); \
+	TEST_ASSERT_NULL(_why, "%s: %s", (what), _why);			\
+} while (0)
+
+/* A refusal of the primary's form: errno (and rte_errno), then one line. */
+#define REFUSED_RC(c, expr, e, n1, n2, n3) do {				\
+	int _r;								\
+	rte_errno = 0;							\
+	errno = 0;							\
+	_r = (expr);							\
+	TEST_ASSERT(_r == -(e) && errno == (e) && rte_errno == (e),	\
+		    "%s: %d, errno %d, rte_errno %d, want -%s", #expr, _r, errno, \
+		    rte_errno, #e);					\
+	TEST_ASSERT_LOGGED_ONCE(c, NULL, n1, n2, n3, #expr);		\
+} while (0)
+#define REFUSED_NULL(c, expr, e, n1, n2, n3) do {			\
+	const void *_p;							\
+	rte_errno = 0;							\
+	errno = 0;							\
+	_p = (expr);							\
+	TEST_ASSERT(_p == NULL && errno == (e) && rte_errno == (e),	\
+		    "%s: %p, errno %d, rte_errno %d, want NULL, %s", #expr, _p, \
+		    errno, rte_errno, #e);				\
+	TEST_ASSERT_LOGGED_ONCE(c, NULL, n1, n2, n3, #expr);		\
+} while (0)
+
+/* In a secondary's role: the same checks, ROLE_CHECK style. */
+#define ROLE_LOGGED_ONCE(c, n1, n2, n3, what) do {			\
+	const char *_why = log_cap_once((c), NULL, (n1), (n2), (n3));	\
+	ROLE_CHECK(_why == NULL, "%s: %s", (what), _why);		\
+} while (0)
+
+/*
+ * Secondary: open (EPERM) and an attach that spells the primary's
+ * device another way (the same daemon socket and device, named with the
+ * socket's path): ENODEV, and its line names what the primary shares.
+ */
+static int
+role_refusal_secondary(int argc, char **argv)
+{
+	const char *sock = getenv("SWDEV_SOCKET");
+	char other[MDEVX_SHARE_DEVSTR_MAX];
+	struct mdevx_share_dev *dev = NULL;
+	struct log_cap lc = { .f = NULL };
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(sock != NULL, "no SWDEV_SOCKET");
+	snprintf(other, sizeof(other), "swdev:%s:%s", sock, DEV);
+	ROLE_CHECK(log_cap_start(&lc, RTE_LOG_DEBUG) == 0, "log capture");
+	dev = mdevx_share_dev_open(DEVSTR, NULL);
+	ROLE_CHECK(dev == NULL && errno == EPERM && rte_errno == EPERM, "open: %s",
+		   dev == NULL ? strerror(errno) : "success");
+	ROLE_LOGGED_ONCE(&lc, DEVSTR, "only the primary", "mdevx_share_dev_attach()",
+			 "open in a secondary");
+	dev = mdevx_share_dev_attach(other);
+	ROLE_CHECK(dev == NULL && errno == ENODEV && rte_errno == ENODEV,
+		   "attach %s: %s", other, dev == NULL ? strerror(errno) : "success");
+	ROLE_LOGGED_ONCE(&lc, other, "attach refused", "shares: " DEVSTR,
+			 "attach with another spelling");
+	ret = 0;
+out:
+	log_cap_stop(&lc);
+	if (dev != NULL)
+		mdevx_share_dev_close(dev);
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_refusal_secondary, role_refusal_secondary);
+
+/*
+ * Another primary, with EAL's --no-huge: its registry is in private
+ * memory, no secondary can attach. The open succeeds (a process of its
+ * own may share with itself: the install test's client does) with one
+ * warning.
+ */
+static int
+role_nohuge_primary(int argc, char **argv)
+{
+	struct mdevx_share_dev *dev = NULL;
+	struct log_cap lc = { .f = NULL };
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(log_cap_start(&lc, RTE_LOG_WARNING) == 0, "log capture");
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	ROLE_CHECK(dev != NULL, "open with --no-huge: %s", strerror(errno));
+	ROLE_LOGGED_ONCE(&lc, DEVSTR2, "--no-huge", "no secondary", "open with --no-huge");
+	ret = 0;
+out:
+	log_cap_stop(&lc);
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_nohuge_primary, role_nohuge_primary);
+
+/* What test_bad_refusal_logs() holds: released pass or fail. */
+struct refusal_case {
+	struct log_cap lc;
+	struct mdevx_obj *cnt;		/* a local counter of pdev */
+	struct mdevx_share_dev *small;	/* DEVSTR2, a registry of one record */
+	struct mdevx_obj *c2;		/* a local counter of small */
+	mdevx_share_imp_t imp;		/* of ctr0 */
+};
+
+/* The refusals of the test primary (see test_bad_refusal_logs()). */
+static int
+refusals_primary(struct refusal_case *t)
+{
+	struct mdevx_share_conf small_conf = { .capacity = 1, .withdraw_timeout_ms = 500 };
+	mdevx_share_imp_t bogus = { .id = 0x12345678ULL << 32 | 3 };
+	char longname[MDEVX_SHARE_NAME_MAX + 2];
+	char devs[1][MDEVX_SHARE_DEVSTR_MAX];
+	struct mdevx_share_record rec;
+	struct mdevx_counter_stats st;
+	struct log_cap *lc = &t->lc;
+	struct mdevx_obj *c2;
+	size_t pos;
+
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	t->cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 1);
+	TEST_ASSERT_NOT_NULL(t->cnt, "counter alloc: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &t->imp),
+			    "import");
+	/* The first rdma-core open of the process says which export path it has. */
+	TEST_ASSERT_NULL(mdevx_open("rdma:mdevx_nosuch0"), "rdma:mdevx_nosuch0 opened");
+	TEST_ASSERT_SUCCESS(log_cap_start(lc, RTE_LOG_INFO), "log capture");
+
+	/* A lookup miss is an outcome, not an error: DEBUG, nothing at INFO. */
+	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "no_such_rec", MDEVX_OBJ_ANY, &bogus),
+				 ENOENT);
+	TEST_ASSERT_EQUAL(log_cap_take(lc, NULL), 0, "an import miss logged at INFO: %s",
+			  lc->text);
+	rte_log_set_level(lc->share_type, RTE_LOG_DEBUG);
+	REFUSED_RC(lc, mdevx_share_import(pdev, "no_such_rec", MDEVX_OBJ_ANY, &bogus), ENOENT,
+		   "no_such_rec", DEVSTR, "mdevx_share_import");
+	REFUSED_RC(lc, mdevx_share_lookup(pdev, "no_such_rec", &rec), ENOENT,
+		   "no_such_rec", DEVSTR, "mdevx_share_lookup");
+
+	/* Names too long: the call, the length and the limit. */
+	REFUSED_RC(lc, mdevx_share_publish(pdev, longname, t->cnt), ENAMETOOLONG,
+		   "mdevx_share_publish", "48", "47");
+	REFUSED_RC(lc, mdevx_share_lookup(pdev, longname, &rec), ENAMETOOLONG,
+		   "mdevx_share_lookup", "48", "47");
+	REFUSED_RC(lc, mdevx_share_import(pdev, longname, MDEVX_OBJ_ANY, &bogus),
+		   ENAMETOOLONG, "mdevx_share_import", "48", "47");
+	REFUSED_RC(lc, mdevx_share_withdraw(pdev, longname, NULL), ENAMETOOLONG,
+		   "mdevx_share_withdraw", "48", "47");
+
+	/* The other refusals of the API. */
+	REFUSED_RC(lc, mdevx_share_publish(pdev, "ctr0", t->cnt), EEXIST, DEVSTR, "ctr0",
+		   "exists");
+	REFUSED_RC(lc, mdevx_share_publish(pdev, "fresh", NULL), EINVAL, "mdevx_share_publish",
+		   "NULL", NULL);
+	REFUSED_RC(lc, mdevx_share_withdraw(pdev, "no_such_rec", NULL), ENOENT, DEVSTR,
+		   "no_such_rec", "mdevx_share_withdraw");
+	REFUSED_RC(lc, mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_PD, &bogus), EINVAL,
+		   "mdevx_share_import", "kind", NULL);
+	REFUSED_RC(lc, mdevx_share_unimport(pdev, bogus), ENOENT, DEVSTR, "mdevx_share_unimport",
+		   "not a live import");
+	REFUSED_RC(lc, mdevx_share_counter_read(pdev, t->imp, 0, 0, &st, NULL), EINVAL,
+		   DEVSTR, "mdevx_share_counter_read", NULL);
+	REFUSED_RC(lc, mdevx_share_counter_read(pdev, t->imp, 0, 1000, &st, NULL), ERANGE,
+		   DEVSTR, "mdevx_share_counter_read", "past");
+	REFUSED_RC(lc, mdevx_share_dev_close(NULL), EINVAL, "mdevx_share_dev_close", "NULL",
+		   NULL);
+	REFUSED_RC(lc, mdevx_share_dev_close(pdev), EBUSY, DEVSTR, "objects of the application",
+		   NULL);
+	REFUSED_RC(lc, mdevx_share_primary_devs(devs, 1), EPERM, "mdevx_share_primary_devs",
+		   "secondar", NULL);
+	REFUSED_NULL(lc, mdevx_share_dev_open(DEVSTR, NULL), EEXIST, DEVSTR, "already open",
+		     NULL);
+	REFUSED_NULL(lc, mdevx_share_dev_attach(DEVSTR), EPERM, DEVSTR, "secondar",
+		     "mdevx_share_dev_open()");
+	REFUSED_NULL(lc, mdevx_share_dev_open("", NULL), EINVAL, "mdevx_share_dev_open",
+		     "device string", NULL);
+
+	/* A full registry. */
+	t->small = mdevx_share_dev_open(DEVSTR2, &small_conf);
+	TEST_ASSERT_NOT_NULL(t->small, "open %s: %s", DEVSTR2, strerror(errno));
+	c2 = mdevx_counter_alloc(mdevx_share_dev_ctx(t->small), 1);
+	TEST_ASSERT_NOT_NULL(c2, "counter alloc: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(t->small, "one", c2), "publish: %s",
+			    strerror(errno));
+	t->c2 = mdevx_counter_alloc(mdevx_share_dev_ctx(t->small), 1);
+	TEST_ASSERT_NOT_NULL(t->c2, "counter alloc: %s", strerror(errno));
+	log_cap_take(lc, NULL);		/* the open's INFO line */
+	REFUSED_RC(lc, mdevx_share_publish(t->small, "two", t->c2), ENOSPC, DEVSTR2, "two",
+		   "full");
+
+	/* No such RDMA device: ENODEV, one line from each library. */
+	TEST_ASSERT_NULL_ERRNO(mdevx_open("rdma:mdevx_nosuch0"), ENODEV);
+	TEST_ASSERT_LOGGED_ONCE(lc, NULL, "rdma:mdevx_nosuch0", "No such device", NULL,
+				"mdevx_open");
+	pos = lc->pos;
+	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_dev_open("rdma:mdevx_nosuch0", NULL), ENODEV);
+	TEST_ASSERT_LOGGED_ONCE(lc, "mdevx: ", "rdma:mdevx_nosuch0", "No such device", NULL,
+				"mdevx_share_dev_open: mdevx");
+	lc->pos = pos;	/* the same lines again, the other library's */
+	TEST_ASSERT_LOGGED_ONCE(lc, "mdevx_share: ", "rdma:mdevx_nosuch0", "No such device",
+				NULL, "mdevx_share_dev_open: mdevx_share");
+	return TEST_SUCCESS;
+}
+
+/*
+ * Each refusal of the API: its errno (and rte_errno), and exactly one
+ * line of our libraries that names the object and the reason; in this
+ * primary, in a secondary (open; attach with another spelling of the
+ * device) and in a primary with --no-huge (a warning, the open works).
+ */
+static int
+test_bad_refusal_logs(void)
+{
+	struct refusal_case t = { .cnt = NULL };
+	struct share_sync *s = sync_mz->addr;
+	char prefix[128];
+	pid_t pid;
+	int rc;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	rc = refusals_primary(&t);
+	log_cap_stop(&t.lc);
+	if (t.cnt != NULL && mdevx_obj_destroy(t.cnt) != 0)
+		rc = TEST_FAILED;
+	if (t.imp.id != 0 && mdevx_share_unimport(pdev, t.imp) != 0)
+		rc = TEST_FAILED;
+	if (t.c2 != NULL && mdevx_obj_destroy(t.c2) != 0)
+		rc = TEST_FAILED;
+	if (t.small != NULL && mdevx_share_dev_close(t.small) != 0)
+		rc = TEST_FAILED;
+	TEST_ASSERT_SUCCESS(rc, "refusals of the primary");
+
+	rc = test_mp_run("share_refusal_secondary", NULL, 0, NULL, CHILD_TIMEOUT_MS);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+
+	snprintf(prefix, sizeof(prefix), "%s_nohuge", test_file_prefix());
+	pid = test_mp_spawn_primary_eal("share_nohuge_primary", prefix, "--no-huge", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT_EQUAL(test_mp_wait(pid, CHILD_TIMEOUT_MS), 0, "the --no-huge primary");
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static struct unit_test_suite share_bad_suite = {
 	.suite_name = "mlx5 devx share bad input",
 	.setup = share_suite_setup,
@@ -1214,6 +1574,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_forged_record),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_closed_handle),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_unimport_busy),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_refusal_logs),
 		TEST_CASE(test_bad_attach_after_close),
 		TEST_CASE(test_bad_primary_closed),
 		TEST_CASE(test_bad_full_registry),

@@ -320,8 +320,17 @@ rdma_open(const char *spec, void **bctx)
 	pthread_once(&rdma_rt_log_once, rdma_rt_log);
 	errno = 0;
 	list = ibv_get_device_list(&n);
-	if (list == NULL)
-		return errno_or(ENODEV);
+	if (list == NULL) {
+		/*
+		 * No device list: ENOSYS when the kernel has no uverbs (no
+		 * /sys/class/infiniband_verbs). For the caller that is no such
+		 * device, as for an empty list.
+		 */
+		err = errno_or(ENODEV);
+		MDEVX_LOG(DEBUG, "rdma-core: no device list (%s): no device %s", strerror(err),
+			  spec);
+		return err == ENOSYS ? ENODEV : err;
+	}
 	for (i = 0; i < n; i++) {
 		if (strcmp(ibv_get_device_name(list[i]), spec) != 0)
 			continue;
@@ -336,8 +345,9 @@ rdma_open(const char *spec, void **bctx)
 		break;
 	}
 	ibv_free_device_list(list);
+	/* mdevx_open() logs the refusal: its line names the device string */
 	if (ctx == NULL) {
-		MDEVX_LOG(ERR, "rdma-core: cannot open DEVX context on %s: %s", spec,
+		MDEVX_LOG(DEBUG, "rdma-core: cannot open DEVX context on %s: %s", spec,
 			  strerror(err));
 		return err;
 	}

@@ -269,6 +269,19 @@ check_devstr(const char *devstr)
 	return 0;
 }
 
+int
+check_devstr_log(const char *devstr, const char *fn)
+{
+	int err = check_devstr(devstr);
+
+	if (err == EINVAL)
+		SHARE_LOG(ERR, "%s(): device string %s", fn, devstr == NULL ? "NULL" : "empty");
+	else if (err == ENAMETOOLONG)
+		SHARE_LOG(ERR, "%s(): device string of %zu bytes or more, longer than %d",
+			  fn, (size_t)DEVSTR_MAX, DEVSTR_MAX - 1);
+	return err;
+}
+
 struct mdevx_share_dev *
 mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 {
@@ -278,11 +291,13 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	size_t len;
 	int err;
 
-	err = check_devstr(devstr);
+	err = check_devstr_log(devstr, __func__);
 	if (err != 0)
 		goto err_out;
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
 		err = EPERM;
+		SHARE_LOG(ERR, "%s: mdevx_share_dev_open() in a secondary: only the primary "
+			  "opens a device; a secondary calls mdevx_share_dev_attach()", devstr);
 		goto err_out;
 	}
 	if (conf != NULL && conf->capacity != 0)
@@ -290,6 +305,8 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	len = mdevx_share_reg_size(capacity);
 	if (len == 0) {
 		err = EINVAL;
+		SHARE_LOG(ERR, "%s: open: capacity of %u records refused (at most %u)", devstr,
+			  capacity, MDEVX_SHARE_CAPACITY_MAX);
 		goto err_out;
 	}
 	pthread_mutex_lock(&share_open_lock);
@@ -299,11 +316,13 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	if (dev != NULL) {
 		dev = NULL;
 		err = EEXIST;
+		SHARE_LOG(ERR, "%s: open: already open in this process", devstr);
 		goto err_unlock;
 	}
 	dev = dev_new(devstr);
 	if (dev == NULL) {
 		err = ENOMEM;
+		SHARE_LOG(ERR, "%s: open: out of memory", devstr);
 		goto err_unlock;
 	}
 	dev->primary = true;
@@ -316,11 +335,14 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	dev->owned_mask--;
 	if (dev->owned == NULL || dev->owned_set == NULL) {
 		err = ENOMEM;
+		SHARE_LOG(ERR, "%s: open: out of memory for %u records", devstr, capacity);
 		goto err_unlock;
 	}
 	do {
 		if (getrandom(&dev->cookie, sizeof(dev->cookie), 0) != sizeof(dev->cookie)) {
 			err = errno;
+			SHARE_LOG(ERR, "%s: open: no instance cookie: getrandom(): %s", devstr,
+				  strerror(err));
 			goto err_unlock;
 		}
 	} while (dev->cookie == 0);
@@ -349,12 +371,17 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	dev->reg = mdevx_share_reg_init(dev->mz->addr, dev->mz->len, capacity, dev->cookie);
 	if (dev->reg == NULL) {
 		err = errno;
+		SHARE_LOG(ERR, "%s: open: registry of %u records not made: %s", devstr, capacity,
+			  strerror(err));
 		goto err_mz;
 	}
 	dev->reg_len = dev->mz->len;
 	err = snap_start(dev, conf);
-	if (err != 0)
+	if (err != 0) {
+		SHARE_LOG(ERR, "%s: open: counter snapshot service not started: %s", devstr,
+			  strerror(err));
 		goto err_reg;
+	}
 	if (exit_pid == 0) {
 		exit_pid = getpid();
 		if (atexit(share_exit) != 0) {
@@ -368,8 +395,12 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	pthread_mutex_lock(&share_devs_lock);
 	err = -mp_get();
 	pthread_mutex_unlock(&share_devs_lock);
-	if (err == 0)
+	if (err == 0) {
 		err = peers_start();
+		if (err != 0)
+			SHARE_LOG(ERR, "%s: open: no reader of the secondaries' connections: %s",
+				  devstr, strerror(err));
+	}
 	if (err == 0) {
 		pthread_mutex_lock(&share_devs_lock);
 		TAILQ_INSERT_TAIL(&share_devs, dev, next);
@@ -380,6 +411,16 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		goto err_reg;
 	}
 	pthread_mutex_unlock(&share_open_lock);
+	/*
+	 * Without hugepages EAL keeps its memory, the registry's memzone
+	 * too, private to this process: secondaries cannot attach. Not
+	 * refused: a process may share with itself (the install test's
+	 * client does).
+	 */
+	if (!rte_eal_has_hugepages())
+		SHARE_LOG(WARNING, "%s: EAL runs with --no-huge: the registry is in private "
+			  "memory and no secondary can attach; sharing within this process "
+			  "only", devstr);
 	SHARE_LOG(INFO, "%s: sharing with %u records in %s, cookie %#" PRIx64, devstr,
 		  capacity, mz_name, dev->cookie);
 	return dev;
@@ -414,11 +455,13 @@ mdevx_share_dev_attach(const char *devstr)
 	uint64_t t0 = now_ms(), elapsed;
 	int err, fd = -1, conn = -1;
 
-	err = check_devstr(devstr);
+	err = check_devstr_log(devstr, __func__);
 	if (err != 0)
 		goto err_out;
 	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
 		err = EPERM;
+		SHARE_LOG(ERR, "%s: mdevx_share_dev_attach() in the primary: only a secondary "
+			  "attaches; the primary calls mdevx_share_dev_open()", devstr);
 		goto err_out;
 	}
 	pthread_mutex_lock(&share_open_lock);
@@ -445,6 +488,7 @@ mdevx_share_dev_attach(const char *devstr)
 	dev = dev_new(devstr);
 	if (dev == NULL) {
 		err = ENOMEM;
+		SHARE_LOG(ERR, "%s: attach: out of memory", devstr);
 		goto err_unlock;
 	}
 	pthread_mutex_lock(&share_devs_lock);
@@ -501,6 +545,11 @@ mdevx_share_dev_attach(const char *devstr)
 	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
 		close(reply.msgs[0].fds[i]);
 	free(reply.msgs);
+	if (err == ENODEV) {
+		/* the primary shares no device of that string */
+		attach_refused_log(devstr);
+		goto err_free;
+	}
 	if (err != 0) {
 		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
 		goto err_free;
@@ -565,6 +614,7 @@ mdevx_share_dev_attach(const char *devstr)
 	}
 	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0) {
 		err = ENOTSUP;
+		SHARE_LOG(ERR, "%s: attach: the imported context cannot export objects", devstr);
 		mdevx_close(dev->ctx);
 		goto err_free;
 	}
@@ -652,8 +702,10 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	uint32_t own;
 	int n, ret = 0;
 
-	if (dev == NULL)
+	if (dev == NULL) {
+		SHARE_LOG(ERR, "mdevx_share_dev_close(): NULL device");
 		return fail(EINVAL);
+	}
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
 	/* By pointer: a device closed already must not be read. */
@@ -661,6 +713,8 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	if (list == NULL) {
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
+		SHARE_LOG(ERR, "mdevx_share_dev_close(): device %p is not open (closed "
+			  "already?)", (const void *)dev);
 		return fail(ENOENT);
 	}
 	if (dev->refcnt > 1) {
@@ -925,10 +979,24 @@ check_dev(const struct mdevx_share_dev *dev)
 	return dev_live(dev) ? 0 : ENOENT;
 }
 
+int
+check_dev_log(const struct mdevx_share_dev *dev, const char *fn)
+{
+	int err = check_dev(dev);
+
+	/* By pointer only: a device that is not open must not be read. */
+	if (err == EINVAL)
+		SHARE_LOG(ERR, "%s(): NULL device", fn);
+	else if (err != 0)
+		SHARE_LOG(ERR, "%s(): device %p is not open (closed already?)", fn,
+			  (const void *)dev);
+	return err;
+}
+
 struct mdevx_ctx *
 mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 {
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0) {
 		set_errno(err);
@@ -940,7 +1008,7 @@ mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 uint64_t
 mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 {
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0) {
 		set_errno(err);
@@ -968,7 +1036,7 @@ uint32_t
 mdevx_share_record_count(const struct mdevx_share_dev *dev)
 {
 	uint32_t records = 0, imports;
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0)
 		set_errno(err);
@@ -981,7 +1049,7 @@ uint32_t
 mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 {
 	uint32_t records, imports = 0;
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0)
 		set_errno(err);

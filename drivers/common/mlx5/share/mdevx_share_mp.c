@@ -629,6 +629,94 @@ close_received_fds(const struct rte_mp_msg *msg)
 	}
 }
 
+static int primary_dev_at(uint32_t idx, char *devstr, uint32_t *total);
+
+/* The device strings of @p list, @p n of them, comma-separated in @p buf. */
+static void
+devstr_list(char *buf, size_t len, const char (*list)[DEVSTR_MAX], uint32_t n, uint32_t total)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < n && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : ", ", list[i]);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+	if (used >= len || n < total)
+		snprintf(buf + RTE_MIN(used, len - 5), 5, " ...");
+}
+
+/*
+ * Primary, share_devs_lock held: an attach of @p devstr refused (not a
+ * device string it shares), with its list. The secondary's line names
+ * them too (attach_refused_log()).
+ */
+static void
+attach_refusal_debug_locked(const char *devstr, const char *peer)
+{
+	char devs[8][DEVSTR_MAX];
+	struct mdevx_share_dev *dev;
+	char list[512];
+	uint32_t n = 0;
+
+	TAILQ_FOREACH(dev, &share_devs, next) {
+		if (!dev->primary)
+			continue;
+		if (n < RTE_DIM(devs))
+			memcpy(devs[n], dev->devstr, DEVSTR_MAX);
+		n++;
+	}
+	devstr_list(list, sizeof(list), (const char (*)[DEVSTR_MAX])devs,
+		    RTE_MIN(n, (uint32_t)RTE_DIM(devs)), n);
+	SHARE_LOG(DEBUG, "attach of %s by pid %d (by its socket) refused: not a device string "
+		  "this primary shares (%s)", devstr, (int)peer_pid(peer),
+		  n == 0 ? "none" : list);
+}
+
+/*
+ * Secondary: the primary refused to attach @p devstr (ENODEV: it does not
+ * share that string). One line naming the strings it shares, asked with
+ * LIST requests: the ATTACH reply has no room for them.
+ */
+void
+attach_refused_log(const char *devstr)
+{
+	char devs[8][DEVSTR_MAX];
+	uint32_t total = 0, n = 0;
+	char list[512];
+	int err = 0;
+
+	for (uint32_t i = 0; i < MAX_DEVS; i++) {
+		char one[DEVSTR_MAX];
+
+		err = primary_dev_at(i, one, &total);
+		if (err == ENOENT) {
+			err = 0;
+			break;
+		}
+		if (err != 0)
+			break;
+		if (n < RTE_DIM(devs))
+			memcpy(devs[n++], one, DEVSTR_MAX);
+		if (i + 1 >= total)
+			break;
+	}
+	if (err != 0) {
+		SHARE_LOG(ERR, "%s: attach refused: the primary does not share this device "
+			  "string (its list could not be read: %s; the primary logs refused "
+			  "attaches at DEBUG level)", devstr, strerror(err));
+	} else if (total == 0) {
+		SHARE_LOG(ERR, "%s: attach refused: the primary shares no device (it opens "
+			  "one with mdevx_share_dev_open())", devstr);
+	} else {
+		devstr_list(list, sizeof(list), (const char (*)[DEVSTR_MAX])devs, n, total);
+		SHARE_LOG(ERR, "%s: attach refused: the primary does not share this device "
+			  "string; it shares: %s (attach with one of these strings)", devstr,
+			  list);
+	}
+}
+
 /*
  * Runs on the EAL IPC thread. No allocation, no request of our own: the
  * attach reply carries the command fd (the receiver gets its own
@@ -665,6 +753,9 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		dev = find_dev_locked(req->devstr);
 		if (dev == NULL || !dev->primary) {
 			rep->status = -ENODEV;
+			/* DEBUG: any process of the instance can send these */
+			if (rte_log_can_log(mdevx_share_logtype, RTE_LOG_DEBUG))
+				attach_refusal_debug_locked(req->devstr, (const char *)peer);
 		} else if ((err = peer_new_locked(dev, peer, &conn)) != 0) {
 			rep->status = -err;
 			SHARE_LOG(ERR, "%s: attach of %s refused: %s (%u secondaries at most)",
@@ -1068,17 +1159,25 @@ mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max)
 	char devstr[DEVSTR_MAX];
 	int err;
 
-	if (devs == NULL && max != 0)
+	if (devs == NULL && max != 0) {
+		SHARE_LOG(ERR, "mdevx_share_primary_devs(): NULL list of %u entries", max);
 		return fail(EINVAL);
-	if (rte_eal_process_type() != RTE_PROC_SECONDARY)
+	}
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+		SHARE_LOG(ERR, "mdevx_share_primary_devs() in the primary: only a secondary "
+			  "asks the primary for its devices");
 		return fail(EPERM);
+	}
 	/* at most the devices a process holds; the list may change meanwhile */
 	for (i = 0; i < MAX_DEVS; i++) {
 		err = primary_dev_at(i, devstr, &total);
 		if (err == ENOENT)
 			break;
-		if (err != 0)
+		if (err != 0) {
+			SHARE_LOG(ERR, "mdevx_share_primary_devs(): device %u of the primary: %s",
+				  i, strerror(err));
 			return fail(err);
+		}
 		if (i < max)
 			memcpy(devs[i], devstr, DEVSTR_MAX);
 		if (i + 1 >= total)

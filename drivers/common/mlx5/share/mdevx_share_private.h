@@ -292,6 +292,11 @@ now_ms(void)
 
 /* mdevx_share_dev.c */
 int check_dev(const struct mdevx_share_dev *dev);
+/* check_dev(), and one line naming public call @p fn for a refusal. */
+int check_dev_log(const struct mdevx_share_dev *dev, const char *fn);
+#define CHECK_DEV(dev) check_dev_log((dev), __func__)
+/* check_devstr(), and one line naming public call @p fn for a refusal. */
+int check_devstr_log(const char *devstr, const char *fn);
 /* The telemetry commands: @p fn on every device, under the list's lock. */
 void mdevx_share_foreach_dev(void (*fn)(struct mdevx_share_dev *dev, void *arg), void *arg);
 const char *mdevx_share_dev_name(const struct mdevx_share_dev *dev);
@@ -308,6 +313,7 @@ void peers_release(const struct mdevx_share_dev *dev);
 struct mdevx_share_dev *peer_dev_locked(uint64_t id, pid_t *pid);
 uint32_t *peer_nb_rules_locked(uint64_t id);
 void ack_send(const struct mp_param *p, int tries);
+void attach_refused_log(const char *devstr);
 void conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries);
 void conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
 int send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms);

@@ -106,6 +106,9 @@ owned_del(struct mdevx_share_dev *dev, const struct mdevx_obj *obj)
 /* Records                                                           */
 /* ---------------------------------------------------------------- */
 
+/* A name too long is logged with its length up to this. */
+#define NAME_LOG_LEN_MAX 4096
+
 static int
 check_name(const char *name)
 {
@@ -119,20 +122,92 @@ check_name(const char *name)
 /*
  * The characters a published name may hold: letters, digits and "._:/-"
  * (printable, no space, nothing a terminal, a shell or JSON reads
- * specially). Returns the first other byte's index, or -1.
+ * specially): is @p c one of them?
  */
+static bool
+name_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == ':' || c == '/' || c == '-';
+}
+
+/* The index of the first byte of @p name a published name may not hold, or -1. */
 static int
 name_bad_char(const char *name)
 {
-	for (int i = 0; name[i] != '\0'; i++) {
-		char c = name[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '.' || c == '_' || c == ':' || c == '/' || c == '-')
-			continue;
-		return i;
-	}
+	for (int i = 0; name[i] != '\0'; i++)
+		if (!name_char_ok(name[i]))
+			return i;
 	return -1;
+}
+
+/*
+ * @p name as a log line may hold it, in @p buf: the bytes a published name
+ * may hold, any other as '?' (a name that looks up nothing may hold
+ * anything: escapes, newlines).
+ */
+static const char *
+name_for_log(const char *name, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < len; i++)
+		buf[i] = name_char_ok(name[i]) ? name[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* The line of a name refused by check_name() (EINVAL, ENAMETOOLONG) in call @p fn. */
+static void
+name_refused_log(const struct mdevx_share_dev *dev, const char *fn, const char *name, int err)
+{
+	size_t len;
+
+	if (err == EINVAL) {
+		SHARE_LOG(ERR, "%s: %s(): %s name", dev->devstr, fn,
+			  name == NULL ? "NULL" : "empty");
+	} else if (err == ENAMETOOLONG) {
+		len = strnlen(name, NAME_LOG_LEN_MAX);
+		SHARE_LOG(ERR, "%s: %s(): name of %zu%s bytes, longer than the limit of %d "
+			  "(MDEVX_SHARE_NAME_MAX)", dev->devstr, fn, len,
+			  len == NAME_LOG_LEN_MAX ? " or more" : "", MDEVX_SHARE_NAME_MAX);
+	}
+}
+
+/* check_name(), and its line. */
+static int
+check_name_log(const struct mdevx_share_dev *dev, const char *fn, const char *name)
+{
+	int err = check_name(name);
+
+	if (err != 0)
+		name_refused_log(dev, fn, name, err);
+	return err;
+}
+
+/*
+ * The line of a lookup or an import of @p name that failed with @p err.
+ * Caller errors at ERR; what the registry holds (no such record, one
+ * withdrawn, corrupted or of another instance: outcomes that other
+ * processes decide) at DEBUG.
+ */
+static void
+lookup_refused_log(const struct mdevx_share_dev *dev, const char *fn, const char *name,
+		   int err)
+{
+	char buf[MDEVX_SHARE_NAME_MAX + 1];
+
+	if (err == EINVAL || err == ENAMETOOLONG)
+		name_refused_log(dev, fn, name, err);
+	else if (err == ENOENT)
+		SHARE_LOG(DEBUG, "%s: %s(\"%s\"): no record of that name", dev->devstr, fn,
+			  name_for_log(name, buf, sizeof(buf)));
+	else if (err == ENODEV)
+		SHARE_LOG(DEBUG, "%s: %s(\"%s\"): the primary closed the device", dev->devstr,
+			  fn, name_for_log(name, buf, sizeof(buf)));
+	else
+		SHARE_LOG(DEBUG, "%s: %s(\"%s\"): %s", dev->devstr, fn,
+			  name_for_log(name, buf, sizeof(buf)), strerror(err));
 }
 
 static void
@@ -160,17 +235,24 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	struct mdevx_obj_info oi;
 	uint32_t idx;
 	uint64_t gen;
+	bool owned;
 	int ret, bad;
 
-	ret = check_dev(dev);
-	if (ret == 0 && obj == NULL)
-		ret = EINVAL;
-	if (ret == 0)
-		ret = check_name(name);
+	ret = CHECK_DEV(dev);
 	if (ret != 0)
 		return fail(ret);
-	if (!dev->primary)
+	if (obj == NULL) {
+		SHARE_LOG(ERR, "%s: mdevx_share_publish(): NULL object", dev->devstr);
+		return fail(EINVAL);
+	}
+	ret = check_name_log(dev, __func__, name);
+	if (ret != 0)
+		return fail(ret);
+	if (!dev->primary) {
+		SHARE_LOG(ERR, "%s: mdevx_share_publish() in a secondary: only the primary "
+			  "publishes", dev->devstr);
 		return fail(EPERM);
+	}
 	bad = name_bad_char(name);
 	if (bad >= 0) {
 		/* the byte in hex: the name itself may hold anything */
@@ -178,13 +260,24 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 			  "[A-Za-z0-9._:/-]", dev->devstr, bad, (unsigned int)(uint8_t)name[bad]);
 		return fail(EINVAL);
 	}
-	if (mdevx_obj_info(obj, &oi) != 0)
-		return fail(errno);
-	if (oi.imported)
+	if (mdevx_obj_info(obj, &oi) != 0) {
+		ret = errno;
+		SHARE_LOG(ERR, "%s: publish %s: not an object: %s", dev->devstr, name,
+			  strerror(ret));
+		return fail(ret);
+	}
+	if (oi.imported) {
+		SHARE_LOG(ERR, "%s: publish %s: %s %#x is an import: only objects this process "
+			  "made are published", dev->devstr, name, mdevx_obj_kind_name(oi.kind),
+			  oi.id);
 		return fail(EPERM);
+	}
 	/* A handle of another uverbs file names nothing, or another object, here. */
-	if (mdevx_obj_ctx(obj) != dev->ctx)
+	if (mdevx_obj_ctx(obj) != dev->ctx) {
+		SHARE_LOG(ERR, "%s: publish %s: %s %#x is of another device context", dev->devstr,
+			  name, mdevx_obj_kind_name(oi.kind), oi.id);
 		return fail(EXDEV);
+	}
 	memset(&info, 0, sizeof(info));
 	if (oi.kind == MDEVX_OBJ_FLOW_COUNTER) {
 		info.kind = MDEVX_OBJ_FLOW_COUNTER;
@@ -194,6 +287,8 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 		info.size_or_tirn = oi.tirn;
 		info.rx_icm_addr = oi.rx_icm_addr;
 	} else {
+		SHARE_LOG(ERR, "%s: publish %s: a %s is not shared (flow counter bulks and TIRs "
+			  "only)", dev->devstr, name, mdevx_obj_kind_name(oi.kind));
 		return fail(EPROTOTYPE);
 	}
 	snprintf(info.name, sizeof(info.name), "%s", name);
@@ -202,11 +297,15 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	info.object_id = oi.id;
 	info.export_len = (uint32_t)dev->export_size;
 	ret = mdevx_obj_export(obj, info.export_buf, sizeof(info.export_buf));
-	if (ret != 0)
+	if (ret != 0) {
+		SHARE_LOG(ERR, "%s: publish %s: export of %s %#x failed: %s", dev->devstr, name,
+			  mdevx_obj_kind_name(oi.kind), oi.id, strerror(-ret));
 		return fail(-ret);
+	}
 	pthread_mutex_lock(&dev->wlock);
 	/* Owned already (under another name): a second owner would destroy it twice. */
-	ret = owned_has(dev, obj) ? EEXIST : mdevx_share_reg_publish(dev->reg, &info, &idx, &gen);
+	owned = owned_has(dev, obj);
+	ret = owned ? EEXIST : mdevx_share_reg_publish(dev->reg, &info, &idx, &gen);
 	if (ret == 0) {
 		dev->owned[idx] = obj;
 		owned_add(dev, obj);
@@ -214,8 +313,20 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 			snap_add(dev->snap, idx, gen, obj, info.size_or_tirn);
 	}
 	pthread_mutex_unlock(&dev->wlock);
-	if (ret != 0)
+	if (ret != 0) {
+		if (owned)
+			SHARE_LOG(ERR, "%s: publish %s: %s %#x is published already under another "
+				  "name", dev->devstr, name, mdevx_obj_kind_name(oi.kind), oi.id);
+		else if (ret == EEXIST)
+			SHARE_LOG(ERR, "%s: publish %s: a record of that name exists", dev->devstr,
+				  name);
+		else if (ret == ENOSPC)
+			SHARE_LOG(ERR, "%s: publish %s: the registry is full (its capacity: %u)",
+				  dev->devstr, name, mdevx_share_reg_capacity(dev->reg));
+		else
+			SHARE_LOG(ERR, "%s: publish %s: %s", dev->devstr, name, strerror(ret));
 		return fail(ret);
+	}
 	SHARE_LOG(DEBUG, "%s: published %s (%s id %u) in slot %u gen %" PRIu64, dev->devstr,
 		  name, info.kind == MDEVX_OBJ_FLOW_COUNTER ? "counter" : "tir", oi.id, idx, gen);
 	return 0;
@@ -230,13 +341,16 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 	uint32_t idx;
 	int ret, nb_sent;
 
-	ret = check_dev(dev);
+	ret = CHECK_DEV(dev);
 	if (ret == 0)
-		ret = check_name(name);
+		ret = check_name_log(dev, __func__, name);
 	if (ret != 0)
 		return fail(ret);
-	if (!dev->primary)
+	if (!dev->primary) {
+		SHARE_LOG(ERR, "%s: mdevx_share_withdraw() in a secondary: only the primary "
+			  "withdraws", dev->devstr);
 		return fail(EPERM);
+	}
 	pthread_mutex_lock(&dev->wlock);
 	/* The registry's private state: the memzone's bytes decide nothing. */
 	ret = mdevx_share_reg_owner_find(dev->reg, name, &idx, &old_gen, &state);
@@ -246,6 +360,11 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 		ret = mdevx_share_reg_withdraw(dev->reg, idx, old_gen, &gen);
 	if (ret != 0) {
 		pthread_mutex_unlock(&dev->wlock);
+		if (ret == ENOENT)
+			SHARE_LOG(ERR, "%s: mdevx_share_withdraw(): no record \"%s\" published",
+				  dev->devstr, name);
+		else
+			SHARE_LOG(ERR, "%s: withdraw %s: %s", dev->devstr, name, strerror(ret));
 		return fail(ret);
 	}
 	/* Out of the counter snapshot: a refresh of it in progress ends first. */
@@ -300,14 +419,18 @@ mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_s
 	struct mdevx_share_rec_info info;
 	int ret;
 
-	ret = check_dev(dev);
-	if (ret == 0 && rec == NULL)
-		ret = EINVAL;
+	ret = CHECK_DEV(dev);
 	if (ret != 0)
 		return fail(ret);
+	if (rec == NULL) {
+		SHARE_LOG(ERR, "%s: mdevx_share_lookup(): NULL record", dev->devstr);
+		return fail(EINVAL);
+	}
 	ret = reg_lookup(dev, name, &info, NULL);
-	if (ret != 0)
+	if (ret != 0) {
+		lookup_refused_log(dev, __func__, name, ret);
 		return fail(ret);
+	}
 	info_to_record(&info, rec);
 	return 0;
 }
@@ -319,8 +442,14 @@ mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
 	struct mdevx_share_rec_info info;
 	int64_t i;
 
-	if (rec == NULL || check_dev(dev) != 0) {
-		set_errno(rec == NULL ? EINVAL : check_dev(dev));
+	int err = CHECK_DEV(dev);
+
+	if (err == 0 && rec == NULL) {
+		SHARE_LOG(ERR, "%s: mdevx_share_record_next(): NULL record", dev->devstr);
+		err = EINVAL;
+	}
+	if (err != 0) {
+		set_errno(err);
 		return -1;
 	}
 	mdevx_share_lock_read(&dev->lock);
@@ -386,7 +515,7 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
  */
 static int
 import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind kind,
-	    mdevx_share_imp_t *imp)
+	    mdevx_share_imp_t *imp, bool *logged)
 {
 	struct mdevx_share_rec_view v;
 	struct imp_slot *s;
@@ -430,9 +559,11 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind k
 		if (imported)
 			mdevx_obj_unimport_ref(dev->ctx, &s->ref);
 		slot_free(dev, s, sidx);
-		if (ret != EAGAIN)
+		if (ret != EAGAIN) {
 			SHARE_LOG(ERR, "%s: record \"%s\": export buffer refused: %s",
 				  dev->devstr, name, strerror(ret));
+			*logged = true;
+		}
 		return ret == EPROTOTYPE ? EBADMSG : ret;
 	}
 	s->obj = NULL;
@@ -449,12 +580,19 @@ int
 mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind kind,
 		   mdevx_share_imp_t *imp)
 {
-	int ret = check_dev(dev);
+	bool logged = false;
+	int ret = CHECK_DEV(dev);
 
-	if (ret == 0 && (imp == NULL || kind > MDEVX_OBJ_TIR))
-		ret = EINVAL;
 	if (ret != 0)
 		return fail(ret);
+	if (imp == NULL || kind > MDEVX_OBJ_TIR) {
+		if (imp == NULL)
+			SHARE_LOG(ERR, "%s: mdevx_share_import(): NULL handle", dev->devstr);
+		else
+			SHARE_LOG(ERR, "%s: mdevx_share_import(): kind %d is not a record's kind "
+				  "(a flow counter, a TIR or any)", dev->devstr, (int)kind);
+		return fail(EINVAL);
+	}
 	ret = EAGAIN;
 	/*
 	 * One exclusive section from the lookup to the visible slot. The
@@ -465,9 +603,13 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj
 	 */
 	mdevx_share_lock_write(&dev->lock);
 	for (int i = 0; i < IMPORT_RETRIES && ret == EAGAIN; i++)
-		ret = dev->orphan ? ENODEV : import_once(dev, name, kind, imp);
+		ret = dev->orphan ? ENODEV : import_once(dev, name, kind, imp, &logged);
 	mdevx_share_unlock_write(&dev->lock);
-	return ret == 0 ? 0 : fail(ret);
+	if (ret == 0)
+		return 0;
+	if (!logged)
+		lookup_refused_log(dev, __func__, name, ret);
+	return fail(ret);
 }
 
 int
@@ -476,7 +618,7 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	struct mdevx_obj_ref ref = { .bobj = NULL };
 	struct imp_slot *s;
 	uint32_t sidx;
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
 	if (err != 0)
 		return fail(err);
@@ -484,11 +626,15 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	s = slot_of(dev, imp, &sidx);
 	if (s == NULL) {
 		mdevx_share_unlock_write(&dev->lock);
+		SHARE_LOG(ERR, "%s: mdevx_share_unimport(): %#" PRIx64 " is not a live import "
+			  "(unimported already?)", dev->devstr, imp.id);
 		return fail(ENOENT);
 	}
 	/* The wrapper (live or revoked) first: a call in flight keeps the import. */
 	if (slot_drop_wrapper(s) != 0) {
 		mdevx_share_unlock_write(&dev->lock);
+		SHARE_LOG(ERR, "%s: mdevx_share_unimport(): import %#" PRIx64 ": another thread "
+			  "is in a call on its object: nothing released", dev->devstr, imp.id);
 		return fail(EBUSY);
 	}
 	if (s->state == IMP_LIVE)
@@ -515,11 +661,11 @@ use_end(struct mdevx_share_dev *dev, bool excl)
  */
 static struct imp_slot *
 use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_obj_kind kind,
-	  bool excl, int *err)
+	  bool excl, int *err, const char *fn)
 {
 	struct imp_slot *s;
 
-	*err = check_dev(dev);
+	*err = check_dev_log(dev, fn);
 	if (*err != 0)
 		return NULL;
 	if (excl)
@@ -541,6 +687,13 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_obj_kin
 			*err = ESTALE;
 	}
 	use_end(dev, excl);
+	/* ESTALE, and what the registry says (scribbled): outcomes, no line */
+	if (*err == ENOENT)
+		SHARE_LOG(ERR, "%s: %s(): %#" PRIx64 " is not a live import", dev->devstr, fn,
+			  imp.id);
+	else if (*err == EPROTOTYPE)
+		SHARE_LOG(ERR, "%s: %s(): import %#" PRIx64 " is not a %s", dev->devstr, fn,
+			  imp.id, mdevx_obj_kind_name(kind));
 	return NULL;
 }
 
@@ -552,7 +705,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	struct imp_slot *s;
 	int err = 0;
 
-	s = use_begin(dev, imp, MDEVX_OBJ_ANY, true, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_ANY, true, &err, __func__);
 	if (s == NULL) {
 		set_errno(err);
 		return NULL;
@@ -579,8 +732,12 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	}
 	obj = s->obj;
 	use_end(dev, true);
-	if (obj == NULL)
+	if (obj == NULL) {
+		if (err != ESTALE)
+			SHARE_LOG(ERR, "%s: mdevx_share_import_obj(): import %#" PRIx64 ": no "
+				  "object: %s", dev->devstr, imp.id, strerror(err));
 		set_errno(err);
+	}
 	return obj;
 }
 
@@ -591,7 +748,7 @@ mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 	struct imp_slot *s;
 	int err, ret;
 
-	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 	if (s == NULL)
 		return fail(err);
 	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
@@ -614,12 +771,15 @@ mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uin
 	uint32_t bulk;
 	int err;
 
-	err = check_dev(dev);
-	if (err == 0 && (stats == NULL || n == 0))
-		err = EINVAL;
+	err = CHECK_DEV(dev);
 	if (err != 0)
 		return fail(err);
-	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
+	if (stats == NULL || n == 0) {
+		SHARE_LOG(ERR, "%s: mdevx_share_counter_read(): %s", dev->devstr,
+			  stats == NULL ? "NULL stats" : "no counter asked (n 0)");
+		return fail(EINVAL);
+	}
+	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 	if (s == NULL)
 		return fail(err);
 	bulk = s->ref.size_or_tirn;
@@ -628,6 +788,14 @@ mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uin
 	else
 		err = snap_read(dev->snap, s->rec_idx, s->rec_gen, bulk, offset, n, stats, snap);
 	use_end(dev, false);
+	/* EAGAIN, ENODATA, ESTALE: outcomes of a hot path, no line */
+	if (err == ERANGE)
+		SHARE_LOG(ERR, "%s: mdevx_share_counter_read(): counters %u to %" PRIu64 " are "
+			  "past the bulk of %u", dev->devstr, offset, (uint64_t)offset + n - 1,
+			  bulk);
+	else if (err == EIO)
+		SHARE_LOG(DEBUG, "%s: mdevx_share_counter_read(): import %#" PRIx64 ": the "
+			  "snapshot slot does not match it (scribbled)", dev->devstr, imp.id);
 	return err == 0 ? 0 : fail(err);
 }
 
@@ -642,7 +810,7 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	uint32_t idx;
 	int err, last;
 
-	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 	if (s == NULL)
 		return fail(err);
 	idx = s->rec_idx;
@@ -669,7 +837,7 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	}
 	/* Poll the bulk's slot: no lock of another process, bounded. */
 	for (;;) {
-		s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err);
+		s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 		if (s == NULL)
 			return fail(err);
 		err = snap_started(dev->snap, idx, gen, &started);
@@ -687,12 +855,14 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 int
 mdevx_share_service_stats(struct mdevx_share_dev *dev, struct mdevx_share_service_stats *st)
 {
-	int err = check_dev(dev);
+	int err = CHECK_DEV(dev);
 
-	if (err == 0 && st == NULL)
-		err = EINVAL;
 	if (err != 0)
 		return fail(err);
+	if (st == NULL) {
+		SHARE_LOG(ERR, "%s: mdevx_share_service_stats(): NULL stats", dev->devstr);
+		return fail(EINVAL);
+	}
 	mdevx_share_lock_read(&dev->lock);
 	if (dev->snap == NULL || dev->orphan)
 		err = ENODATA;
@@ -709,7 +879,7 @@ mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	struct imp_slot *s;
 	int err, ret;
 
-	s = use_begin(dev, imp, MDEVX_OBJ_TIR, false, &err);
+	s = use_begin(dev, imp, MDEVX_OBJ_TIR, false, &err, __func__);
 	if (s == NULL)
 		return fail(err);
 	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);

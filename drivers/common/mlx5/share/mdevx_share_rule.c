@@ -603,14 +603,20 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 	uint32_t idx;
 	int err;
 
-	err = check_dev(dev);
-	if (err == 0 && (matcher == NULL || attr == NULL ||
-			 (attr->dest_imp.id != 0 && attr->dest_obj != NULL) ||
-			 (attr->counter_imp.id != 0 && attr->counter_obj != NULL)))
-		err = EINVAL;
+	err = CHECK_DEV(dev);
 	if (err != 0) {
-		SHARE_LOG(ERR, "rule create: %s", strerror(err));
 		set_errno(err);
+		return h;
+	}
+	if (matcher == NULL || attr == NULL ||
+	    (attr->dest_imp.id != 0 && attr->dest_obj != NULL) ||
+	    (attr->counter_imp.id != 0 && attr->counter_obj != NULL)) {
+		SHARE_LOG(ERR, "%s: mdevx_share_rule_create(): %s", dev->devstr,
+			  matcher == NULL ? "NULL matcher" : attr == NULL ? "NULL attributes" :
+			  attr->dest_obj != NULL && attr->dest_imp.id != 0 ?
+			  "both an imported and a local destination" :
+			  "both an imported and a local counter");
+		set_errno(EINVAL);
 		return h;
 	}
 	/* Shared lock: a withdrawal (exclusive) waits for the rule, then removes it. */
@@ -677,7 +683,7 @@ mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 {
 	struct share_rule *r;
 	uint32_t idx;
-	int ret = check_dev(dev);
+	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
 		return fail(ret);
@@ -685,6 +691,8 @@ mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 	r = rule_of(dev, rule, &idx);
 	if (r == NULL) {
 		pthread_mutex_unlock(&dev->rules_lock);
+		SHARE_LOG(ERR, "%s: mdevx_share_rule_destroy(): %#" PRIx64 " is not a rule of "
+			  "this process (destroyed already?)", dev->devstr, rule.id);
 		return fail(ENOENT);
 	}
 	if (r->state == RULE_LIVE) {
@@ -710,7 +718,7 @@ mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 {
 	struct share_rule *r;
 	uint32_t idx;
-	int ret = check_dev(dev);
+	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
 		return fail(ret);
@@ -718,6 +726,10 @@ mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 	r = rule_of(dev, rule, &idx);
 	ret = r == NULL ? ENOENT : r->state == RULE_LIVE ? 0 : ESTALE;
 	pthread_mutex_unlock(&dev->rules_lock);
+	/* ESTALE is the answer, not a refusal */
+	if (ret == ENOENT)
+		SHARE_LOG(ERR, "%s: mdevx_share_rule_state(): %#" PRIx64 " is not a rule of "
+			  "this process", dev->devstr, rule.id);
 	return ret == 0 ? 0 : fail(ret);
 }
 
@@ -726,18 +738,23 @@ mdevx_share_rule_handle(struct mdevx_share_dev *dev, mdevx_share_rule_t rule, ui
 {
 	struct share_rule *r;
 	uint32_t idx;
-	int ret = check_dev(dev);
+	int ret = CHECK_DEV(dev);
 
-	if (ret == 0 && handle == NULL)
-		ret = EINVAL;
 	if (ret != 0)
 		return fail(ret);
+	if (handle == NULL) {
+		SHARE_LOG(ERR, "%s: mdevx_share_rule_handle(): NULL handle", dev->devstr);
+		return fail(EINVAL);
+	}
 	pthread_mutex_lock(&dev->rules_lock);
 	r = rule_of(dev, rule, &idx);
 	ret = r == NULL ? ENOENT : r->state == RULE_LIVE ? 0 : ESTALE;
 	if (ret == 0)
 		*handle = r->handle;
 	pthread_mutex_unlock(&dev->rules_lock);
+	if (ret == ENOENT)
+		SHARE_LOG(ERR, "%s: mdevx_share_rule_handle(): %#" PRIx64 " is not a rule of "
+			  "this process", dev->devstr, rule.id);
 	return ret == 0 ? 0 : fail(ret);
 }
 
@@ -745,7 +762,7 @@ int
 mdevx_share_dev_rules(const struct mdevx_share_dev *dev, uint32_t *own, uint32_t *peers)
 {
 	struct mdevx_share_dev *d = (struct mdevx_share_dev *)(uintptr_t)dev;
-	int ret = check_dev(dev);
+	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
 		return fail(ret);
