@@ -161,7 +161,9 @@ share_suite_teardown(void)
 int
 case_setup(void)
 {
-	struct mdevx_share_conf conf = { .capacity = 256, .withdraw_timeout_ms = 3000 };
+	/* No counter snapshot service (the counters suite tests it). */
+	struct mdevx_share_conf conf = { .capacity = 256, .withdraw_timeout_ms = 3000,
+					 .counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_OFF };
 
 	if (test_swdev_case_setup(ctl, DEV, sync_mz, sizeof(struct share_sync)) != TEST_SUCCESS)
 		return TEST_FAILED;

@@ -278,55 +278,93 @@ test_dir_remove(const char *dir)
 	return ret;
 }
 
-void
-log_capture_start(struct log_capture *c)
+
+int
+log_cap_start(struct log_cap *c, uint32_t share_level)
 {
 	memset(c, 0, sizeof(*c));
+	c->share_type = rte_log_register("pmd.common.mdevx.share");
+	c->mdevx_type = rte_log_register("pmd.common.mdevx");
+	if (c->share_type < 0 || c->mdevx_type < 0)
+		return -1;
 	c->f = open_memstream(&c->buf, &c->len);
-	if (c->f != NULL)
-		rte_openlog_stream(c->f);
+	if (c->f == NULL)
+		return -1;
+	c->share_level = rte_log_get_level(c->share_type);
+	c->mdevx_level = rte_log_get_level(c->mdevx_type);
+	c->global_level = rte_log_get_global_level();
+	rte_log_set_global_level(RTE_LOG_DEBUG);
+	rte_log_set_level(c->share_type, share_level);
+	/* libmdevx's backends say more at DEBUG (below the caller's line) */
+	rte_log_set_level(c->mdevx_type, RTE_LOG_INFO);
+	rte_openlog_stream(c->f);
+	return 0;
 }
 
 void
-log_capture_stop(struct log_capture *c)
+log_cap_stop(struct log_cap *c)
 {
 	if (c->f == NULL)
 		return;
-	/*
-	 * NULL, not the stream that was in use: that one is EAL's default,
-	 * which rte_eal_cleanup() closes, and a log line at exit would write
-	 * into it if it were set as the stream.
-	 */
+	/* EAL's default is set back with NULL: rte_eal_cleanup() closes that stream. */
 	rte_openlog_stream(NULL);
-	fclose(c->f);		/* buf and len now hold the text */
-	c->f = NULL;
-	/* Shown in the test's log too. */
-	if (c->buf != NULL)
-		fputs(c->buf, stderr);
-}
-
-int
-log_capture_count(const struct log_capture *c, const char *what)
-{
-	const char *p = c->buf;
-	int nb = 0;
-
-	while (p != NULL && *p != '\0') {
-		const char *end = strchr(p, '\n');
-		size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
-
-		if (memmem(p, n, what, strlen(what)) != NULL)
-			nb++;
-		p = end != NULL ? end + 1 : NULL;
-	}
-	return nb;
-}
-
-void
-log_capture_free(struct log_capture *c)
-{
-	log_capture_stop(c);
+	rte_log_set_level(c->share_type, (uint32_t)c->share_level);
+	rte_log_set_level(c->mdevx_type, (uint32_t)c->mdevx_level);
+	rte_log_set_global_level(c->global_level);
+	fclose(c->f);
 	free(c->buf);
-	c->buf = NULL;
-	c->len = 0;
+	c->f = NULL;
+}
+
+/* The lines of our libraries logged since the last take, in c->text; how many. */
+unsigned int
+log_cap_take(struct log_cap *c, const char *prefix)
+{
+	unsigned int n = 0;
+	size_t out = 0;
+	const char *p;
+
+	fflush(c->f);
+	for (p = c->buf + c->pos; p < c->buf + c->len;) {
+		const char *nl = memchr(p, '\n', (size_t)(c->buf + c->len - p));
+		size_t l = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(c->buf + c->len - p);
+
+		if ((prefix != NULL && strncmp(p, prefix, strlen(prefix)) == 0) ||
+		    (prefix == NULL && (strncmp(p, "mdevx_share: ", 13) == 0 ||
+					strncmp(p, "mdevx: ", 7) == 0))) {
+			n++;
+			if (out + l < sizeof(c->text)) {
+				memcpy(c->text + out, p, l);
+				out += l;
+			}
+		}
+		p += l;
+	}
+	c->text[out] = '\0';
+	c->pos = c->len;
+	return n;
+}
+
+/*
+ * Exactly one line (of @p prefix, or of both libraries with NULL) since
+ * the last take, holding each of @p n1, @p n2, @p n3 (NULL: none). NULL,
+ * or why not (the text is printed).
+ */
+const char *
+log_cap_once(struct log_cap *c, const char *prefix, const char *n1, const char *n2,
+	     const char *n3)
+{
+	unsigned int n = log_cap_take(c, prefix);
+	const char *why = NULL;
+
+	if (n != 1)
+		why = n == 0 ? "no line logged" : "more than one line logged";
+	else if ((n1 != NULL && strstr(c->text, n1) == NULL) ||
+		 (n2 != NULL && strstr(c->text, n2) == NULL) ||
+		 (n3 != NULL && strstr(c->text, n3) == NULL))
+		why = "the line does not name the object and the reason";
+	if (why != NULL)
+		printf("log: %s (want %s / %s / %s):\n%s", why, n1 != NULL ? n1 : "-",
+		       n2 != NULL ? n2 : "-", n3 != NULL ? n3 : "-", c->text);
+	return why;
 }

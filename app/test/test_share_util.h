@@ -11,6 +11,8 @@
  *    waits on the memzone's counters;
  *  - the secondaries a test case starts (test_mp_spawn()), tracked so that
  *    a failed case leaves none running, and the checks in their roles.
+ *  - the DPDK log of this process captured in memory (log_cap_*), to check
+ *    the line a refusal logs.
  * The roles (REGISTER_TEST_SECONDARY) stay in the test files.
  */
 #ifndef MDEVX_TEST_SHARE_UTIL_H
@@ -148,22 +150,41 @@ int test_file_read(const char *dir, const char *name, char *buf, size_t len,
  */
 int test_dir_remove(const char *dir);
 
-/** DPDK's log output of this process, kept in memory between start and stop. */
-struct log_capture {
-	char *buf;
-	size_t len;
+/*
+ * The log of this process, captured in memory: every line our two
+ * libraries (lines "mdevx_share: ..." and "mdevx: ...") write between two
+ * log_cap_take() calls, libmdevx_share's from @p share_level, libmdevx's
+ * from INFO. The stream and the levels are restored by
+ * log_cap_stop().
+ */
+struct log_cap {
 	FILE *f;
+	char *buf;
+	size_t len, pos;
+	int share_type, mdevx_type;
+	int share_level, mdevx_level;
+	uint32_t global_level;
+	char text[8192];	/* what the last log_cap_take() took */
 };
 
-/** Send this process's DPDK log to @p c, until log_capture_stop() restores EAL's default. */
-void log_capture_start(struct log_capture *c);
+/** Start capturing (libmdevx_share's lines from @p share_level). 0, or -1. */
+int log_cap_start(struct log_cap *c, uint32_t share_level);
 
-/** Back to EAL's default log stream; the text stays in @p c. */
-void log_capture_stop(struct log_capture *c);
+/** Restore EAL's default stream and the levels; the capture is freed. */
+void log_cap_stop(struct log_cap *c);
 
-/** Lines of the captured text that contain @p what. */
-int log_capture_count(const struct log_capture *c, const char *what);
+/**
+ * The lines of @p prefix ("mdevx_share: ", or both libraries with NULL)
+ * logged since the last take, in c->text; how many.
+ */
+unsigned int log_cap_take(struct log_cap *c, const char *prefix);
 
-void log_capture_free(struct log_capture *c);
+/**
+ * Exactly one line (of @p prefix, or of both libraries with NULL) since
+ * the last take, holding each of @p n1, @p n2, @p n3 (NULL: none). NULL,
+ * or why not (the text is printed).
+ */
+const char *log_cap_once(struct log_cap *c, const char *prefix, const char *n1, const char *n2,
+			 const char *n3);
 
 #endif /* MDEVX_TEST_SHARE_UTIL_H */
