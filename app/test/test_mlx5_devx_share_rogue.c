@@ -29,9 +29,9 @@
  *	primary's own withdrawal then revokes it.
  *
  * test_rogue_ack_flood
- *	three rogues flood their connections with acknowledgements: an honest
- *	secondary attaches and imports meanwhile, and a withdrawal gets
- *	every acknowledgement (its and the rogues' libraries').
+ *	three rogues of another device flood their connections with
+ *	acknowledgements: an honest secondary attaches and imports
+ *	meanwhile, and a withdrawal gets its acknowledgement.
  * test_rogue_fd_flood
  *	1,000 requests to the primary and 1,000 forged withdrawals to a
  *	secondary, each carrying 8 descriptors: neither process's count of
@@ -77,6 +77,8 @@
 
 #define DEV "mlx5_0"
 #define DEVSTR "swdev:" DEV
+#define DEV2 "mlx5_1"
+#define DEVSTR2 "swdev:" DEV2
 #define SYNC_MZ "mdevx_t_rogue_sync"
 #define CHILD_TIMEOUT_MS 60000
 #define WAIT_MS 20000
@@ -1948,10 +1950,10 @@ test_rogue_phantom_peers(void)
 }
 
 /*
- * R: attached; floods its connection with acknowledgements (every
- * sequence number but the current ones, and wrong devices and ops) as
- * fast as it can until stop, counting those sent in val[1]. Its own
- * library still acknowledges the primary's notifications.
+ * R: attached to the second device; floods its connection with
+ * acknowledgements (every sequence number but the current ones, and
+ * wrong devices and ops) as fast as it can until stop, counting those
+ * sent in val[1].
  */
 static int
 role_ack_flooder(int argc, char **argv)
@@ -1965,7 +1967,7 @@ role_ack_flooder(int argc, char **argv)
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
 	ROLE_CHECK(s != NULL, "no sync memzone");
-	dev = mdevx_share_dev_attach(DEVSTR);
+	dev = mdevx_share_dev_attach(DEVSTR2);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
 	fd = mdevx_share_test_conn_fd(dev);
 	ROLE_CHECK(fd >= 0, "no connection");
@@ -1994,10 +1996,12 @@ out:
 REGISTER_TEST_SECONDARY(rogue_ack_flooder, role_ack_flooder);
 
 /*
- * An acknowledgement flood: while NB_FLOODERS rogues flood their
- * connections with acknowledgements, an honest secondary attaches and
- * imports, and a withdrawal gets every acknowledgement (the honest one's
- * and the rogues' libraries'). On 2 CPUs the primary's reader keeps up
+ * An acknowledgement flood: while NB_FLOODERS rogues attached to another
+ * device of the primary flood their connections (read by the same reader)
+ * with acknowledgements, an honest secondary attaches and imports, and a
+ * withdrawal gets its acknowledgement. The rogues are not waited for: a
+ * flooder's own acknowledgement can be lost in its own full queue (seen
+ * under ASan), which is its loss, not the honest one's. On 2 CPUs the primary's reader keeps up
  * even when it drains each connection whole (a planted PEER_BURST of
  * INT_MAX passes): this shows the flood costs nothing, not the turn bound.
  */
@@ -2014,6 +2018,8 @@ test_rogue_ack_flood(void)
 
 	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
 	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	pdev[1] = mdevx_share_dev_open(DEVSTR2, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[1], "share open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(pdev[0], "c", NULL, NULL), "publish");
 	for (int i = 0; i < NB_FLOODERS; i++)
 		TEST_ASSERT(test_children_spawn(&children, "rogue_ack_flooder", 0, NULL) > 0,
@@ -2038,13 +2044,14 @@ test_rogue_ack_flood(void)
 	sync_set(&s->go, 1);
 	sync_set(&s->stop, 1);
 	TEST_ASSERT_SUCCESS(rc, "withdraw: %s", strerror(-rc));
-	TEST_ASSERT_EQUAL(acked, NB_FLOODERS + 1,
-			  "acknowledgements (the honest one's and the rogues' own)");
+	TEST_ASSERT_EQUAL(acked, 1, "acknowledgements (the honest one's)");
 	TEST_ASSERT(sent1 > sent0, "no flood while the honest one attached");
 	TEST_ASSERT_SUCCESS(wait_children(), "a secondary failed");
-	rc = mdevx_share_dev_close(pdev[0]);
-	pdev[0] = NULL;
-	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	for (int i = 0; i < 2; i++) {
+		rc = mdevx_share_dev_close(pdev[i]);
+		pdev[i] = NULL;
+		TEST_ASSERT_SUCCESS(rc, "close %d: %s", i, strerror(-rc));
+	}
 	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
 	return TEST_SUCCESS;
 }
