@@ -223,7 +223,7 @@ dev_free(struct mdevx_share_dev *dev)
 
 static void share_exit(void);
 
-/* Primary: the counter snapshot service of the open configuration. 0 or errno. */
+/* Primary: the counter snapshot service of the open configuration. 0 or errno (logged). */
 static int
 snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 {
@@ -253,10 +253,14 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 			  "MDEVX_SHARE_COUNTER_PERIOD_OFF): counter reads are ENODATA",
 			  dev->devstr);
 	err = snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
+	if (err != 0) {
+		SHARE_LOG(ERR, "%s: open: counter snapshot service not started: %s",
+			  dev->devstr, strerror(err));
+		return err;
+	}
 	/* its rounds repair the registry's header too */
-	if (err == 0)
-		snap_watch_reg(dev->snap, dev->reg);
-	return err;
+	snap_watch_reg(dev->snap, dev->reg);
+	return 0;
 }
 
 int
@@ -377,11 +381,8 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	}
 	dev->reg_len = dev->mz->len;
 	err = snap_start(dev, conf);
-	if (err != 0) {
-		SHARE_LOG(ERR, "%s: open: counter snapshot service not started: %s", devstr,
-			  strerror(err));
+	if (err != 0)
 		goto err_reg;
-	}
 	if (exit_pid == 0) {
 		exit_pid = getpid();
 		if (atexit(share_exit) != 0) {
