@@ -172,6 +172,32 @@ struct ctl {
 	struct ctl *next;
 };
 
+/*
+ * Warnings any peer can cause by connecting (a refused, evicted or
+ * malformed connection) are limited to WARN_BURST lines a second for each
+ * kind: a flood of connections logs a few lines and a count of the others,
+ * so the daemon's log stays readable and cheap to write.
+ */
+enum warn_kind {
+	WARN_ACCEPT,
+	WARN_EVICT,
+	WARN_CREDS,
+	WARN_UID,
+	WARN_CTL_CAP,
+	WARN_HANDSHAKE,
+	WARN_MALFORMED,
+	WARN_KINDS
+};
+
+#define WARN_BURST 10u
+#define WARN_WINDOW_NS 1000000000ull
+
+struct log_limit {
+	uint64_t start_ns;	/* of the current one-second window */
+	unsigned int lines;	/* logged in it */
+	unsigned int dropped;	/* not logged since the last line of this kind */
+};
+
 struct swdev_server {
 	struct swdev_engine *eng;
 	struct swdev_server_opts opts;
@@ -197,6 +223,7 @@ struct swdev_server {
 	unsigned int npending;
 	unsigned int nctls;		/* control connections of allowed peers */
 	uint8_t *ctl_buf;		/* CTL_BUF_LEN: the control datagram being served */
+	struct log_limit warn_limit[WARN_KINDS];
 	int stop;			/* atomic: swdev_server_stop() from any thread */
 };
 
@@ -207,6 +234,61 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const char *const warn_kind_names[WARN_KINDS] = {
+	[WARN_ACCEPT] = "accept failed",
+	[WARN_EVICT] = "connection without a handshake evicted",
+	[WARN_CREDS] = "no peer credentials",
+	[WARN_UID] = "uid not allowed",
+	[WARN_CTL_CAP] = "control connection over the cap",
+	[WARN_HANDSHAKE] = "no handshake in time",
+	[WARN_MALFORMED] = "malformed first message or control request",
+};
+
+/* A warning of @p kind, unless WARN_BURST of that kind were logged this second. */
+static void __attribute__((format(printf, 3, 4)))
+peer_warn(struct swdev_server *srv, enum warn_kind kind, const char *fmt, ...)
+{
+	struct log_limit *l = &srv->warn_limit[kind];
+	uint64_t now = now_ns();
+	char msg[768];
+	va_list ap;
+
+	if (now - l->start_ns >= WARN_WINDOW_NS) {
+		l->start_ns = now;
+		l->lines = 0;
+	}
+	if (l->lines >= WARN_BURST) {
+		l->dropped++;
+		return;
+	}
+	l->lines++;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (l->dropped == 0) {
+		swdev_log(SWDEV_LOG_WARN, "%s", msg);
+		return;
+	}
+	swdev_log(SWDEV_LOG_WARN, "%s (and %u more: %s, not logged, at most %u a second)", msg,
+		  l->dropped, warn_kind_names[kind], WARN_BURST);
+	l->dropped = 0;
+}
+
+/* The counts of warnings not logged, at the end. */
+static void
+peer_warn_flush(struct swdev_server *srv)
+{
+	unsigned int k;
+
+	for (k = 0; k < WARN_KINDS; k++) {
+		if (srv->warn_limit[k].dropped > 0)
+			swdev_log(SWDEV_LOG_WARN, "%u more warnings not logged: %s (at most %u a "
+				  "second)", srv->warn_limit[k].dropped, warn_kind_names[k],
+				  WARN_BURST);
+		srv->warn_limit[k].dropped = 0;
+	}
 }
 
 /* Entities are freed only after the current epoll batch: later events of
@@ -938,7 +1020,7 @@ conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize
 			close(fd);
 		if (c->file == NULL) {
 			/* Not a uverbs file yet: nobody else is affected. */
-			swdev_log(SWDEV_LOG_WARN, "connection: bad first message, disconnecting");
+			peer_warn(srv, WARN_MALFORMED, "connection: bad first message, disconnecting");
 			conn_close(srv, c, "malformed first message");
 			return false;
 		}
@@ -1083,9 +1165,9 @@ accept_one(struct swdev_server *srv, int lfd)
 		if (fd >= 0)
 			close(fd);
 		srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		swdev_log(SWDEV_LOG_WARN, "out of file descriptors: connection refused");
+		peer_warn(srv, WARN_ACCEPT, "out of file descriptors: connection refused");
 	} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-		swdev_log(SWDEV_LOG_WARN, "accept: %s", strerror(errno));
+		peer_warn(srv, WARN_ACCEPT, "accept: %s", strerror(errno));
 	}
 	return -1;
 }
@@ -1112,7 +1194,7 @@ pend_evict_oldest(struct swdev_server *srv)
 {
 	struct ent *e = srv->pend_head;
 
-	swdev_log(SWDEV_LOG_WARN, "%u connections without a handshake (--max-pending): the "
+	peer_warn(srv, WARN_EVICT, "%u connections without a handshake (--max-pending): the "
 		  "oldest, from pid %d uid %u, closed", srv->npending, (int)e->peer_pid,
 		  (unsigned int)e->peer_uid);
 	pend_close(srv, e, "too many connections without a handshake");
@@ -1141,7 +1223,7 @@ accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type t
 	if (fd < 0)
 		return NULL;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
-		swdev_log(SWDEV_LOG_WARN, "%s: no peer credentials (%s), closed", kind,
+		peer_warn(srv, WARN_CREDS, "%s: no peer credentials (%s), closed", kind,
 			  strerror(errno));
 		close(fd);
 		return NULL;
@@ -1149,13 +1231,13 @@ accept_ent(struct swdev_server *srv, int listen_fd, size_t size, enum ent_type t
 	allowed = peer_allowed(srv, cr.uid);
 	pending = type == ENT_CONN || !allowed;
 	if (!allowed)
-		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u gid %u refused: uid not allowed "
+		peer_warn(srv, WARN_UID, "%s from pid %d uid %u gid %u refused: uid not allowed "
 			  "(daemon uid %u, --allow-uid)", kind, (int)cr.pid,
 			  (unsigned int)cr.uid, (unsigned int)cr.gid, (unsigned int)srv->euid);
 	if (pending && srv->npending >= srv->opts.max_pending)
 		pend_evict_oldest(srv);
 	if (!pending && srv->nctls >= SWDEV_SERVER_MAX_CTL) {
-		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u closed: %u control connections "
+		peer_warn(srv, WARN_CTL_CAP, "%s from pid %d uid %u closed: %u control connections "
 			  "already", kind, (int)cr.pid, (unsigned int)cr.uid, srv->nctls);
 		close(fd);
 		return NULL;
@@ -1496,7 +1578,7 @@ ctl_event(struct swdev_server *srv, struct ctl *k, uint32_t events)
 	    req.version != SWDEV_PROTO_VERSION || req.reserved != 0 ||
 	    req.paylen > SWDEV_PROTO_CTL_MAX_PAYLOAD || (size_t)n != sizeof(req) + req.paylen) {
 		if (n != 0)
-			swdev_log(SWDEV_LOG_WARN, "control: malformed request, disconnecting");
+			peer_warn(srv, WARN_MALFORMED, "control: malformed request, disconnecting");
 		ctl_close(srv, k);
 		return;
 	}
@@ -1555,7 +1637,7 @@ expire_pending(struct swdev_server *srv)
 	while (srv->pend_head != NULL && srv->pend_head->deadline_ns <= now) {
 		struct ent *e = srv->pend_head;
 
-		swdev_log(SWDEV_LOG_WARN, "%s from pid %d uid %u: no %s within %u ms, closed",
+		peer_warn(srv, WARN_HANDSHAKE, "%s from pid %d uid %u: no %s within %u ms, closed",
 			  e->type == ENT_CTL ? "control connection" : "connection",
 			  (int)e->peer_pid, (unsigned int)e->peer_uid,
 			  e->type == ENT_CTL ? "request" : "OPEN", srv->opts.handshake_ms);
@@ -1913,6 +1995,7 @@ swdev_server_run(struct swdev_server *srv)
 		expire_pending(srv);
 		grave_flush(srv);
 	}
+	peer_warn_flush(srv);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@ const char *mp_daemon_bin;
 unsigned int mp_daemon_nofile;
 bool mp_daemon_test_mode = true;
 uid_t mp_daemon_uid = (uid_t)-1;
+const char *mp_daemon_stderr;
 gid_t mp_daemon_gid = (gid_t)-1;
 char mp_sock[108];
 
@@ -173,6 +175,15 @@ spawn(const char *const *argv, bool track, unsigned int nofile, uid_t uid, gid_t
 		/* After the change of credentials, which clears it. */
 		if (track)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (track && mp_daemon_stderr != NULL) {
+			int fd = open(mp_daemon_stderr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				      0600);
+
+			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) {
+				perror(mp_daemon_stderr);
+				_exit(127);
+			}
+		}
 		execv(argv[0], (char *const *)(uintptr_t)argv);
 		perror(argv[0]);
 		_exit(127);
@@ -549,6 +560,32 @@ mp_daemon_fds_settle(pid_t pid, int want)
 			break;
 		usleep(10000);
 	}
+	return n;
+}
+
+static int
+count_log_lines(const char *path, const char *needle)
+{
+	char line[2048];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+int
+mp_wait_log(const char *path, const char *needle, int want, int timeout_ms)
+{
+	uint64_t deadline = mp_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	int n;
+
+	while ((n = count_log_lines(path, needle)) >= 0 && n < want && mp_now_ns() < deadline)
+		usleep(5000);
 	return n;
 }
 

@@ -50,6 +50,8 @@ extern bool mp_daemon_test_mode;
  */
 extern uid_t mp_daemon_uid;
 extern gid_t mp_daemon_gid;
+/** Daemons started from now on write their log (stderr) to this file; NULL = inherit. */
+extern const char *mp_daemon_stderr;
 /** Drop this process to @p uid / @p gid (no supplementary groups). 0 or errno. */
 int mp_become(uid_t uid, gid_t gid);
 /** SIGTERM, wait (5 s, then SIGKILL). Returns the wait status, -1 on error. */
@@ -93,6 +95,12 @@ struct swdev_obj *mp_td_alloc(struct swdev_ctx *ctx, uint32_t *tdn, int *err);
 int mp_wait_total(struct swdev_ctl *ctl, uint32_t file_id, uint32_t total, uint32_t *got);
 /** Poll until the device has @p nfiles open files (5 s). */
 int mp_wait_files(struct swdev_ctl *ctl, uint32_t nfiles, uint32_t *got);
+/**
+ * Lines of the file @p path containing @p needle, read until there are at
+ * least @p want of them or @p timeout_ms passed (a daemon's log written to
+ * mp_daemon_stderr). The count; -1 if the file cannot be read.
+ */
+int mp_wait_log(const char *path, const char *needle, int want, int timeout_ms);
 
 /* ---- the wire protocol by hand, past the client library (swdev_proto.h) ---- */
 
