@@ -56,7 +56,6 @@
 #define SYNC_MZ "mdevx_t_scribble_sync"
 #define OP_QUERY_FLOW_COUNTER 0x93b
 #define PERIOD_MS 100
-#define SLACK_MS 50		/* the scheduling of a loaded machine */
 #define BULK 128
 #define NB_BULKS 4
 #define CHILD_TIMEOUT_MS 30000
@@ -69,6 +68,7 @@ struct scribble_sync {
 	volatile uint32_t ready;
 	volatile uint32_t failed;
 	volatile uint64_t repair_us;	/* the rogue: from its write to the repair */
+	volatile uint64_t repair_rounds; /* service rounds (c0's refreshes) meanwhile */
 	volatile uint32_t repaired;
 	volatile uint32_t stop;
 	volatile uint64_t requests;	/* the flooding secondary's */
@@ -125,10 +125,25 @@ static const struct hdr_word hdr_words[] = {
 
 /* ---- secondaries ---- */
 
+/* The refresh number of c0 in the snapshot; 0 if it cannot be read. */
+static uint64_t
+c0_refresh_seq(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
+{
+	struct mdevx_share_counter_snap sn;
+	struct mdevx_counter_stats st;
+	uint64_t end = now_us() + REPAIR_WAIT_MS * 1000ull;
+	int rc;
+
+	do {
+		rc = mdevx_share_counter_read(dev, imp, 0, 1, &st, &sn);
+	} while ((rc == -EAGAIN || rc == -ENODATA) && now_us() < end && usleep(200) == 0);
+	return rc == 0 ? sn.refresh_seq : 0;
+}
+
 /*
  * The rogue: attach, write header word argv[0], then wait until the
- * header is what it was before the write; the time it took goes to the
- * sync area.
+ * header is what it was before the write; the time it took and the
+ * service rounds meanwhile (refreshes of c0) go to the sync area.
  */
 static int
 role_hdr_rogue(int argc, char **argv)
@@ -136,8 +151,9 @@ role_hdr_rogue(int argc, char **argv)
 	struct scribble_sync *s = sync_area();
 	const struct hdr_word *w = NULL;
 	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t imp = { .id = 0 };
 	uint8_t before[64], *base;
-	uint64_t t0, v;
+	uint64_t t0, v, seq0, seq1;
 	int ret = 1;
 
 	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or no word");
@@ -147,6 +163,10 @@ role_hdr_rogue(int argc, char **argv)
 	ROLE_CHECK(w != NULL, "no header word %s", argv[0]);
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "c0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
+		   "import c0: %s", strerror(errno));
+	seq0 = c0_refresh_seq(dev, imp);
+	ROLE_CHECK(seq0 != 0, "no snapshot of c0");
 	base = mdevx_share_reg_base(mdevx_share_dev_reg(dev));
 	ROLE_CHECK(base != NULL, "no registry");
 	memcpy(before, base, sizeof(before));
@@ -161,9 +181,14 @@ role_hdr_rogue(int argc, char **argv)
 		usleep(200);
 	}
 	s->repair_us = now_us() - t0;
+	seq1 = c0_refresh_seq(dev, imp);
+	ROLE_CHECK(seq1 >= seq0, "no snapshot of c0 after the repair");
+	s->repair_rounds = seq1 - seq0;
 	__atomic_store_n(&s->repaired, 1, __ATOMIC_RELEASE);
 	ret = 0;
 out:
+	if (imp.id != 0)
+		mdevx_share_unimport(dev, imp);
 	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0) {
 		printf("[%d] rogue close: %s\n", (int)getpid(), strerror(errno));
 		ret = 1;
@@ -348,11 +373,16 @@ test_scribble_header(void)
 		TEST_ASSERT_SUCCESS(test_children_wait(&children, CHILD_TIMEOUT_MS),
 				    "the rogue of %s failed", hdr_words[i].name);
 		TEST_ASSERT(s->repaired, "%s: no repair", hdr_words[i].name);
-		printf("header word %s repaired %.1f ms after the write (period %d ms)\n",
-		       hdr_words[i].name, s->repair_us / 1e3, PERIOD_MS);
-		TEST_ASSERT(s->repair_us <= (PERIOD_MS + SLACK_MS) * 1000ull,
-			    "%s repaired after %" PRIu64 " us, over one period", hdr_words[i].name,
-			    s->repair_us);
+		printf("header word %s repaired %.1f ms and %" PRIu64 " service rounds after the "
+		       "write (period %d ms)\n", hdr_words[i].name, s->repair_us / 1e3,
+		       s->repair_rounds, PERIOD_MS);
+		/*
+		 * By the next round: at most the round under way at the write
+		 * and the one that repairs. Counted in rounds, not timed: a
+		 * loaded machine delays rounds.
+		 */
+		TEST_ASSERT(s->repair_rounds <= 2, "%s repaired after %" PRIu64 " rounds",
+			    hdr_words[i].name, s->repair_rounds);
 		TEST_ASSERT(test_children_spawn(&children, "scribble_attacher", 0, NULL) > 0,
 			    "spawn");
 		TEST_ASSERT_SUCCESS(test_children_wait(&children, CHILD_TIMEOUT_MS),
@@ -568,7 +598,8 @@ refresh_flood_run(bool secondary)
 	struct scribble_sync *s = sync_mz->addr;
 	struct mdevx_share_conf conf = { .capacity = 16, .counter_period_ms = PERIOD_MS };
 	struct mdevx_share_service_stats ss0, ss1, ss;
-	uint64_t c0, c1, cmds, svc, rounds, bound, max_age = 0, max_round = 0, age_bound, end;
+	uint64_t c0, c1, cmds, svc, rounds, bound, max_age = 0, max_round = 0, end;
+	uint64_t seq_first = 0, seq_last = 0, rnd_first = 0, rnd_last = 0;
 	struct mdevx_counter_stats st;
 	struct mdevx_share_counter_snap sn;
 	struct flood fl = { .stop = 0, .requests = 0, .bad = 0 };
@@ -612,8 +643,17 @@ refresh_flood_run(bool secondary)
 			break;
 		if (sn.age_ns > max_age)
 			max_age = sn.age_ns;
-		if (mdevx_share_service_stats(pdev, &ss) == 0 && ss.last_round_ns > max_round)
+		if (mdevx_share_service_stats(pdev, &ss) != 0)
+			continue;
+		if (ss.last_round_ns > max_round)
 			max_round = ss.last_round_ns;
+		/* The untouched bulk's refreshes against the rounds, read side by side. */
+		if (seq_first == 0) {
+			seq_first = sn.refresh_seq;
+			rnd_first = ss.refreshes;
+		}
+		seq_last = sn.refresh_seq;
+		rnd_last = ss.refreshes;
 		usleep(500);
 	}
 	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &c1),
@@ -639,12 +679,11 @@ refresh_flood_run(bool secondary)
 	 * window), and per bulk asked for one refresh on request per period.
 	 */
 	bound = (rounds + 1) * NB_BULKS + (NB_BULKS - 1) * (FLOOD_MS / PERIOD_MS + 1);
-	age_bound = (uint64_t)PERIOD_MS * 1000000 + 2 * max_round + SLACK_MS * 1000000ull;
 	printf("%s: %" PRIu64 " refresh requests in %d ms: %" PRIu64 " QUERY_FLOW_COUNTER "
-	       "(bound %" PRIu64 "), %" PRIu64 " rounds; largest age of an untouched bulk "
-	       "%.1f ms (bound %.1f ms)\n", secondary ? "secondary" : "primary", requests,
-	       FLOOD_MS, cmds, bound, rounds,
-	       max_age / 1e6, age_bound / 1e6);
+	       "(bound %" PRIu64 "), %" PRIu64 " rounds; the untouched bulk refreshed %" PRIu64
+	       " times in %" PRIu64 " rounds, its largest age %.1f ms (longest round %.1f ms)\n",
+	       secondary ? "secondary" : "primary", requests, FLOOD_MS, cmds, bound, rounds,
+	       seq_last - seq_first, rnd_last - rnd_first, max_age / 1e6, max_round / 1e6);
 	TEST_ASSERT(requests > 100, "only %" PRIu64 " requests", requests);
 	TEST_ASSERT(cmds <= bound, "%" PRIu64 " commands, over %" PRIu64, cmds, bound);
 	/*
@@ -659,11 +698,27 @@ refresh_flood_run(bool secondary)
 	/* rounds not crowded out (each starts a period after the last one started) */
 	TEST_ASSERT(4 * rounds >= 3 * FLOOD_MS / PERIOD_MS, "%" PRIu64 " rounds in %d ms",
 		    rounds, FLOOD_MS);
-	TEST_ASSERT(max_age <= age_bound, "age %" PRIu64 " ns over %" PRIu64, max_age,
-		    age_bound);
-	/* A request right after is coalesced, and answered within a period. */
-	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp[0], PERIOD_MS + 2 * SLACK_MS),
+	/*
+	 * The flood does not starve the untouched bulk: each round refreshes
+	 * it, and only rounds do (nobody asks for it). Counted, not timed: a
+	 * loaded machine delays rounds, and the age with them (printed above).
+	 * Each end of the window may hold a round whose query of this bulk
+	 * falls on the other side of a read.
+	 */
+	TEST_ASSERT(rnd_last - rnd_first >= 3 && seq_last - seq_first + 2 >= rnd_last - rnd_first &&
+		    seq_last - seq_first <= rnd_last - rnd_first + 2, "the untouched bulk refreshed "
+		    "%" PRIu64 " times in %" PRIu64 " rounds", seq_last - seq_first,
+		    rnd_last - rnd_first);
+	/*
+	 * A request right after is coalesced, and answered by the next round
+	 * at the latest (counted in rounds: a loaded machine delays them).
+	 */
+	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &ss0), "stats");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_refresh(pdev, imp[0], REPAIR_WAIT_MS),
 			    "refresh after the flood: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &ss1), "stats");
+	TEST_ASSERT(ss1.refreshes - ss0.refreshes <= 2, "refresh after the flood answered "
+		    "after %" PRIu64 " rounds", ss1.refreshes - ss0.refreshes);
 	for (unsigned int i = 0; i < NB_BULKS; i++)
 		TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp[i]), "unimport");
 	TEST_ASSERT_EQUAL(withdraw_listed(), NB_BULKS, "withdrawn");
