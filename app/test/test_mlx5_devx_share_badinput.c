@@ -549,6 +549,48 @@ test_bad_handle_wrap(void)
 	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/*
+ * Import slots come in chunks of 4096, each threaded on the free list when
+ * it is allocated. Two chunks and one more slot: every handle distinct,
+ * the first and the last usable, and all of them released.
+ */
+#define MANY_IMPORTS (2 * 4096 + 1)
+static int
+test_bad_many_imports(void)
+{
+	static mdevx_share_imp_t imp[MANY_IMPORTS];
+	static uint8_t seen[3 * 4096 + 1];	/* the slots of three chunks */
+	struct mdevx_counter_stats st;
+	struct mdevx_share_dev *dev;
+
+	memset(seen, 0, sizeof(seen));
+	dev = mdevx_share_dev_open(DEVSTR2, NULL);
+	TEST_ASSERT_NOT_NULL(dev, "open %s: %s", DEVSTR2, strerror(errno));
+	TEST_ASSERT_SUCCESS(publish_counter(dev, "many", 1), "publish: %s", strerror(errno));
+	for (uint32_t i = 0; i < MANY_IMPORTS; i++) {
+		uint32_t slot;
+
+		TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "many", MDEVX_OBJ_FLOW_COUNTER,
+						       &imp[i]), "import %u: %s", i,
+				    strerror(errno));
+		/* the slot index: the low half, 1-based (0 is no handle) */
+		slot = (uint32_t)imp[i].id;
+		TEST_ASSERT(slot >= 1 && slot < RTE_DIM(seen), "import %u: slot %u", i, slot);
+		TEST_ASSERT(!seen[slot], "import %u: slot %u handed out twice", i, slot);
+		seen[slot] = 1;
+	}
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), (uint32_t)MANY_IMPORTS, "imports");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(dev, imp[0], 0, 1, 0, &st), "query first");
+	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(dev, imp[MANY_IMPORTS - 1], 0, 1, 0, &st),
+			    "query last");
+	for (uint32_t i = 0; i < MANY_IMPORTS; i++)
+		TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, imp[i]), "unimport %u", i);
+	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0u, "imports left");
+	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(dev, "many", NULL), "withdraw");
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close");
+	return test_wait_dev_empty(ctl, DEV2, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
 /* Secondary: primary-only calls, and attach to a device nobody opened. */
 static int
 role_bad_secondary(int argc, char **argv)
@@ -1473,6 +1515,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE(test_bad_full_registry),
 		TEST_CASE(test_bad_owned_set),
 		TEST_CASE(test_bad_handle_wrap),
+		TEST_CASE(test_bad_many_imports),
 		TEST_CASE(test_bad_no_ipc),
 		TEST_CASE(test_bad_foreign_record),
 		TEST_CASE(test_nothing_left),
