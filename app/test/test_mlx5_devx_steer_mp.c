@@ -473,19 +473,25 @@ device_flows(uint32_t *n)
 	return rc;
 }
 
-/* Wait until the primary knows @p want rules of secondaries (messages are one-way). */
+/*
+ * Wait until the primary knows @p want rules of secondaries (messages are
+ * one-way), and none of a gone secondary is left for the reaper (it would
+ * spin).
+ */
 static bool
 wait_peer_rules(uint32_t want, unsigned int ms)
 {
 	uint64_t end = test_now_ms() + ms;
-	uint32_t peers = UINT32_MAX;
+	uint32_t peers = UINT32_MAX, dying = UINT32_MAX;
 
 	do {
-		if (mdevx_share_dev_rules(pdev, NULL, &peers) == 0 && peers == want)
+		dying = mdevx_share_test_rules_dying(pdev);
+		if (mdevx_share_dev_rules(pdev, NULL, &peers) == 0 && peers == want && dying == 0)
 			return true;
 		usleep(10000);
 	} while (test_now_ms() < end);
-	printf("rules of secondaries known to the primary: %u, want %u\n", peers, want);
+	printf("rules of secondaries known to the primary: %u, want %u; for the reaper: %u\n",
+	       peers, want, dying);
 	return false;
 }
 

@@ -45,6 +45,12 @@ mdevx_share_imp_t mdevx_share_test_slot_gen(struct mdevx_share_dev *dev,
 						      mdevx_share_imp_t imp, uint32_t gen);
 
 /**
+ * Test hook (primary): the rules of gone secondaries still waiting for the
+ * reaper (taken ones not counted); 0 once it has taken them all.
+ */
+uint32_t mdevx_share_test_rules_dying(struct mdevx_share_dev *dev);
+
+/**
  * Test hook: call @p fn(@p arg) in mdevx_share_import_obj(), after the
  * import was found live and before the record is read for its wrapper
  * (the device's lock is held: @p fn must not call the share API). NULL

@@ -774,3 +774,16 @@ mdevx_share_dev_rules(const struct mdevx_share_dev *dev, uint32_t *own, uint32_t
 	pthread_mutex_unlock(&d->rules_lock);
 	return 0;
 }
+
+#ifdef MDEVX_SHARE_TEST_HOOKS
+uint32_t
+mdevx_share_test_rules_dying(struct mdevx_share_dev *dev)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&dev->rules_lock);
+	n = __atomic_load_n(&dev->nb_dying, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&dev->rules_lock);
+	return n;
+}
+#endif
