@@ -1095,6 +1095,127 @@ test_steer_rule_theft(void)
 	return TEST_SUCCESS;
 }
 
+#define CHURN_LIVE 48
+#define CHURN_ROUNDS 3000
+
+/*
+ * Secondary: CHURN_LIVE rules, then CHURN_ROUNDS times one of them (a
+ * fixed pseudo-random pick) removed and a new one made; then, when told,
+ * every rule removed.
+ */
+static int
+role_steer_churn(int argc, char **argv)
+{
+	struct steer_sync *s = sync_area();
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	uint8_t *ip = MDEVX_ADDR_OF(fte_match_param, value, outer_headers.dst_ipv4_dst_ipv6) + 12;
+	mdevx_share_rule_t rules[CHURN_LIVE] = { { 0 } };
+	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_matcher *m = NULL;
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher_attr ma;
+	mdevx_share_imp_t tir = { 0 };
+	uint32_t seq = 0, lcg = 12345;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	if (s == NULL)
+		return 1;
+	dev = mdevx_share_dev_attach(DEVSTR);
+	TEST_ROLE_CHECK(&s->failures, dev != NULL, "attach: %s", strerror(errno));
+	TEST_ROLE_CHECK(&s->failures,
+			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
+			"import: %s", strerror(errno));
+	rule_mask_value(mask, value, 1);
+	memset(MDEVX_ADDR_OF(fte_match_param, mask, outer_headers.dst_ipv4_dst_ipv6) + 12, 0xff,
+	       4);
+	memset(&ma, 0, sizeof(ma));
+	ma.match_criteria_enable = MDEVX_MATCH_OUTER;
+	ma.mask = mask;
+	ma.mask_len = sizeof(mask);
+	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	for (uint32_t r = 0; r < CHURN_LIVE + CHURN_ROUNDS; r++) {
+		uint32_t j = r;
+
+		if (r >= CHURN_LIVE) {
+			lcg = lcg * 1103515245u + 12345u;
+			j = (lcg >> 16) % CHURN_LIVE;
+			TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_destroy(dev, rules[j]) == 0,
+					"round %u: destroy: %s", r, strerror(errno));
+			rules[j].id = 0;
+		}
+		seq++;
+		ip[0] = 10;
+		ip[1] = (uint8_t)(seq >> 16);
+		ip[2] = (uint8_t)(seq >> 8);
+		ip[3] = (uint8_t)seq;
+		rules[j] = mdevx_share_rule_create(dev, m, &ra);
+		TEST_ROLE_CHECK(&s->failures, rules[j].id != 0, "round %u: rule: %s", r,
+				strerror(errno));
+	}
+	__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
+	TEST_ROLE_CHECK(&s->failures, test_wait_at_least(&s->phase, 1, 60000, &s->failures),
+			"no go");
+	for (int j = 0; j < CHURN_LIVE; j++) {
+		TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_destroy(dev, rules[j]) == 0,
+				"destroy: %s", strerror(errno));
+		rules[j].id = 0;
+	}
+	__atomic_store_n(&s->ready, 2, __ATOMIC_RELEASE);
+	TEST_ROLE_CHECK(&s->failures, test_wait_at_least(&s->phase, 2, 60000, &s->failures),
+			"no end");
+	ret = 0;
+out:
+	for (int j = 0; j < CHURN_LIVE; j++)
+		if (rules[j].id != 0)
+			mdevx_share_rule_destroy(dev, rules[j]);
+	if (m != NULL && mdevx_matcher_destroy(m) != 0 && ret == 0)
+		ret = 1;
+	if (dev != NULL) {
+		if (tir.id != 0)
+			mdevx_share_unimport(dev, tir);
+		if (mdevx_share_dev_close(dev) != 0 && ret == 0)
+			ret = 1;
+	}
+	return ret;
+}
+REGISTER_TEST_SECONDARY(steer_churn, role_steer_churn);
+
+/*
+ * The primary's table of the secondaries' rules (chained hash, entries
+ * reused first-freed first) after thousands of removals and creations in
+ * a scattered order: it knows exactly the live ones, and every removal
+ * the owner announces finds its entry.
+ */
+static int
+test_steer_rule_churn(void)
+{
+	struct steer_sync *s = sync_mz->addr;
+	uint32_t n = UINT32_MAX;
+	pid_t pid;
+	int st;
+
+	pid = test_children_spawn(&children, "steer_churn", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(test_wait_at_least(&s->ready, 1, 120000, &s->failures), "churn not done");
+	TEST_ASSERT(wait_peer_rules(CHURN_LIVE, REAP_WAIT_MS), "the live rules after the churn");
+	__atomic_store_n(&s->phase, 1, __ATOMIC_RELEASE);
+	TEST_ASSERT(test_wait_at_least(&s->ready, 2, WAIT_MS, &s->failures), "removal not done");
+	TEST_ASSERT(wait_peer_rules(0, REAP_WAIT_MS), "removals the primary did not find");
+	__atomic_store_n(&s->phase, 2, __ATOMIC_RELEASE);
+	st = test_mp_wait(pid, WAIT_MS);
+	TEST_ASSERT_EQUAL(st, 0, "churn secondary exited with %d", st);
+	TEST_ASSERT(device_flows(&n) == 0 && n == 0, "rules on the device: %u", n);
+	return TEST_SUCCESS;
+}
+
 #define MASS_RULES 65536
 
 /* A secondary with MASS_RULES rules on tir_direct, that dies with them. */
@@ -1244,6 +1365,7 @@ static struct unit_test_suite steer_mp_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_forged_messages),
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_mute_counter),
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_rule_theft),
+		TEST_CASE_ST(case_setup, case_teardown, test_steer_rule_churn),
 		TEST_CASE_ST(case_setup, case_teardown, test_steer_mass_reap),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
