@@ -836,7 +836,7 @@ static int
 role_orphan(int argc, char **argv)
 {
 	struct share_sync *s = sync_area();
-	struct mdevx_share_dev *dev = NULL, *dev2 = NULL;
+	struct mdevx_share_dev *dev = NULL, *dev2 = NULL, *dev3 = NULL;
 	mdevx_share_imp_t imp, imp2;
 	const char *why;
 	int ret = 1;
@@ -859,6 +859,12 @@ role_orphan(int argc, char **argv)
 	dev2 = mdevx_share_dev_attach(DEVSTR2);
 	ROLE_CHECK(dev2 != NULL && dev2 != dev, "attach again: %s",
 		   dev2 == NULL ? strerror(errno) : "the orphaned device");
+	/* cached: the orphan is off the list, the new device found */
+	dev3 = mdevx_share_dev_attach(DEVSTR2);
+	ROLE_CHECK(dev3 == dev2, "attach a third time: %s",
+		   dev3 == NULL ? strerror(errno) : "not the device attached before");
+	ROLE_CHECK(mdevx_share_dev_close(dev3) == 0, "close the third reference");
+	dev3 = NULL;
 	ROLE_CHECK(mdevx_share_import(dev2, "o", MDEVX_OBJ_FLOW_COUNTER, &imp2) == 0,
 		   "import after the second open: %s", strerror(errno));
 	ROLE_CHECK(mdevx_share_unimport(dev2, imp2) == 0, "unimport");
@@ -866,6 +872,8 @@ role_orphan(int argc, char **argv)
 	dev2 = NULL;
 	ret = 0;
 out:
+	if (dev3 != NULL)
+		mdevx_share_dev_close(dev3);
 	if (dev2 != NULL)
 		mdevx_share_dev_close(dev2);
 	if (dev != NULL && mdevx_share_dev_close(dev) != 0)
