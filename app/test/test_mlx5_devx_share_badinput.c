@@ -811,6 +811,58 @@ test_bad_idle_secondary(void)
 	return TEST_SUCCESS;
 }
 
+#define REATTACHES 1100	/* more than the primary's 1024 connection slots */
+
+/* Secondary: REATTACHES attaches, each closed before the next. */
+static int
+role_reattach(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev;
+	uint64_t t0 = test_now_ms();
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	for (int i = 0; i < REATTACHES; i++) {
+		uint64_t t1 = test_now_ms();
+
+		/* ENOSPC while the primary has not yet read 64 closes: wait for it */
+		while ((dev = mdevx_share_dev_attach(DEVSTR)) == NULL && errno == ENOSPC &&
+		       test_now_ms() - t1 < WAIT_MS)
+			usleep(1000);
+		ROLE_CHECK(dev != NULL, "attach %d: %s", i, strerror(errno));
+		ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close %d: %s", i, strerror(errno));
+	}
+	printf("[%d] %d attaches in %" PRIu64 " ms\n", (int)getpid(), REATTACHES,
+	       test_now_ms() - t0);
+	ret = 0;
+out:
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_reattach, role_reattach);
+
+/*
+ * Every connection slot of the primary in turn (they are handed out round
+ * robin): each close the secondary makes is read, and the primary ends
+ * with no connection for the device.
+ */
+static int
+test_bad_reattach(void)
+{
+	uint64_t t0;
+	int rc;
+
+	rc = test_mp_run("share_reattach", NULL, 0, NULL, 120000);
+	TEST_ASSERT_EQUAL(rc, 0, "secondary exited with %d", rc);
+	t0 = test_now_ms();
+	while (mdevx_share_test_peers(pdev) != 0 && test_now_ms() - t0 < WAIT_MS)
+		usleep(1000);
+	TEST_ASSERT_EQUAL(mdevx_share_test_peers(pdev), 0u, "connections the primary holds");
+	return TEST_SUCCESS;
+}
+
 /* A primary that closed its devices answers attach requests with ENODEV. */
 static int
 test_bad_attach_after_close(void)
@@ -1514,6 +1566,7 @@ static struct unit_test_suite share_bad_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_corrupted_and_stale),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_secondary_calls),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_idle_secondary),
+		TEST_CASE_ST(case_setup, case_teardown, test_bad_reattach),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_forged_record),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_closed_handle),
 		TEST_CASE_ST(case_setup, case_teardown, test_bad_unimport_busy),

@@ -45,6 +45,11 @@ mdevx_share_imp_t mdevx_share_test_slot_gen(struct mdevx_share_dev *dev,
 						      mdevx_share_imp_t imp, uint32_t gen);
 
 /**
+ * Test hook (primary): the connections of secondaries to @p dev the
+ * primary holds (in their handshake or attached).
+ */
+unsigned int mdevx_share_test_peers(const struct mdevx_share_dev *dev);
+/**
  * Test hook (primary): the rules of gone secondaries still waiting for the
  * reaper (taken ones not counted); 0 once it has taken them all.
  */

@@ -121,6 +121,7 @@ struct mp_peer {
 };
 
 static struct mp_peer peers[MAX_CONNS];
+static uint32_t peer_next;		/* share_devs_lock: where a free slot is looked for */
 static int peer_epfd = -1;		/* primary (share_open_lock to create) */
 
 static uint64_t
@@ -173,15 +174,20 @@ static int
 peer_new_locked(struct mdevx_share_dev *dev, const char *path, int *their)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-	uint32_t i;
+	uint32_t i = 0, k;
 	int sv[2], err;
 
 	if (dev->nb_peers >= MAX_PEERS || peer_epfd < 0)
 		return ENOSPC;
-	for (i = 0; i < MAX_CONNS && peers[i].state != PEER_FREE; i++)
-		;
-	if (i == MAX_CONNS)
+	/* Round robin: a slot (and the epoll data naming it) reused as late as can be. */
+	for (k = 0; k < MAX_CONNS; k++) {
+		i = (peer_next + k) % MAX_CONNS;
+		if (peers[i].state == PEER_FREE)
+			break;
+	}
+	if (k == MAX_CONNS)
 		return ENOSPC;
+	peer_next = (i + 1) % MAX_CONNS;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return errno;
 	ev.data.u64 = ((uint64_t)peers[i].gen << 32) | i;
@@ -882,6 +888,17 @@ void
 mdevx_share_test_ack_delay(unsigned int ms)
 {
 	__atomic_store_n(&test_ack_delay_ms, ms, __ATOMIC_RELAXED);
+}
+
+unsigned int
+mdevx_share_test_peers(const struct mdevx_share_dev *dev)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&share_devs_lock);
+	n = dev->nb_peers;
+	pthread_mutex_unlock(&share_devs_lock);
+	return n;
 }
 
 int
