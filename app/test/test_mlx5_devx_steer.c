@@ -1113,7 +1113,9 @@ test_traffic_flow_table(void)
 		.mask = mask, .mask_len = OUTER_LEN,
 	};
 	const size_t len = 14 + 20 + 8 + 60;
-	struct mdevx_obj *t, *g, *fte, *cnt_fte, *cnt_root;
+	struct mdevx_obj *t, *g, *fte, *cnt_fte, *cnt_root, *cnt_smac;
+	uint8_t f[256];
+	size_t flen;
 	struct swdev_rx_info info;
 	struct mdevx_rule_attr ra;
 	struct mdevx_matcher *m;
@@ -1174,6 +1176,43 @@ test_traffic_flow_table(void)
 	if (counter_is(cnt_root, 0, 2, 2 * len) != TEST_SUCCESS ||
 	    counter_is(cnt_fte, 0, 1, len) != TEST_SUCCESS ||
 	    rq_packets_is(e.rqn, 1, len) != TEST_SUCCESS)
+		return TEST_FAILED;
+
+	/*
+	 * A second group whose mask and entry value are one byte long: the
+	 * first byte of the source MAC (smac_47_16 leads fte_match_set_lyr_2_4).
+	 * A frame of another first byte misses it.
+	 */
+	flen = udp_frame(f, 4001, 60);
+	cnt_smac = track(mdevx_counter_alloc(ctx1, 1));
+	TEST_ASSERT_NOT_NULL(cnt_smac, "counter");
+	memset(mask, 0, sizeof(mask));
+	mask[0] = 0xff;
+	ga.start_index = 4;
+	ga.end_index = 7;
+	ga.mask_len = 1;
+	g = track(mdevx_flow_group_create(t, &ga));
+	TEST_ASSERT_NOT_NULL(g, "group of a 1-byte mask: %s", strerror(errno));
+	memset(value, 0, sizeof(value));
+	value[0] = f[6];
+	fa.flow_index = 4;
+	fa.value_len = 1;
+	fa.counter_ids[0] = test_obj_id(cnt_smac);
+	TEST_ASSERT_NOT_NULL(track(mdevx_fte_create(t, g, &fa)), "entry of a 1-byte value: %s",
+			     strerror(errno));
+	TEST_ASSERT_SUCCESS(swdev_ctl_send_frame(ctl, DEV, f, flen, &info), "frame");
+	TEST_ASSERT_EQUAL(info.verdict, SWDEV_RX_DELIVERED, "verdict %u (source MAC %#x)",
+			  info.verdict, f[6]);
+	f[6] ^= 0x04;
+	TEST_ASSERT_SUCCESS(swdev_ctl_send_frame(ctl, DEV, f, flen, &info), "frame");
+	TEST_ASSERT_EQUAL(info.verdict, SWDEV_RX_MISS, "verdict %u (source MAC %#x)",
+			  info.verdict, f[6]);
+	f[6] ^= 0x04;
+	f[7] ^= 0x01;	/* a byte outside the mask */
+	TEST_ASSERT_SUCCESS(swdev_ctl_send_frame(ctl, DEV, f, flen, &info), "frame");
+	TEST_ASSERT_EQUAL(info.verdict, SWDEV_RX_DELIVERED, "verdict %u (second MAC byte %#x)",
+			  info.verdict, f[7]);
+	if (counter_is(cnt_smac, 0, 2, 2 * len) != TEST_SUCCESS)
 		return TEST_FAILED;
 	return TEST_SUCCESS;
 }
