@@ -1085,9 +1085,12 @@ role_attach_closing(int argc, char **argv)
 {
 	struct share_sync *s = sync_area();
 	struct mdevx_share_dev *dev;
+	struct log_cap lc = { .f = NULL };
+	unsigned int lines;
 	int ret = 1;
 
 	ROLE_CHECK(s != NULL && argc == 1, "no sync memzone or device string");
+	ROLE_CHECK(log_cap_start(&lc, RTE_LOG_ERR) == 0, "log capture");
 	mdevx_share_test_attach_hook(attach_closing_hook, s);
 	dev = mdevx_share_dev_attach(argv[0]);
 	mdevx_share_test_attach_hook(NULL, NULL);
@@ -1095,12 +1098,18 @@ role_attach_closing(int argc, char **argv)
 		mdevx_share_dev_close(dev);
 	ROLE_CHECK(dev == NULL && errno == ENODEV, "attach across the primary's close: %s",
 		   dev != NULL ? "attached" : strerror(errno));
+	/* one line, that says why */
+	lines = log_cap_take(&lc, "mdevx_share: ");
+	ROLE_CHECK(lines == 1 && strstr(lc.text, "the primary closed the device during the "
+					"attach") != NULL, "attach across the close logged: %s",
+		   lc.text);
 	dev = mdevx_share_dev_attach(argv[0]);
 	if (dev != NULL)
 		mdevx_share_dev_close(dev);
 	ROLE_CHECK(dev == NULL && errno == ENODEV, "attach after the close");
 	ret = 0;
 out:
+	log_cap_stop(&lc);
 	return ret;
 }
 REGISTER_TEST_SECONDARY(share_attach_closing, role_attach_closing);
