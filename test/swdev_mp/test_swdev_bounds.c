@@ -520,6 +520,74 @@ test_shutdown(void)
 	unlink(log_path);
 }
 
+/*
+ * Two requests written back to back on one channel, each asking for a
+ * 1 MiB output mailbox: the first reply does not fit the socket, and the
+ * daemon reads nothing more of the channel until it is out. Both replies
+ * arrive whole and in order (their seq), each with the NOP's status.
+ */
+#define PIPE_OUT (1u << 20)
+
+static void
+test_pipelined_replies(void)
+{
+	static uint8_t out[PIPE_OUT];
+	struct {
+		struct swdev_req_hdr h;
+		uint8_t in[16];
+	} req[2];
+	struct timeval tv = { .tv_sec = 10 };
+	struct swdev_rep_hdr rep;
+	struct swdev_ctx *f;
+	unsigned int whole = 0;
+	int ch = -1, err = 0;
+	uint8_t extra;
+	pid_t d;
+
+	printf("== two pipelined requests, each with a 1 MiB reply\n");
+	d = mp_daemon_start(mp_sock, NULL);
+	CHECK(d > 0, "daemon");
+	if (d <= 0)
+		return;
+	f = swdev_open(mp_sock, MP_DEV);
+	ch = f != NULL ? mp_raw_attach(f, NULL) : -1;
+	CHECK(ch >= 0, "channel");
+	if (ch < 0)
+		goto out;
+	setsockopt(ch, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (int i = 0; i < 2; i++) {
+		mp_req_init(&req[i].h, SWDEV_OP_DEVX_GENERAL, sizeof(req[i].in), PIPE_OUT);
+		req[i].h.seq = 100 + i;
+		memset(req[i].in, 0, sizeof(req[i].in));
+		req[i].in[0] = MDEVX_CMD_OP_NOP >> 8;
+		req[i].in[1] = MDEVX_CMD_OP_NOP & 0xff;
+	}
+	/* both at once: the daemon has the second before the first reply is out */
+	err = swdev_proto_write_all(ch, req, sizeof(req));
+	CHECK(err == 0, "write: %s", strerror(err));
+	for (int i = 0; i < 2 && err == 0; i++) {
+		err = swdev_proto_read_all(ch, &rep, sizeof(rep));
+		if (err == 0 && rep.magic == SWDEV_PROTO_REP_MAGIC && rep.seq == 100u + i &&
+		    rep.err == 0 && rep.outlen == PIPE_OUT)
+			err = swdev_proto_read_all(ch, out, PIPE_OUT);
+		else if (err == 0)
+			err = EPROTO;
+		/* the NOP's status byte, and nothing of the other reply inside */
+		if (err == 0 && out[0] == 0 && out[PIPE_OUT - 1] == 0)
+			whole++;
+	}
+	CHECK(whole == 2, "whole replies in order: %u (%s; last seq %u, err %u, outlen %u)",
+	      whole, strerror(err), rep.seq, rep.err, rep.outlen);
+	CHECK(recv(ch, &extra, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN,
+	      "nothing after the two replies");
+out:
+	if (ch >= 0)
+		close(ch);
+	if (f != NULL)
+		swdev_close(f);
+	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -528,5 +596,6 @@ main(int argc, char **argv)
 	test_handshake();
 	test_descriptor_flood();
 	test_shutdown();
+	test_pipelined_replies();
 	return mp_finish();
 }
