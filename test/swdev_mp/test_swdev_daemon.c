@@ -163,6 +163,42 @@ test_path_states(void)
 	unlink(ctl_path);
 }
 
+/* A socket in a directory that does not exist: the daemon makes it (0755) and says so. */
+static void
+test_socket_dir(void)
+{
+	static const char *const info[] = { "--log-level", "info", NULL };
+	char dir[128], sock[160], log_path[160];
+	struct swdev_ctx *ctx;
+	struct stat st;
+	mode_t mask;
+	pid_t d;
+
+	printf("== a socket in a directory that does not exist\n");
+	snprintf(dir, sizeof(dir), "%s.dir", mp_sock);
+	snprintf(sock, sizeof(sock), "%s/swdev.sock", dir);
+	snprintf(log_path, sizeof(log_path), "%s.dir.log", mp_sock);
+	CHECK(!exists(dir), "%s absent", dir);
+	mask = umask(022);
+	mp_daemon_stderr = log_path;
+	d = mp_daemon_start(sock, info);
+	mp_daemon_stderr = NULL;
+	umask(mask);
+	CHECK(d > 0, "daemon");
+	if (d <= 0)
+		return;
+	CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0755,
+	      "the directory made, mode 0755: %o", (unsigned int)(st.st_mode & 07777));
+	CHECK(mp_wait_log(log_path, "created directory", 1, 5000) == 1, "and logged");
+	ctx = swdev_open(sock, MP_DEV);
+	CHECK(ctx != NULL, "a client connects there: %s", strerror(errno));
+	if (ctx != NULL)
+		swdev_close(ctx);
+	CHECK(mp_exited_ok(mp_daemon_stop(d)), "stops");
+	unlink(log_path);
+	rmdir(dir);
+}
+
 static void
 test_daemon_mode(void)
 {
@@ -251,6 +287,7 @@ main(int argc, char **argv)
 	test_cli();
 	test_single_instance();
 	test_path_states();
+	test_socket_dir();
 	test_daemon_mode();
 	test_devices_and_limits();
 	return mp_finish();
