@@ -199,6 +199,31 @@ test_socket_dir(void)
 	rmdir(dir);
 }
 
+/*
+ * --group with a chown() that fails: in a user namespace that maps only
+ * root (unshare -Ur), gid 5 has no mapping and chown() gives EINVAL. The
+ * daemon refuses to start and leaves no socket behind.
+ */
+static void
+test_group_refused(void)
+{
+	const char *probe[] = { "/usr/bin/unshare", "-Ur", "/bin/true", NULL };
+	const char *argv[] = { "/usr/bin/unshare", "-Ur", mp_daemon_bin, "--socket", mp_sock,
+			       "--group", "5", "--foreground", "--log-level", "error", NULL };
+	char ctl_path[128];
+	int rc;
+
+	printf("== --group whose chown() fails\n");
+	if (run_status(probe) != 0) {
+		printf("   skipped: no user namespace here (/usr/bin/unshare -Ur)\n");
+		return;
+	}
+	CHECK(swdev_proto_ctl_path(mp_sock, ctl_path, sizeof(ctl_path)) == 0, "control path");
+	rc = run_status(argv);
+	CHECK(rc == 1, "refuses to start: %d", rc);
+	CHECK(!exists(mp_sock) && !exists(ctl_path), "and leaves no socket behind");
+}
+
 static void
 test_daemon_mode(void)
 {
@@ -288,6 +313,7 @@ main(int argc, char **argv)
 	test_single_instance();
 	test_path_states();
 	test_socket_dir();
+	test_group_refused();
 	test_daemon_mode();
 	test_devices_and_limits();
 	return mp_finish();
