@@ -24,6 +24,14 @@ static struct swdev_obj *bys_ctr;
 static uint32_t bys_base;
 static uint64_t bys_expect;
 static struct swdev_ctl *ctl;
+static char log_path[160];		/* the daemon's log */
+/*
+ * First messages of test_main_socket_garbage() the daemon logs as
+ * malformed: random bytes, OPEN without a channel fd, 70,000 bytes, ATTACH
+ * with a seqpacket fd (an empty datagram reads as EOF; ATTACH with a
+ * proper channel before OPEN is closed as such).
+ */
+#define GARBAGE_LINES 4
 
 /* The bystander sees its own traffic: the daemon is alive and unconfused. */
 static void
@@ -105,7 +113,7 @@ test_main_socket_garbage(void)
 	uint8_t buf[70000];
 	struct swdev_req_hdr h;
 	unsigned int seed = 1;
-	int fd, sv[2];
+	int fd, sv[2], n;
 
 	printf("== garbage on fresh connections\n");
 	fd = mp_raw_connect(mp_sock);
@@ -153,6 +161,10 @@ test_main_socket_garbage(void)
 	fd = mp_raw_connect(mp_sock);
 	close(fd);	/* connect and leave */
 	check_bystander("garbage on fresh connections");
+	/* each malformed first message said so in the log; leaving silently did not */
+	n = mp_wait_log(log_path, "bad first message, disconnecting", GARBAGE_LINES, 5000);
+	CHECK(n == GARBAGE_LINES, "log lines of bad first messages: %d, want %d", n,
+	      GARBAGE_LINES);
 }
 
 /* ATTACH a raw channel to the file of @p ctx. Returns our end or -1. */
@@ -665,7 +677,10 @@ main(int argc, char **argv)
 	int err, st, fds0, fds;
 
 	mp_init(argc, argv, "robust");
+	snprintf(log_path, sizeof(log_path), "%s.log", mp_sock);
+	mp_daemon_stderr = log_path;
 	daemon = mp_daemon_start(mp_sock, NULL);
+	mp_daemon_stderr = NULL;
 	if (daemon < 0) {
 		CHECK(0, "daemon start");
 		return mp_finish();
@@ -699,5 +714,6 @@ main(int argc, char **argv)
 	swdev_ctl_close(ctl);
 	st = mp_daemon_stop(daemon);
 	CHECK(mp_exited_ok(st), "daemon exits 0 on SIGTERM after all that: %#x", st);
+	unlink(log_path);
 	return mp_finish();
 }
