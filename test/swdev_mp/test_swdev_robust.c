@@ -179,6 +179,80 @@ raw_attach(struct swdev_ctx *ctx)
 	return ch;
 }
 
+/* One request without payload on channel @p ch, its reply header in @p rep. 0 or errno. */
+static int
+raw_call(int ch, uint16_t op, uint32_t handle, uint32_t arg2, struct swdev_rep_hdr *rep)
+{
+	struct swdev_req_hdr h;
+	int err;
+
+	mp_req_init(&h, op, 0, 0);
+	h.seq = 77;
+	h.handle = handle;
+	h.arg2 = arg2;
+	err = swdev_proto_write_all(ch, &h, sizeof(h));
+	if (err == 0)
+		err = swdev_proto_read_all(ch, rep, sizeof(*rep));
+	if (err == 0 && (rep->seq != 77 || rep->outlen != 0))
+		err = EPROTO;
+	return err;
+}
+
+/*
+ * VERBS_DESTROY names the kind it destroys, as the kernel's typed destroy
+ * methods do: only a PD, a UAR or a umem, of that kind. Asked of a DEVX
+ * object (a flow counter, a transport domain) with any value, its own kind
+ * too, it answers EINVAL, and the object lives on.
+ */
+static void
+test_typed_destroy(void)
+{
+	static const uint32_t kinds[] = {
+		0,					/* any verbs object */
+		SWDEV_PROTO_VERBS_KIND(SWDEV_KIND_PD),
+		SWDEV_PROTO_VERBS_KIND(SWDEV_KIND_UMEM),
+		SWDEV_PROTO_VERBS_KIND(SWDEV_KIND_TD),
+		SWDEV_PROTO_VERBS_KIND(SWDEV_KIND_FLOW_COUNTER),
+		SWDEV_PROTO_VERBS_KIND(SWDEV_KIND_MAX),
+		UINT32_MAX,
+	};
+	const size_t nk = sizeof(kinds) / sizeof(kinds[0]);
+	struct swdev_obj *ctr, *td, *objs[2];
+	struct swdev_rep_hdr rep;
+	struct swdev_ctx *ctx;
+	uint32_t base, tdn, refused = 0;
+	uint64_t pk;
+	int ch, err;
+
+	printf("== VERBS_DESTROY of DEVX objects, by kind\n");
+	if (open_with_counter(&ctx, &ctr, &base) != 0)
+		return;
+	td = mp_td_alloc(ctx, &tdn, &err);
+	CHECK(td != NULL, "transport domain: %s", strerror(err));
+	ch = raw_attach(ctx);
+	CHECK(ch >= 0, "channel");
+	objs[0] = ctr;
+	objs[1] = td;
+	for (size_t o = 0; ch >= 0 && td != NULL && o < 2; o++) {
+		for (size_t i = 0; i < nk; i++) {
+			err = raw_call(ch, SWDEV_OP_VERBS_DESTROY, swdev_obj_handle(objs[o]),
+				       kinds[i], &rep);
+			CHECK(err == 0 && rep.err == EINVAL, "object %zu, kind argument %#x: %s, "
+			      "err %u", o, kinds[i], strerror(err), rep.err);
+			refused += err == 0 && rep.err == EINVAL;
+		}
+	}
+	CHECK(refused == 2 * nk, "refused %u of %zu", refused, 2 * nk);
+	err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
+	CHECK(err == 0, "the counter lives on: %s", strerror(err));
+	if (ch >= 0)
+		close(ch);
+	if (td != NULL)
+		CHECK(swdev_obj_destroy(td) == 0, "the transport domain lived on: destroyed");
+	CHECK(swdev_obj_destroy(ctr) == 0, "destroy");
+	swdev_close(ctx);
+}
+
 static void
 test_channel_garbage(void)
 {
@@ -699,6 +773,7 @@ main(int argc, char **argv)
 	CHECK(fds0 > 0, "daemon descriptors: %d", fds0);
 	test_main_socket_garbage();
 	test_channel_garbage();
+	test_typed_destroy();
 	test_command_fd_misuse();
 	test_holder_shutdown();
 	test_no_reader();
