@@ -1020,7 +1020,8 @@ conn_message(struct swdev_server *srv, struct conn *c, const uint8_t *buf, ssize
 			close(fd);
 		if (c->file == NULL) {
 			/* Not a uverbs file yet: nobody else is affected. */
-			peer_warn(srv, WARN_MALFORMED, "connection: bad first message, disconnecting");
+			peer_warn(srv, WARN_MALFORMED,
+				  "connection: bad first message, disconnecting");
 			conn_close(srv, c, "malformed first message");
 			return false;
 		}
