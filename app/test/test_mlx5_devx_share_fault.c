@@ -1274,6 +1274,84 @@ test_fault_secondary_close_busy(void)
 }
 
 /*
+ * A secondary's close whose context turns out busy at the last step (the
+ * test hook makes an object on it after the imports were dropped and the
+ * primary was told of the detach, as another thread of the application
+ * could): EBUSY with one line that says to close again, and the device
+ * comes back orphaned: the primary counts it gone, so nothing reads its
+ * registry again (an import is ENODEV), and the next close finishes.
+ */
+struct close_race {
+	struct mdevx_ctx *ctx;
+	struct mdevx_obj *td;
+};
+
+static void
+close_race_hook(void *arg)
+{
+	struct close_race *r = arg;
+
+	if (r->td == NULL)
+		r->td = mdevx_td_alloc(r->ctx);
+}
+
+static int
+role_close_race(int argc, char **argv)
+{
+	struct close_race r = { .ctx = NULL, .td = NULL };
+	struct mdevx_share_dev *dev = NULL;
+	struct log_cap lc = { .f = NULL };
+	mdevx_share_imp_t imp;
+	unsigned int lines;
+	int rc, ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp) == 0,
+		   "import: %s", strerror(errno));
+	r.ctx = mdevx_share_dev_ctx(dev);
+	ROLE_CHECK(log_cap_start(&lc, RTE_LOG_ERR) == 0, "log capture");
+	mdevx_share_test_close_hook(close_race_hook, &r);
+	rc = mdevx_share_dev_close(dev);
+	mdevx_share_test_close_hook(NULL, NULL);
+	lines = log_cap_take(&lc, "mdevx_share: ");
+	ROLE_CHECK(r.td != NULL, "the hook made no object: %s", strerror(errno));
+	ROLE_CHECK(rc == -EBUSY && errno == EBUSY, "close with a busy context: %d", rc);
+	ROLE_CHECK(lines == 1 && strstr(lc.text, "close it again") != NULL,
+		   "busy close logged: %s", lc.text);
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &imp) == -ENODEV &&
+		   errno == ENODEV, "import on a device that detached: %s", strerror(errno));
+	ROLE_CHECK(mdevx_obj_destroy(r.td) == 0, "td destroy");
+	r.td = NULL;
+	ROLE_CHECK(mdevx_share_dev_close(dev) == 0, "close again: %s", strerror(errno));
+	dev = NULL;
+	ret = 0;
+out:
+	log_cap_stop(&lc);
+	if (r.td != NULL)
+		mdevx_obj_destroy(r.td);
+	if (dev != NULL)
+		mdevx_share_dev_close(dev);
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_close_race, role_close_race);
+
+static int
+test_fault_secondary_close_race(void)
+{
+	struct share_sync *s = sync_mz->addr;
+	pid_t p;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	p = test_children_spawn(&children, "share_close_race", 0, NULL);
+	TEST_ASSERT(p > 0, "spawn");
+	TEST_ASSERT_EQUAL(test_mp_wait(p, CHILD_TIMEOUT_MS), 0, "secondary");
+	return TEST_SUCCESS;
+}
+
+/*
  * The record is rewritten while an import reads its export buffer (a hook
  * inside the import does what a withdraw, a release and a publish into
  * the same slot do): the import notices the record changed, undoes what
@@ -1597,6 +1675,7 @@ static struct unit_test_suite share_fault_suite = {
 		TEST_CASE(test_fault_close_failures),
 		TEST_CASE(test_fault_ctx_closed_behind),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_secondary_close_busy),
+		TEST_CASE_ST(case_setup, case_teardown, test_fault_secondary_close_race),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_import_retry),
 		TEST_CASE_ST(case_setup, case_teardown, test_fault_import_obj_rewritten),
 		TEST_CASE(test_fault_mute_republish),

@@ -60,6 +60,8 @@ static struct mdevx_share_dev *attaching;
 #ifdef MDEVX_SHARE_TEST_HOOKS
 static void (*test_attach_hook)(void *arg);
 static void *test_attach_arg;
+static void (*test_close_hook)(void *arg);
+static void *test_close_arg;
 #endif
 
 /*
@@ -167,6 +169,13 @@ mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg)
 {
 	test_attach_arg = arg;
 	test_attach_hook = fn;
+}
+
+void
+mdevx_share_test_close_hook(void (*fn)(void *arg), void *arg)
+{
+	test_close_arg = arg;
+	test_close_hook = fn;
 }
 #endif
 
@@ -771,6 +780,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		if (ret != 0)
 			return close_abort(dev, ret);
 	}
+	SHARE_TEST_HOOK(test_close_hook, test_close_arg);
 	if (mdevx_close(dev->ctx) != 0) {
 		ret = -errno;
 		/* An object made meanwhile by another thread: try again later. */

@@ -37,6 +37,13 @@ void mdevx_share_test_import_hook(void (*fn)(void *arg), void *arg);
  */
 void mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg);
 /**
+ * Test hook: call @p fn(@p arg) inside every close that got past its
+ * checks, after the imports were dropped (and a secondary detached) and
+ * before the device's context is closed (only the library's open lock is
+ * held: the hook may call libmdevx, not this library). NULL removes it.
+ */
+void mdevx_share_test_close_hook(void (*fn)(void *arg), void *arg);
+/**
  * Test hook: set the generation of the import slot @p imp names to @p gen
  * (as after that many reuses): the import's new handle, or id 0 if @p imp
  * names no import.
