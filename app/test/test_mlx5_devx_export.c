@@ -3,7 +3,8 @@
  * mlx5_devx_export_autotest: libmdevx objects on the software device,
  * exported, imported on a second context sharing the uverbs file (import of
  * a dup of the command fd), used, unimported and destroyed; every errno case
- * of the API; the rdma-core compatibility layout check refusing fakes; and
+ * of the API; the log limit of a command failing again and again; the
+ * rdma-core compatibility layout check refusing fakes; and
  * zero objects left on the device afterwards.
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev starts a daemon with
@@ -17,11 +18,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mdevx.h>
 #include <mdevx_prm.h>
 #include <swdev_client.h>
+
+#include <rte_log.h>
 
 #include "test.h"
 #include "test_devstr.h"
@@ -1264,6 +1268,123 @@ test_closed_ctx_cache(void)
 	return TEST_SUCCESS;
 }
 
+/* Seconds of CLOCK_MONOTONIC, the clock libmdevx's log limit counts in. */
+static uint64_t
+mono_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+/* The sum of the "(N command failures not logged ...)" notes in @p text. */
+static uint64_t
+notes_sum(const char *text)
+{
+	const char *key = " command failures not logged";
+	uint64_t sum = 0;
+	const char *p;
+
+	for (p = strstr(text, key); p != NULL; p = strstr(p + 1, key)) {
+		const char *q = p;
+
+		while (q > text && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		if (q > text && q[-1] == '(')
+			sum += strtoull(q, NULL, 10);
+	}
+	return sum;
+}
+
+/*
+ * One round of the log limit: in a new second, one failure (logged, with
+ * the count of the earlier ones not logged: the count starts afresh), then
+ * @p n failures, then one in a later second. Every failure returned EINVAL
+ * and was recorded; at most 10 lines a second; the later line counts what
+ * was not logged, so that logged plus counted is @p n.
+ */
+static int
+log_limit_round(struct mdevx_obj *cnt, struct log_cap *lc, unsigned int n)
+{
+	struct mdevx_counter_stats st;
+	struct mdevx_cmd_error ce;
+	uint64_t t0, t1, counted;
+	unsigned int i, lines, late, fails = 0;
+	bool late_fail;
+
+	t0 = mono_sec();
+	while (mono_sec() == t0)
+		usleep(1000);
+	t0 = mono_sec();
+	(void)mdevx_counter_query(cnt, 0, 1, 0, &st);
+	(void)log_cap_take(lc, NULL);
+	for (i = 0; i < n; i++) {
+		memset(&ce, 0, sizeof(ce));
+		if (mdevx_counter_query(cnt, 0, 1, 0, &st) == -EINVAL && errno == EINVAL &&
+		    mdevx_last_cmd_error(&ce) == 0 && ce.syndrome == 0x51 &&
+		    ce.opcode == MDEVX_CMD_OP_QUERY_FLOW_COUNTER)
+			fails++;
+	}
+	t1 = mono_sec();
+	lines = log_cap_take(lc, "mdevx: ");
+	counted = notes_sum(lc->text);
+	while (mono_sec() == t1)
+		usleep(1000);
+	late_fail = mdevx_counter_query(cnt, 0, 1, 0, &st) == -EINVAL;
+	late = log_cap_take(lc, "mdevx: ");
+	counted += notes_sum(lc->text);
+	printf("%u failures in %" PRIu64 " s: %u lines, %" PRIu64 " counted as not logged\n",
+	       n, t1 - t0 + 1, lines, counted);
+	TEST_ASSERT(fails == n && late_fail, "%u of %u failures returned EINVAL and were recorded",
+		    fails + late_fail, n + 1);
+	/* 10 lines a second, the first failure's included. */
+	TEST_ASSERT(lines > 0 && lines + 1 <= 10 * (t1 - t0 + 1), "%u lines logged in %" PRIu64 " s",
+		    lines, t1 - t0 + 1);
+	TEST_ASSERT(late == 1 && (lines == n || strstr(lc->text, "not logged") != NULL),
+		    "the failure of a later second: %u lines: %s", late, lc->text);
+	TEST_ASSERT(lines + counted == n, "%u logged + %" PRIu64 " counted != %u failures", lines,
+		    counted, n);
+	return TEST_SUCCESS;
+}
+
+/*
+ * A command failing again and again (a lost device polled by a service):
+ * 200 failures, then 10 (the first second's eleventh line is the one not
+ * logged).
+ */
+static int
+test_cmd_log_limit(void)
+{
+	struct log_cap lc = { .f = NULL };
+	struct mdevx_obj *cnt;
+	int rc = TEST_FAILED;
+
+	cnt = mdevx_counter_alloc(ctx1, 1);
+	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
+	if (log_cap_start(&lc, RTE_LOG_ERR) != 0) {
+		printf("log capture: %s\n", strerror(errno));
+		goto out;
+	}
+	if (swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 1000,
+				MDEVX_CMD_STAT_BAD_PARAM_ERR, 0x51, 0) != 0) {
+		printf("fault: %s\n", strerror(errno));
+		goto out;
+	}
+	if (log_limit_round(cnt, &lc, 200) != TEST_SUCCESS ||
+	    log_limit_round(cnt, &lc, 10) != TEST_SUCCESS)
+		goto out;
+	rc = TEST_SUCCESS;
+out:
+	(void)swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
+	log_cap_stop(&lc);
+	if (mdevx_obj_destroy(cnt) != 0) {
+		printf("counter destroy: %s\n", strerror(errno));
+		rc = TEST_FAILED;
+	}
+	return rc;
+}
+
 static struct unit_test_suite swdev_suite = {
 	.suite_name = "mlx5 devx export/import on the software device",
 	.setup = suite_setup,
@@ -1281,6 +1402,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_rdma_backend_no_nic),
 		TEST_CASE(test_threads),
 		TEST_CASE(test_closed_ctx_cache),
+		TEST_CASE(test_cmd_log_limit),
 		TEST_CASE(test_zero_objects_left),
 		TEST_CASES_END()
 	},

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Device commands through the backend, with one log line per failure and a
- * per-thread record of the last failure.
+ * Device commands through the backend, with one log line per failure (at
+ * most MDEVX_CMD_LOG_BURST a second for the process) and a per-thread
+ * record of every failure.
  *
  * Error decision: the public API returns the errno mapped from the PRM
  * status (mdevx_cmd_status_to_errno(), as rdma-core's internal callers and
@@ -10,11 +11,60 @@
  * line and in mdevx_last_cmd_error().
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "mdevx_prm.h"
 
 #include "mdevx_internal.h"
+
+/*
+ * A lost device fails every command, and a service polling it (the
+ * counter snapshot service, a stats loop) would log one line per period
+ * forever: at most this many failure lines are logged per second, the
+ * first line of the next second logged says how many were not.
+ */
+#define MDEVX_CMD_LOG_BURST 10
+
+/* The second counted (CLOCK_MONOTONIC, low 32 bits) << 32 | lines logged in it. */
+static uint64_t log_window;
+static uint64_t log_dropped;	/* lines not logged since the last one */
+
+/*
+ * Whether a failure line may be logged now (lock-free: any thread, and a
+ * child forked meanwhile); if so, @p note gets what to append to it (the
+ * count of lines not logged before it, or "").
+ */
+static bool
+log_allowed(char *note, size_t len)
+{
+	struct timespec ts;
+	uint64_t cur, next, dropped;
+	uint32_t sec;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sec = (uint32_t)ts.tv_sec;
+	cur = __atomic_load_n(&log_window, __ATOMIC_RELAXED);
+	do {
+		if ((uint32_t)(cur >> 32) != sec) {
+			next = (uint64_t)sec << 32 | 1;
+		} else if ((uint32_t)cur < MDEVX_CMD_LOG_BURST) {
+			next = cur + 1;
+		} else {
+			__atomic_add_fetch(&log_dropped, 1, __ATOMIC_RELAXED);
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&log_window, &cur, next, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	dropped = __atomic_exchange_n(&log_dropped, 0, __ATOMIC_RELAXED);
+	note[0] = '\0';
+	if (dropped > 0)
+		snprintf(note, len, " (%" PRIu64 " command failures not logged before this one)",
+			 dropped);
+	return true;
+}
 
 static _Thread_local struct mdevx_cmd_error last_error;
 static _Thread_local bool last_error_set;
@@ -43,8 +93,11 @@ mdevx_last_cmd_error(struct mdevx_cmd_error *err)
 void
 mdevx_cmd_fail(uint16_t opcode, const char *what, int err)
 {
+	char note[80];
+
 	record(opcode, 0, 0, err);
-	MDEVX_LOG_PLAIN(ERR, "%s failed: errno=%d (%s)", what, err, strerror(err));
+	if (log_allowed(note, sizeof(note)))
+		MDEVX_LOG_PLAIN(ERR, "%s failed: errno=%d (%s)%s", what, err, strerror(err), note);
 }
 
 /* Turn a backend return code and output mailbox into the API errno. */
@@ -54,6 +107,7 @@ finish_opt(const void *in, size_t inlen, int rc, const void *out, size_t outlen,
 	uint16_t opcode = 0;
 	uint8_t status = 0;
 	uint32_t syndrome = 0;
+	char note[80];
 	int err;
 
 	if (inlen >= 4)
@@ -73,10 +127,12 @@ finish_opt(const void *in, size_t inlen, int rc, const void *out, size_t outlen,
 	if (quiet)
 		return err;
 	record(opcode, status, syndrome, err);
-	MDEVX_LOG_PLAIN(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s",
+	if (!log_allowed(note, sizeof(note)))
+		return err;
+	MDEVX_LOG_PLAIN(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s%s",
 		  mdevx_cmd_op_name(opcode), opcode, err, strerror(err), status,
 		  mdevx_cmd_status_name(status), syndrome,
-		  rc == 0 || rc == EREMOTEIO ? "" : " (not executed by the device)");
+		  rc == 0 || rc == EREMOTEIO ? "" : " (not executed by the device)", note);
 	return err;
 }
 
