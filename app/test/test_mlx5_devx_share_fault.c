@@ -1260,17 +1260,24 @@ out:
 }
 REGISTER_TEST_SECONDARY(share_close_busy, role_close_busy);
 
+/* Publish the objects, then run the secondary @p role to its end. */
 static int
-test_fault_secondary_close_busy(void)
+secondary_on_published(const char *role)
 {
 	struct share_sync *s = sync_mz->addr;
 	pid_t p;
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
-	p = test_children_spawn(&children, "share_close_busy", 0, NULL);
+	p = test_children_spawn(&children, role, 0, NULL);
 	TEST_ASSERT(p > 0, "spawn");
 	TEST_ASSERT_EQUAL(test_mp_wait(p, CHILD_TIMEOUT_MS), 0, "secondary");
 	return TEST_SUCCESS;
+}
+
+static int
+test_fault_secondary_close_busy(void)
+{
+	return secondary_on_published("share_close_busy");
 }
 
 /*
@@ -1341,14 +1348,7 @@ REGISTER_TEST_SECONDARY(share_close_race, role_close_race);
 static int
 test_fault_secondary_close_race(void)
 {
-	struct share_sync *s = sync_mz->addr;
-	pid_t p;
-
-	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
-	p = test_children_spawn(&children, "share_close_race", 0, NULL);
-	TEST_ASSERT(p > 0, "spawn");
-	TEST_ASSERT_EQUAL(test_mp_wait(p, CHILD_TIMEOUT_MS), 0, "secondary");
-	return TEST_SUCCESS;
+	return secondary_on_published("share_close_race");
 }
 
 /*
