@@ -1298,6 +1298,33 @@ notes_sum(const char *text)
 }
 
 /*
+ * The lines of @p text that end as a failure line of QUERY_FLOW_COUNTER
+ * with syndrome 0x51 executed by the device does: with the syndrome, or
+ * with the count of the lines not logged before it.
+ */
+static unsigned int
+lines_well_ended(const char *text)
+{
+	static const char *const ends[] = {
+		"syndrome=0x51\n", " command failures not logged before this one)\n",
+	};
+	unsigned int n = 0, i;
+	const char *p, *nl;
+
+	for (p = text; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		for (i = 0; i < RTE_DIM(ends); i++) {
+			size_t l = strlen(ends[i]);
+
+			if ((size_t)(nl + 1 - p) >= l && memcmp(nl + 1 - l, ends[i], l) == 0) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+/*
  * One round of the log limit: in a new second, one failure (logged, with
  * the count of the earlier ones not logged: the count starts afresh), then
  * @p n failures, then one in a later second. Every failure returned EINVAL
@@ -1329,6 +1356,8 @@ log_limit_round(struct mdevx_obj *cnt, struct log_cap *lc, unsigned int n)
 	t1 = mono_sec();
 	lines = log_cap_take(lc, "mdevx: ");
 	counted = notes_sum(lc->text);
+	TEST_ASSERT(lines_well_ended(lc->text) == lines, "a line ends in neither way: %s",
+		    lc->text);
 	while (mono_sec() == t1)
 		usleep(1000);
 	late_fail = mdevx_counter_query(cnt, 0, 1, 0, &st) == -EINVAL;
@@ -1341,6 +1370,9 @@ log_limit_round(struct mdevx_obj *cnt, struct log_cap *lc, unsigned int n)
 	/* 10 lines a second, the first failure's included. */
 	TEST_ASSERT(lines > 0 && lines + 1 <= 10 * (t1 - t0 + 1), "%u lines logged in %" PRIu64 " s",
 		    lines, t1 - t0 + 1);
+	/* In one second, all 10 of them. */
+	TEST_ASSERT(t1 != t0 || lines + 1 == RTE_MIN(n + 1, 10u), "%u lines of %u failures in 1 s",
+		    lines + 1, n + 1);
 	TEST_ASSERT(late == 1 && (lines == n || strstr(lc->text, "not logged") != NULL),
 		    "the failure of a later second: %u lines: %s", late, lc->text);
 	TEST_ASSERT(lines + counted == n, "%u logged + %" PRIu64 " counted != %u failures", lines,
@@ -1351,7 +1383,7 @@ log_limit_round(struct mdevx_obj *cnt, struct log_cap *lc, unsigned int n)
 /*
  * A command failing again and again (a lost device polled by a service):
  * 200 failures, then 10 (the first second's eleventh line is the one not
- * logged).
+ * logged), then a destroy that fails.
  */
 static int
 test_cmd_log_limit(void)
@@ -1359,6 +1391,7 @@ test_cmd_log_limit(void)
 	struct log_cap lc = { .f = NULL };
 	struct mdevx_obj *cnt;
 	int rc = TEST_FAILED;
+	uint64_t t0;
 
 	cnt = mdevx_counter_alloc(ctx1, 1);
 	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
@@ -1374,6 +1407,20 @@ test_cmd_log_limit(void)
 	if (log_limit_round(cnt, &lc, 200) != TEST_SUCCESS ||
 	    log_limit_round(cnt, &lc, 10) != TEST_SUCCESS)
 		goto out;
+	/* A failure the library logs itself (a destroy), the first of a second: logged. */
+	t0 = mono_sec();
+	while (mono_sec() == t0)
+		usleep(1000);
+	if (swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_DEALLOC_FLOW_COUNTER, 1,
+				MDEVX_CMD_STAT_BAD_PARAM_ERR, 0x52, 0) != 0 ||
+	    mdevx_obj_destroy(cnt) == 0) {
+		printf("a destroy with a fault: %s\n", strerror(errno));
+		goto out;
+	}
+	if (log_cap_take(&lc, "mdevx: ") != 1 || strstr(lc.text, "destroying") == NULL) {
+		printf("the failed destroy's line: %s\n", lc.text);
+		goto out;
+	}
 	rc = TEST_SUCCESS;
 out:
 	(void)swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
