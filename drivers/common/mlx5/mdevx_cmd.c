@@ -34,8 +34,8 @@ static uint64_t log_dropped;	/* lines not logged since the last one */
 
 /*
  * Whether a failure line may be logged now (lock-free: any thread, and a
- * child forked meanwhile); if so, @p note gets what to append to it (the
- * count of lines not logged before it, or "").
+ * child forked meanwhile); if so, and lines were not logged before it,
+ * @p note (empty from the caller) gets their count to append.
  */
 static bool
 log_allowed(char *note, size_t len)
@@ -59,7 +59,6 @@ log_allowed(char *note, size_t len)
 	} while (!__atomic_compare_exchange_n(&log_window, &cur, next, false,
 					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	dropped = __atomic_exchange_n(&log_dropped, 0, __ATOMIC_RELAXED);
-	note[0] = '\0';
 	if (dropped > 0)
 		snprintf(note, len, " (%" PRIu64 " command failures not logged before this one)",
 			 dropped);
@@ -93,11 +92,26 @@ mdevx_last_cmd_error(struct mdevx_cmd_error *err)
 void
 mdevx_cmd_fail(uint16_t opcode, const char *what, int err)
 {
-	char note[80];
+	char note[80] = "";
 
 	record(opcode, 0, 0, err);
 	if (log_allowed(note, sizeof(note)))
 		MDEVX_LOG_PLAIN(ERR, "%s failed: errno=%d (%s)%s", what, err, strerror(err), note);
+}
+
+/* A failed device command (@p executed: by the device): recorded, and logged. */
+static void
+cmd_failed(uint16_t opcode, uint8_t status, uint32_t syndrome, int err, bool executed)
+{
+	char note[80] = "";
+
+	record(opcode, status, syndrome, err);
+	if (!log_allowed(note, sizeof(note)))
+		return;
+	MDEVX_LOG_PLAIN(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s%s",
+			mdevx_cmd_op_name(opcode), opcode, err, strerror(err), status,
+			mdevx_cmd_status_name(status), syndrome,
+			executed ? "" : " (not executed by the device)", note);
 }
 
 /* Turn a backend return code and output mailbox into the API errno. */
@@ -107,7 +121,6 @@ finish_opt(const void *in, size_t inlen, int rc, const void *out, size_t outlen,
 	uint16_t opcode = 0;
 	uint8_t status = 0;
 	uint32_t syndrome = 0;
-	char note[80];
 	int err;
 
 	if (inlen >= 4)
@@ -124,15 +137,8 @@ finish_opt(const void *in, size_t inlen, int rc, const void *out, size_t outlen,
 		err = rc == EREMOTEIO ? EIO : rc;
 	if (err == 0)
 		err = EIO;
-	if (quiet)
-		return err;
-	record(opcode, status, syndrome, err);
-	if (!log_allowed(note, sizeof(note)))
-		return err;
-	MDEVX_LOG_PLAIN(ERR, "DevX %s (%#x) failed: errno=%d (%s) status=%#x (%s) syndrome=%#x%s%s",
-		  mdevx_cmd_op_name(opcode), opcode, err, strerror(err), status,
-		  mdevx_cmd_status_name(status), syndrome,
-		  rc == 0 || rc == EREMOTEIO ? "" : " (not executed by the device)", note);
+	if (!quiet)
+		cmd_failed(opcode, status, syndrome, err, rc == 0 || rc == EREMOTEIO);
 	return err;
 }
 
