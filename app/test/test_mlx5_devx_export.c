@@ -1380,10 +1380,33 @@ log_limit_round(struct mdevx_obj *cnt, struct log_cap *lc, unsigned int n)
 	return TEST_SUCCESS;
 }
 
+/* The query of an import whose object is gone: one line, "not executed". */
+static int
+stale_query_line(struct log_cap *lc)
+{
+	struct mdevx_counter_stats st;
+	struct mdevx_obj *cnt, *imp;
+	int rc;
+
+	cnt = mdevx_counter_alloc(ctx1, 1);
+	TEST_ASSERT_NOT_NULL(cnt, "counter: %s", strerror(errno));
+	imp = export_import(cnt, MDEVX_OBJ_FLOW_COUNTER);
+	TEST_ASSERT_NOT_NULL(imp, "import: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	(void)log_cap_take(lc, "mdevx: ");
+	rc = mdevx_counter_query(imp, 0, 1, 0, &st);
+	TEST_ASSERT_SUCCESS(mdevx_obj_unimport(imp), "unimport");
+	TEST_ASSERT(rc == -ENOENT, "query of a stale import: %d", rc);
+	TEST_ASSERT(log_cap_take(lc, "mdevx: ") == 1 &&
+		    strstr(lc->text, "(not executed by the device)\n") != NULL,
+		    "the stale query's line: %s", lc->text);
+	return TEST_SUCCESS;
+}
+
 /*
  * A command failing again and again (a lost device polled by a service):
  * 200 failures, then 10 (the first second's eleventh line is the one not
- * logged), then a destroy that fails.
+ * logged), then a destroy that fails and a query the device never runs.
  */
 static int
 test_cmd_log_limit(void)
@@ -1421,6 +1444,12 @@ test_cmd_log_limit(void)
 		printf("the failed destroy's line: %s\n", lc.text);
 		goto out;
 	}
+	/*
+	 * A command the device never ran (the kernel's ENOENT: the handle of
+	 * an import whose object was destroyed names nothing): said so.
+	 */
+	if (stale_query_line(&lc) != TEST_SUCCESS)
+		goto out;
 	rc = TEST_SUCCESS;
 out:
 	(void)swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER, 0, 0, 0, 0);
