@@ -229,6 +229,62 @@ pick_bulk(void)
 	return 1;
 }
 
+/*
+ * A read of more counters than one command carries: a bulk of 8192 read in
+ * one call takes 8192 / max_counters_per_query QUERY_FLOW_COUNTER commands
+ * (2048 counters, 32 KiB of output, each: a longer one does not fit the
+ * uverbs attribute), and every counter comes back from its own place.
+ */
+static int
+test_counter_query_split(void)
+{
+	static const uint32_t hit[] = { 0, 2047, 2048, 4095, 4096, 8191 };
+	const uint32_t bulk = 8192;
+	struct mdevx_counter_stats *all;
+	struct mdevx_obj_info info;
+	struct mdevx_caps caps;
+	struct mdevx_obj *cnt;
+	uint64_t c0, c1;
+	uint32_t i, per;
+	int rc;
+
+	TEST_ASSERT_SUCCESS(mdevx_get_caps(ctx1, &caps), "caps");
+	per = caps.log_max_flow_counter_bulk >= 11 ? 2048u : 1u << caps.log_max_flow_counter_bulk;
+	TEST_ASSERT_EQUAL(caps.max_counters_per_query, per, "counters per query: %u (log %u)",
+			  caps.max_counters_per_query, caps.log_max_flow_counter_bulk);
+	if (!(caps.flow_counter_bulk_alloc & (1u << 6)))
+		return TEST_SKIPPED;	/* no bulk of 128 << 6 */
+	cnt = mdevx_counter_alloc(ctx1, bulk);
+	TEST_ASSERT_NOT_NULL(cnt, "counter bulk of %u: %s", bulk, strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_obj_info(cnt, &info), "info");
+	for (i = 0; i < RTE_DIM(hit); i++)
+		TEST_ASSERT_SUCCESS(swdev_ctl_inject_traffic(ctl, DEV, info.id + hit[i], i + 1,
+							     100 * (i + 1)), "inject");
+	all = calloc(bulk, sizeof(*all));
+	TEST_ASSERT_NOT_NULL(all, "calloc");
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER,
+						    &c0), "command count");
+	rc = mdevx_counter_query(cnt, 0, bulk, 0, all);
+	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, MDEVX_CMD_OP_QUERY_FLOW_COUNTER,
+						    &c1), "command count");
+	for (i = 0; rc == 0 && i < bulk; i++) {
+		uint64_t want = 0;
+
+		for (uint32_t k = 0; k < RTE_DIM(hit); k++)
+			if (hit[k] == i)
+				want = k + 1;
+		if (all[i].packets != want || all[i].bytes != 100 * want)
+			break;
+	}
+	free(all);
+	TEST_ASSERT_SUCCESS(rc, "query of the bulk: %s", strerror(-rc));
+	TEST_ASSERT_EQUAL(i, bulk, "counter %u reads wrong", i);
+	TEST_ASSERT_EQUAL(c1 - c0, bulk / per, "%" PRIu64 " commands for %u counters",
+			  c1 - c0, bulk);
+	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(cnt), "destroy");
+	return TEST_SUCCESS;
+}
+
 static int
 test_counter_export(void)
 {
@@ -1467,6 +1523,7 @@ static struct unit_test_suite swdev_suite = {
 	.teardown = suite_teardown,
 	.unit_test_cases = {
 		TEST_CASE(test_counter_export),
+		TEST_CASE(test_counter_query_split),
 		TEST_CASE(test_tir_direct_export),
 		TEST_CASE(test_tir_indirect_export),
 		TEST_CASE(test_ref_import),

@@ -171,6 +171,13 @@ struct mdevx_caps {
 	uint8_t log_max_pd;
 	uint8_t has_caps2;		/**< the general caps 2 page was readable */
 	uint16_t vhca_id;
+	/**
+	 * Counters one QUERY_FLOW_COUNTER of the library reads: 1 <<
+	 * log_max_flow_counter_bulk, and at most 2048, the largest power of
+	 * two whose output mailbox fits a uverbs attribute (its length is 16
+	 * bits: struct ib_uverbs_attr.len). Larger reads take several commands.
+	 */
+	uint32_t max_counters_per_query;
 };
 
 /** Copy the capabilities of @p ctx into @p caps. 0, -EINVAL or -ENOENT. */

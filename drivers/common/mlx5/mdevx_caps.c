@@ -52,6 +52,8 @@ mdevx_caps_query(struct mdevx_ctx *ctx)
 	c->log_max_wq_sz = (uint8_t)CAP(out, log_max_wq_sz);
 	c->log_max_transport_domain = (uint8_t)CAP(out, log_max_transport_domain);
 	c->log_max_pd = (uint8_t)CAP(out, log_max_pd);
+	c->max_counters_per_query = c->log_max_flow_counter_bulk >= MDEVX_LOG_QUERY_COUNTERS_MAX ?
+		1u << MDEVX_LOG_QUERY_COUNTERS_MAX : 1u << c->log_max_flow_counter_bulk;
 	/* Capabilities 2 are optional: older devices reject the page. */
 	rc = query_page(ctx, MDEVX_HCA_CAP_OP_MOD_GENERAL_2_CUR, out, outlen, true);
 	if (rc == 0) {

@@ -137,9 +137,7 @@ counter_query(struct mdevx_obj *cnt, uint32_t offset, uint32_t n, int clear,
 		return mdevx_ret(EINVAL);
 	if (offset >= cnt->bulk_size || n > cnt->bulk_size - offset)
 		return mdevx_ret(ERANGE);
-	/* The device reads at most 1 << log_max_flow_counter_bulk per query. */
-	max_per_cmd = cnt->ctx->caps.log_max_flow_counter_bulk >= 31 ? UINT32_MAX :
-		      1u << cnt->ctx->caps.log_max_flow_counter_bulk;
+	max_per_cmd = cnt->ctx->caps.max_counters_per_query;
 	for (done = 0; done < n; done += chunk) {
 		chunk = n - done < max_per_cmd ? n - done : max_per_cmd;
 		rc = query_chunk(cnt, offset + done, chunk, clear, stats + done);

@@ -35,6 +35,13 @@ extern int mdevx_logtype;
 #define MDEVX_DEVSTR_MAX 160
 /** Largest backend export attribute size the library accepts. */
 #define MDEVX_ATTR_SIZE_MAX 4096
+/*
+ * log2 of the most counters one QUERY_FLOW_COUNTER reads: its output (16
+ * bytes of header, 16 per counter) is a uverbs attribute, whose length is 16
+ * bits (struct ib_uverbs_attr.len); rdma-core refuses a longer buffer
+ * (EINVAL) and so does the kernel. 2048 counters: 32 KiB + 16.
+ */
+#define MDEVX_LOG_QUERY_COUNTERS_MAX 11
 
 struct mdevx_ctx {
 	const struct mdevx_backend_ops *ops;

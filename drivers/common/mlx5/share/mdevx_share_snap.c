@@ -521,8 +521,7 @@ snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 	sn->primary = true;
 	sn->ctx = ctx;
 	snprintf(sn->devstr, sizeof(sn->devstr), "%s", devstr);
-	sn->max_per_cmd = caps.log_max_flow_counter_bulk >= 31 ? UINT32_MAX :
-			  1u << caps.log_max_flow_counter_bulk;
+	sn->max_per_cmd = caps.max_counters_per_query;
 	sn->own = calloc(geo->nb_slots, sizeof(*sn->own));
 	sn->ext = calloc(geo->nb_slots, sizeof(*sn->ext));
 	if (sn->own == NULL || sn->ext == NULL) {
