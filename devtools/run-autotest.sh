@@ -11,7 +11,8 @@
 #         it opens them as "rdma:<dev>" through libibverbs and libmlx5.
 # exit:  the test's code; 77 (skip) when hugepages are not usable.
 # env:   SWDEV_ARGS: extra options for the software device daemon;
-#        MDEVX_TEST_BACKEND=rdma: as --rdma.
+#        MDEVX_TEST_BACKEND=rdma: as --rdma. Without --rdma, the test is
+#        told MDEVX_TEST_BACKEND=swdev (libmdevx's software device backend).
 set -u
 
 daemon=""
@@ -103,6 +104,8 @@ launcher=""
 if [ $rdma -eq 1 ]; then
 	export MDEVX_TEST_BACKEND=rdma
 	launcher="$daemon run --socket $sockdir/swdev.sock --"
+elif [ -n "$daemon" ]; then
+	export MDEVX_TEST_BACKEND=swdev
 fi
 
 DPDK_TEST="$name" $norand $launcher "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \

@@ -54,5 +54,5 @@ export SWDEV_ARGS="--max-handles 262144 ${SWDEV_ARGS:-}"
 # takes its 256 MB at startup (no hotplug, whose every allocation waits
 # for all the secondaries), as one file per segment list (a few descriptors
 # and mappings per secondary instead of one per page).
-exec bash "$top/devtools/run-autotest.sh" --swdev "$daemon" "$dpdk_test" \
+exec bash "$top/devtools/run-autotest.sh" --swdev "$daemon" --rdma "$dpdk_test" \
 	mlx5_devx_share_soak -m 256 --single-file-segments

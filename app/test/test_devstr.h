@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The device string the tests open their device with: "swdev:<dev>" (the
- * software device backend) by default, "rdma:<dev>" when the environment has
- * MDEVX_TEST_BACKEND=rdma: `devtools/run-autotest.sh --rdma` runs the test
- * under `mlx5-swdev run`, so that libmdevx's rdma backend reaches the same
- * software device through libibverbs, libmlx5 and the preload library.
+ * The device string the libmdevx tests open their device with: "rdma:<dev>"
+ * (`devtools/run-autotest.sh --rdma` runs the test under `mlx5-swdev run`,
+ * so that libmdevx's rdma backend reaches the software device through
+ * libibverbs, libmlx5 and the preload library), or "swdev:<dev>" (libmdevx's
+ * software device backend) when the environment has MDEVX_TEST_BACKEND=swdev.
  */
 #ifndef TEST_DEVSTR_H
 #define TEST_DEVSTR_H
@@ -19,7 +19,7 @@ test_backend_rdma(void)
 {
 	const char *b = getenv("MDEVX_TEST_BACKEND");
 
-	return b != NULL && strcmp(b, "rdma") == 0;
+	return b == NULL || strcmp(b, "swdev") != 0;
 }
 
 /** "<backend>:<dev>" for @p dev (a short device name), in a static buffer per name. */

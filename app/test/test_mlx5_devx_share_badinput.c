@@ -1391,11 +1391,15 @@ static int
 role_nohuge_primary(int argc, char **argv)
 {
 	struct mdevx_share_dev *dev = NULL;
+	struct mdevx_ctx *ctx;
 	struct log_cap lc = { .f = NULL };
 	int ret = 1;
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
+	/* The rdma backend's line of the first open in a process, before the capture. */
+	ctx = mdevx_open(DEVSTR2);
+	ROLE_CHECK(ctx != NULL && mdevx_close(ctx) == 0, "open: %s", strerror(errno));
 	ROLE_CHECK(log_cap_start(&lc, RTE_LOG_WARNING) == 0, "log capture");
 	dev = mdevx_share_dev_open(DEVSTR2, NULL);
 	ROLE_CHECK(dev != NULL, "open with --no-huge: %s", strerror(errno));

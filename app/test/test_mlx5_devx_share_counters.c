@@ -47,9 +47,9 @@
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR "rdma:" DEV
 #define DEV2 "mlx5_1"
-#define DEVSTR2 "swdev:" DEV2
+#define DEVSTR2 "rdma:" DEV2
 #define SYNC_MZ "mdevx_t_snap_sync"
 #define OP_QUERY_FLOW_COUNTER 0x93b
 #define STAT_BAD_PARAM 0x03
@@ -640,7 +640,12 @@ test_snap_withdraw_during_refresh(void)
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(pdev, &a), "stats");
 	TEST_ASSERT_SUCCESS(swdev_ctl_get_cmd_count(ctl, DEV, OP_QUERY_FLOW_COUNTER, &c0),
 			    "command count");
-	/* The next query takes 400 ms in the device (its answer is held back). */
+	/*
+	 * Just after a round, so that the slow query is the first of the next
+	 * one (the withdrawn bulk's): the next query takes 400 ms in the device
+	 * (its answer is held back).
+	 */
+	TEST_ASSERT_SUCCESS(wait_rounds(pdev, 1, WAIT_MS), "rounds");
 	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_QUERY_FLOW_COUNTER, 1, 0, 0,
 						400000), "delay fault");
 	t0 = now_ns();

@@ -694,44 +694,45 @@ test_fault_attach_during_withdrawals(void)
 }
 
 /*
- * Many withdrawals in flight at once (more than the library tracks): the
- * same device under NB_SPELLINGS device strings (the socket path spelled
- * with "./" segments), one record "w" each, withdrawn by one thread each.
+ * Many withdrawals in flight at once (more than the library tracks):
+ * NB_MANY devices of the daemon (mlx5_0 .. mlx5_15, app/test/meson.build),
+ * one record "w" each, withdrawn by one thread each.
  */
-#define NB_SPELLINGS 17
+#define NB_MANY 16
+
+/* The name of device @p k (0 .. NB_MANY - 1) of the daemon. */
+static const char *
+dev_name(int k)
+{
+	static char names[NB_MANY][12];
+
+	snprintf(names[k], sizeof(names[k]), "mlx5_%d", k);
+	return names[k];
+}
 
 static int
-devstr_spelling(char *buf, size_t len, int k)
+devstr_of(char *buf, size_t len, int k)
 {
-	const char *sock = getenv("SWDEV_SOCKET"), *slash;
-	int n;
+	int n = snprintf(buf, len, "rdma:%s", dev_name(k));
 
-	if (k == 0)
-		n = snprintf(buf, len, "%s", DEVSTR);
-	else if (sock == NULL || (slash = strrchr(sock, '/')) == NULL)
-		return -1;
-	else
-		n = snprintf(buf, len, "swdev:%.*s/%.*s%s:%s", (int)(slash - sock), sock, 2 * k,
-			     "./././././././././././././././././././././././././././././././",
-			     slash + 1, DEV);
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* Imports "w" under every spelling; after go, each must have been unimported. */
+/* Imports "w" on every device; after go, each must have been unimported. */
 static int
 role_multi_holder(int argc, char **argv)
 {
-	struct mdevx_share_dev *dev[NB_SPELLINGS] = { NULL };
+	struct mdevx_share_dev *dev[NB_MANY] = { NULL };
 	struct share_sync *s = sync_area();
-	mdevx_share_imp_t imp[NB_SPELLINGS];
+	mdevx_share_imp_t imp[NB_MANY];
 	char devstr[128];
 	int ret = 1, n = 0;
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
 	ROLE_CHECK(s != NULL, "no sync memzone");
-	for (; n < NB_SPELLINGS; n++) {
-		ROLE_CHECK(devstr_spelling(devstr, sizeof(devstr), n) == 0, "devstr %d", n);
+	for (; n < NB_MANY; n++) {
+		ROLE_CHECK(devstr_of(devstr, sizeof(devstr), n) == 0, "devstr %d", n);
 		dev[n] = mdevx_share_dev_attach(devstr);
 		ROLE_CHECK(dev[n] != NULL, "attach %s: %s", devstr, strerror(errno));
 		ROLE_CHECK(mdevx_share_import(dev[n], "w", MDEVX_OBJ_FLOW_COUNTER, &imp[n]) == 0,
@@ -739,14 +740,14 @@ role_multi_holder(int argc, char **argv)
 	}
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
-	for (int k = 0; k < NB_SPELLINGS; k++) {
+	for (int k = 0; k < NB_MANY; k++) {
 		ROLE_CHECK(mdevx_share_dev_imports(dev[k]) == 0,
-			   "spelling %d: the withdrawal was never notified", k);
+			   "device %d: the withdrawal was never notified", k);
 		ROLE_CHECK(mdevx_share_unimport(dev[k], imp[k]) == 0, "unimport");
 	}
 	ret = 0;
 out:
-	for (int k = 0; k < NB_SPELLINGS; k++)
+	for (int k = 0; k < NB_MANY; k++)
 		if (dev[k] != NULL)
 			mdevx_share_dev_close(dev[k]);
 	return ret;
@@ -796,24 +797,24 @@ static int
 test_fault_many_withdrawals(void)
 {
 	struct mdevx_share_conf conf = { .capacity = 4, .withdraw_timeout_ms = 1000 };
-	struct withdraw_arg arg[NB_SPELLINGS];
+	struct withdraw_arg arg[NB_MANY];
 	struct share_sync *s = sync_mz->addr;
-	pthread_t th[NB_SPELLINGS];
+	pthread_t th[NB_MANY];
 	char devstr[128];
 	pid_t holder, mute;
 	int rc_holder, rc_mute, ret = TEST_FAILED, k;
 
 	memset(arg, 0, sizeof(arg));
 	arg[0].dev = pdev;
-	for (k = 1; k < NB_SPELLINGS; k++) {
-		TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), k), "devstr");
+	for (k = 1; k < NB_MANY; k++) {
+		TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), k), "devstr");
 		arg[k].dev = mdevx_share_dev_open(devstr, &conf);
 		if (arg[k].dev == NULL) {
 			printf("open %s: %s\n", devstr, strerror(errno));
 			goto out;
 		}
 	}
-	for (k = 0; k < NB_SPELLINGS; k++) {
+	for (k = 0; k < NB_MANY; k++) {
 		if (publish_counter(arg[k].dev, "w", 1) != 0) {
 			printf("publish %d: %s\n", k, strerror(errno));
 			goto out;
@@ -825,7 +826,7 @@ test_fault_many_withdrawals(void)
 		printf("secondaries not ready\n");
 		goto out;
 	}
-	for (k = 0; k < NB_SPELLINGS; k++)
+	for (k = 0; k < NB_MANY; k++)
 		if (pthread_create(&th[k], NULL, withdraw_thread, &arg[k]) != 0)
 			break;
 	for (int j = 0; j < k; j++)
@@ -833,12 +834,12 @@ test_fault_many_withdrawals(void)
 	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
 	rc_holder = test_mp_wait(holder, CHILD_TIMEOUT_MS);
 	rc_mute = test_mp_wait(mute, CHILD_TIMEOUT_MS);
-	if (k != NB_SPELLINGS || rc_holder != 0 || rc_mute != 0) {
+	if (k != NB_MANY || rc_holder != 0 || rc_mute != 0) {
 		printf("threads %d, holder exited with %d, mute with %d\n", k, rc_holder,
 		       rc_mute);
 		goto out;
 	}
-	for (k = 0; k < NB_SPELLINGS; k++) {
+	for (k = 0; k < NB_MANY; k++) {
 		if (arg[k].rc != 0 || arg[k].acked != 1) {
 			printf("withdrawal %d: %d, %u acknowledgements (want 1)\n", k, arg[k].rc,
 			       arg[k].acked);
@@ -847,7 +848,7 @@ test_fault_many_withdrawals(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	for (k = 1; k < NB_SPELLINGS; k++)
+	for (k = 1; k < NB_MANY; k++)
 		if (arg[k].dev != NULL)
 			mdevx_share_dev_close(arg[k].dev);
 	return ret;
@@ -903,7 +904,7 @@ test_fault_close_unacked(void)
 	pid_t mute;
 
 	memset(s, 0, sizeof(*s));
-	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), 1), "devstr");
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "u0", 128), "publish: %s", strerror(errno));
@@ -928,7 +929,7 @@ test_fault_close_unacked(void)
 	TEST_ASSERT(mdevx_share_reg_base(mdevx_share_dev_reg(dev)) != base,
 		    "the closed registry was reused");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close again");
-	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, dev_name(1), 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /* Secondary: a process of the instance that never attaches a device. */
@@ -966,7 +967,7 @@ test_fault_bystander(void)
 	pid_t pid;
 
 	memset(s, 0, sizeof(*s));
-	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), 1), "devstr");
 	mz0 = test_registry_memzones();
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
@@ -984,7 +985,7 @@ test_fault_bystander(void)
 	TEST_ASSERT_EQUAL(rc, 0, "secondary");
 	TEST_ASSERT_EQUAL(acked, 0u, "a secondary that never attached was counted");
 	TEST_ASSERT_EQUAL(test_registry_memzones(), mz0, "the closed registry's memzone was kept");
-	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, dev_name(1), 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -1043,7 +1044,7 @@ test_fault_late_ack(void)
 	pid_t pid;
 
 	memset(s, 0, sizeof(*s));
-	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), 1), "devstr");
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "la", 1), "publish: %s", strerror(errno));
@@ -1062,7 +1063,7 @@ test_fault_late_ack(void)
 	TEST_ASSERT_EQUAL(rc, 0, "secondary");
 	TEST_ASSERT_EQUAL(acked_a, 0u, "la acknowledged within its bound by a 300 ms handler");
 	TEST_ASSERT_EQUAL(acked_b, 0u, "la's late answer counted as lb's acknowledgement");
-	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, dev_name(1), 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static void
@@ -1126,7 +1127,7 @@ test_fault_attach_during_close(void)
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 1), "devstr");
+	TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), 1), "devstr");
 	dev = mdevx_share_dev_open(devstr, NULL);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "ac", 1), "publish: %s", strerror(errno));
@@ -1144,7 +1145,7 @@ test_fault_attach_during_close(void)
 	if (mz != NULL)
 		rte_memzone_free(mz);
 	TEST_ASSERT_EQUAL(rc, 0, "secondary");
-	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_wait_dev_empty(ctl, dev_name(1), 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /*
@@ -1164,8 +1165,8 @@ test_fault_close_failures(void)
 	uint32_t before, total;
 	char devstr[128];
 
-	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 2), "devstr");
-	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &before), "counts");
+	TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), 2), "devstr");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, dev_name(2), &before), "counts");
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(publish_counter(dev, "f0", 128), "publish: %s", strerror(errno));
@@ -1178,21 +1179,21 @@ test_fault_close_failures(void)
 	TEST_ASSERT_EQUAL(rec.withdrawn, 0, "record withdrawn by a refused close");
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 1, "import lost by a refused close");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, imp), "unimport");
-	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, dev_name(2), &total), "counts");
 	TEST_ASSERT_EQUAL(total, before + 2, "objects: %u", total - before);
 	TEST_ASSERT_SUCCESS(mdevx_obj_destroy(td), "td destroy");
 	/* The counter's destroy fails once: EIO, the record and its object stay. */
-	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, OP_DEALLOC_FLOW_COUNTER, 1,
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, dev_name(2), OP_DEALLOC_FLOW_COUNTER, 1,
 						STAT_INTERNAL_ERR, 0x5a5a, 0), "fault");
 	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), EIO);
-	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, dev_name(2), &total), "counts");
 	TEST_ASSERT_EQUAL(total, before + 1, "objects: %u", total - before);
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(dev, "f0", &rec), "lookup: %s", strerror(errno));
 	TEST_ASSERT_EQUAL(rec.withdrawn, 1, "record not withdrawn");
 	/* The next close finishes. */
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
 	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev), ENOENT);
-	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &total), "counts");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, dev_name(2), &total), "counts");
 	TEST_ASSERT_EQUAL(total, before, "objects left: %u", total - before);
 	return TEST_SUCCESS;
 }
@@ -1207,7 +1208,7 @@ test_fault_ctx_closed_behind(void)
 	struct mdevx_share_dev *dev;
 	char devstr[128];
 
-	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 3), "devstr");
+	TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), 3), "devstr");
 	dev = mdevx_share_dev_open(devstr, NULL);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_close(mdevx_share_dev_ctx(dev)), "mdevx_close");
@@ -1624,7 +1625,7 @@ test_fault_mute_republish(void)
 	memset(s, 0, sizeof(*s));
 	s->packets[0][0] = 7;
 	s->packets[1][0] = 1000;
-	TEST_ASSERT_SUCCESS(devstr_spelling(devstr, sizeof(devstr), 0), "devstr");
+	TEST_ASSERT_SUCCESS(devstr_of(devstr, sizeof(devstr), 0), "devstr");
 	dev = mdevx_share_dev_open(devstr, &conf);
 	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
 	if (publish_counter_traffic(dev, "g", s->packets[0][0]) != 0 ||

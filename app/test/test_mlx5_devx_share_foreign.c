@@ -31,7 +31,7 @@
 
 /* Set by meson for the test; Debian's dpdk-test cannot join our instance (tailqs). */
 #define FOREIGN_ENV "MDEVX_TEST_FOREIGN"
-#define DEVSTR "swdev:mlx5_0"
+#define DEVSTR "rdma:mlx5_0"
 #define ROUNDS 32
 #define BOUND_MS 2000
 

@@ -76,9 +76,9 @@
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR "rdma:" DEV
 #define DEV2 "mlx5_1"
-#define DEVSTR2 "swdev:" DEV2
+#define DEVSTR2 "rdma:" DEV2
 #define SYNC_MZ "mdevx_t_rogue_sync"
 #define CHILD_TIMEOUT_MS 60000
 #define WAIT_MS 20000
@@ -174,12 +174,13 @@ id_bytes(uint32_t id)
 }
 
 /*
- * A new bulk on @p dev with id-derived traffic on its counter 0 (or the
- * given traffic), published as @p name. 0 or -1.
+ * A new bulk on @p dev (device @p devname of the daemon) with id-derived
+ * traffic on its counter 0 (or the given traffic), published as @p name.
+ * 0 or -1.
  */
 static int
-publish_counter(struct mdevx_share_dev *dev, const char *name, const uint64_t *packets,
-		const uint64_t *bytes)
+publish_counter_on(struct mdevx_share_dev *dev, const char *devname, const char *name,
+		   const uint64_t *packets, const uint64_t *bytes)
 {
 	struct mdevx_obj *cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), BULK);
 	uint32_t id;
@@ -189,7 +190,7 @@ publish_counter(struct mdevx_share_dev *dev, const char *name, const uint64_t *p
 		return -1;
 	}
 	id = test_obj_id(cnt);
-	if (swdev_ctl_inject_traffic(ctl, DEV, id, packets != NULL ? *packets : id_packets(id),
+	if (swdev_ctl_inject_traffic(ctl, devname, id, packets != NULL ? *packets : id_packets(id),
 				     bytes != NULL ? *bytes : id_bytes(id)) != 0) {
 		printf("inject on counter %u failed\n", id);
 		mdevx_obj_destroy(cnt);
@@ -201,6 +202,13 @@ publish_counter(struct mdevx_share_dev *dev, const char *name, const uint64_t *p
 		return -1;
 	}
 	return 0;
+}
+
+static int
+publish_counter(struct mdevx_share_dev *dev, const char *name, const uint64_t *packets,
+		const uint64_t *bytes)
+{
+	return publish_counter_on(dev, DEV, name, packets, bytes);
 }
 
 /* Children of the current case; the teardown kills those still running. */
@@ -908,85 +916,15 @@ fnv1a(uint32_t h, const char *p, size_t n)
 }
 
 /*
- * "swdev:<dir>/" + @p k tokens ("./" where @p mask has a 1, "/" where it
- * has a 0) + "<sock>:<dev>": every one names the same socket file, and
- * two masks never give the same string (each token ends with its '/').
+ * Two devices of the daemon whose device strings have equal FNV-1a keys,
+ * found offline among "rdma:mlx5_k<hex>" (a birthday search; the case checks
+ * the collision again): the test's daemon serves them (app/test/meson.build).
  */
-static int
-spelling(char *buf, size_t len, const char *sock, uint32_t k, uint32_t mask)
-{
-	const char *slash = strrchr(sock, '/');
-	size_t n;
-	int r;
+#define COLLIDE_DEV_A "mlx5_ka5fd"
+#define COLLIDE_DEV_B "mlx5_ka9b68"
+static const char *const collide_dev[2] = { COLLIDE_DEV_A, COLLIDE_DEV_B };
 
-	r = snprintf(buf, len, "swdev:%.*s/", (int)(slash - sock), sock);
-	if (r < 0 || (size_t)r >= len)
-		return -1;
-	n = (size_t)r;
-	for (uint32_t j = 0; j < k; j++) {
-		r = snprintf(buf + n, len - n, "%s", (mask >> j) & 1 ? "./" : "/");
-		if (r < 0 || (size_t)r >= len - n)
-			return -1;
-		n += (size_t)r;
-	}
-	r = snprintf(buf + n, len - n, "%s:%s", slash + 1, DEV);
-	return r > 0 && (size_t)r < len - n ? 0 : -1;
-}
-
-/*
- * Two spellings of the software device with equal FNV-1a hashes: the
- * hashes of 2^k spellings in an open-addressing table until two meet
- * (2^18 give about 8 pairs on average; k grows if none is found).
- */
-static int
-find_collision(const char *sock, char a[DEVSTR_LEN], char b[DEVSTR_LEN])
-{
-	const char *slash = strrchr(sock, '/');
-	char prefix[DEVSTR_LEN], suffix[64];
-	uint64_t t0 = test_now_ms();
-
-	if (slash == NULL)
-		return -1;
-	snprintf(prefix, sizeof(prefix), "swdev:%.*s/", (int)(slash - sock), sock);
-	snprintf(suffix, sizeof(suffix), "%s:%s", slash + 1, DEV);
-	for (uint32_t k = 18; k <= 24; k += 2) {
-		size_t slots = (size_t)1 << (k + 1);
-		uint64_t *tab = calloc(slots, sizeof(*tab));	/* hash << 32 | mask + 1 */
-		uint32_t h0 = fnv1a(FNV_OFFSET, prefix, strlen(prefix));
-
-		/* The longest spelling must fit: a socket path, and a device string. */
-		if (tab == NULL || strlen(prefix) + 2 * k + strlen(suffix) >= DEVSTR_LEN ||
-		    (size_t)(slash - sock) + 1 + 2 * k + strlen(slash + 1) >=
-		    sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
-			free(tab);
-			return -1;
-		}
-		for (uint32_t mask = 0; mask < (1u << k); mask++) {
-			uint32_t h = h0;
-			size_t i;
-
-			for (uint32_t j = 0; j < k; j++)
-				h = (mask >> j) & 1 ? fnv1a(h, "./", 2) : fnv1a(h, "/", 1);
-			h = fnv1a(h, suffix, strlen(suffix));
-			for (i = h & (slots - 1); tab[i] != 0; i = (i + 1) & (slots - 1)) {
-				uint32_t other = (uint32_t)tab[i] - 1;
-
-				if ((uint32_t)(tab[i] >> 32) != h)
-					continue;
-				free(tab);
-				printf("key %#010x for 2 of %u spellings, in %" PRIu64 " ms\n", h,
-				       mask + 1, test_now_ms() - t0);
-				return spelling(a, DEVSTR_LEN, sock, k, other) == 0 &&
-				       spelling(b, DEVSTR_LEN, sock, k, mask) == 0 ? 0 : -1;
-			}
-			tab[i] = (uint64_t)h << 32 | (mask + 1);
-		}
-		free(tab);
-	}
-	return -1;
-}
-
-/* Imports "c" of both spellings; after each withdrawal, checks who lost it. */
+/* Imports "c" of both devices; after each withdrawal, checks who lost it. */
 static int
 role_pair(int argc, char **argv)
 {
@@ -1003,7 +941,7 @@ role_pair(int argc, char **argv)
 		dev[i] = mdevx_share_dev_attach(s->devstr[i]);
 		ROLE_CHECK(dev[i] != NULL, "attach %s: %s", s->devstr[i], strerror(errno));
 	}
-	ROLE_CHECK(dev[0] != dev[1], "one device for both spellings");
+	ROLE_CHECK(dev[0] != dev[1], "one device for both strings");
 	for (int i = 0; i < 2; i++) {
 		ROLE_CHECK(mdevx_share_import(dev[i], "c", MDEVX_OBJ_FLOW_COUNTER, &imp[i]) == 0,
 			   "import on %c: %s", 'A' + i, strerror(errno));
@@ -1045,12 +983,11 @@ test_rogue_key_collision(void)
 {
 	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 2000 };
 	struct rogue_sync *s = sync_mz->addr;
-	const char *sock = getenv("SWDEV_SOCKET");
 	struct mdevx_share_record rec;
 	unsigned int acked = 0;
 
-	TEST_ASSERT_SUCCESS(find_collision(sock, s->devstr[0], s->devstr[1]),
-			    "no two spellings with one key");
+	for (int i = 0; i < 2; i++)
+		snprintf(s->devstr[i], DEVSTR_LEN, "rdma:%s", collide_dev[i]);
 	TEST_ASSERT(strcmp(s->devstr[0], s->devstr[1]) != 0 &&
 		    fnv1a(FNV_OFFSET, s->devstr[0], strlen(s->devstr[0])) ==
 		    fnv1a(FNV_OFFSET, s->devstr[1], strlen(s->devstr[1])), "not a collision");
@@ -1060,7 +997,8 @@ test_rogue_key_collision(void)
 		TEST_ASSERT_NOT_NULL(pdev[i], "open %c: %s", 'A' + i, strerror(errno));
 		s->packets[i] = 1111u * (uint64_t)(i + 1);
 		s->bytes[i] = 64u * s->packets[i] + (uint64_t)i;
-		TEST_ASSERT_SUCCESS(publish_counter(pdev[i], "c", &s->packets[i], &s->bytes[i]),
+		TEST_ASSERT_SUCCESS(publish_counter_on(pdev[i], collide_dev[i], "c",
+						       &s->packets[i], &s->bytes[i]),
 				    "publish on %c", 'A' + i);
 	}
 	TEST_ASSERT(test_children_spawn(&children, "rogue_pair", 0, NULL) > 0, "spawn");
@@ -1081,7 +1019,9 @@ test_rogue_key_collision(void)
 		pdev[i] = NULL;
 		TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
 	}
-	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	for (int i = 0; i < 2; i++)
+		TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, collide_dev[i], 5000),
+				    "objects left on %s", collide_dev[i]);
 	return TEST_SUCCESS;
 }
 

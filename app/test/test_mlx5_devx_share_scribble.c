@@ -52,7 +52,7 @@
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR "rdma:" DEV
 #define SYNC_MZ "mdevx_t_scribble_sync"
 #define OP_QUERY_FLOW_COUNTER 0x93b
 #define PERIOD_MS 100

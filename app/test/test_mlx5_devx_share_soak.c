@@ -53,7 +53,7 @@
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR "rdma:" DEV
 #define SOAK_MZ "mdevx_t_soak_sync"
 #define SOAK_MAX_SECONDARIES 64		/* the library's limit per device */
 #define SOAK_MAX_SECONDS 86400

@@ -54,6 +54,7 @@
 #include <rte_thash.h>
 
 #include <mdevx.h>
+#include <mdevx_build_config.h>
 #include <mdevx_prm.h>
 #include <mdevx_share.h>
 #include <mdevx_share_internal.h>
@@ -65,7 +66,7 @@
 #include "test_share_util.h"
 
 #define DEV "mlx5_0"
-#define DEVSTR "swdev:" DEV
+#define DEVSTR "rdma:" DEV
 #define SYNC_MZ "mdevx_t_steer_sync"
 #define NB_RSS_RQ 4
 #define BULK 16
@@ -75,7 +76,15 @@
 /* The two secondaries' rules. */
 enum { RULE_A = 0, RULE_B = 1, NB_RULES = 2 };
 static const uint16_t rule_port[NB_RULES] = { 5000, 6000 };
-static const uint32_t rule_offset[NB_RULES] = { 3, 7 };
+/*
+ * Where each rule counts: a bulk of its own (published as rule_ctr[r]), at
+ * counter rule_offset[r] where libmlx5 has COUNTERS_DEVX_WITH_OFFSET
+ * (rdma-core 60+), else at counter 0: older rdma-core (Debian 12's 44) counts
+ * a root rule only on the first counter of a bulk.
+ */
+#define RULE_OFF(o) (MDEVX_HAVE_FLOW_COUNTER_OFFSET ? (uint32_t)(o) : 0u)
+static const uint32_t rule_offset[NB_RULES] = { RULE_OFF(3), RULE_OFF(7) };
+static const char *const rule_ctr[NB_RULES] = { "ctr", "ctr_b" };
 static const char *const rule_tir[NB_RULES] = { "tir_rss", "tir_direct" };
 
 /* Shared between the test primary and its secondaries. */
@@ -110,7 +119,8 @@ static char pcap_path[64];
 
 /* The primary's objects. */
 static struct {
-	struct mdevx_obj *td, *pd, *cq, *rq[NB_RSS_RQ + 1], *rqt, *cnt;
+	struct mdevx_obj *td, *pd, *cq, *rq[NB_RSS_RQ + 1], *rqt;
+	struct mdevx_obj *cnt, *cnt_b;	/* published "ctr" and "ctr_b": rules A and B */
 	struct mdevx_obj *tir_direct, *tir_rss;	/* published: the records own them */
 	struct mdevx_tir_attr rss;
 } objs;
@@ -261,7 +271,7 @@ role_steer(int argc, char **argv)
 	struct mdevx_matcher_attr ma;
 	struct mdevx_matcher *m = NULL;
 	struct mdevx_share_dev *dev = NULL;
-	mdevx_share_imp_t cnt = { 0 }, tir = { 0 };
+	mdevx_share_imp_t cnt[NB_RULES] = { { 0 } }, tir = { 0 };
 	mdevx_share_rule_t rule = { 0 };
 	int ret = 1, me;
 
@@ -270,8 +280,10 @@ role_steer(int argc, char **argv)
 	me = strcmp(argv[0], "A") == 0 ? RULE_A : RULE_B;
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	ROLE_CHECK(mdevx_share_import(dev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt) == 0,
-		   "import ctr: %s", strerror(errno));
+	for (int r = 0; r < NB_RULES; r++)
+		ROLE_CHECK(mdevx_share_import(dev, rule_ctr[r], MDEVX_OBJ_FLOW_COUNTER,
+					      &cnt[r]) == 0,
+			   "import %s: %s", rule_ctr[r], strerror(errno));
 	ROLE_CHECK(mdevx_share_import(dev, rule_tir[me], MDEVX_OBJ_TIR, &tir) == 0,
 		   "import %s: %s", rule_tir[me], strerror(errno));
 	rule_mask_value(mask, value, rule_port[me]);
@@ -287,7 +299,7 @@ role_steer(int argc, char **argv)
 	ra.value_len = sizeof(value);
 	ra.dest = MDEVX_RULE_DEST_OBJ;
 	ra.dest_imp = tir;
-	ra.counter_imp = cnt;
+	ra.counter_imp = cnt[me];
 	ra.counter_offset = BULK;	/* past the bulk: refused, nothing made */
 	ROLE_CHECK(mdevx_share_rule_create(dev, m, &ra).id == 0 && errno == EINVAL,
 		   "offset past the bulk: %s", strerror(errno));
@@ -299,16 +311,16 @@ role_steer(int argc, char **argv)
 
 	/* Phase 1: the pcap went through our rule. */
 	ROLE_CHECK(test_wait_at_least(&s->phase, 1, WAIT_MS, &s->failures), "no phase 1");
-	ROLE_CHECK(counter_is(dev, cnt, rule_offset[me], s->want_packets[me], s->want_bytes[me]),
-		   "phase 1 counter");
+	ROLE_CHECK(counter_is(dev, cnt[me], rule_offset[me], s->want_packets[me],
+			      s->want_bytes[me]), "phase 1 counter");
 	__atomic_add_fetch(&s->checked, 1, __ATOMIC_RELEASE);
 
 	/* Phase 2: tir_rss withdrawn (A's rule removed), the pcap again. */
 	ROLE_CHECK(test_wait_at_least(&s->phase, 2, WAIT_MS, &s->failures), "no phase 2");
 	ROLE_CHECK(mdevx_share_rule_state(dev, rule) == (me == RULE_A ? -ESTALE : 0),
 		   "rule state after the withdrawal of tir_rss");
-	ROLE_CHECK(counter_is(dev, cnt, rule_offset[me], s->want_packets[me], s->want_bytes[me]),
-		   "phase 2 counter");
+	ROLE_CHECK(counter_is(dev, cnt[me], rule_offset[me], s->want_packets[me],
+			      s->want_bytes[me]), "phase 2 counter");
 	__atomic_add_fetch(&s->checked, 1, __ATOMIC_RELEASE);
 	if (me == RULE_B) {
 		/* Killed by the primary with its rule in place. */
@@ -319,7 +331,7 @@ role_steer(int argc, char **argv)
 	/* Phase 3: B was killed, its rule removed, the pcap again. */
 	ROLE_CHECK(test_wait_at_least(&s->phase, 3, WAIT_MS, &s->failures), "no phase 3");
 	for (int r = 0; r < NB_RULES; r++)
-		ROLE_CHECK(counter_is(dev, cnt, rule_offset[r], s->want_packets[r],
+		ROLE_CHECK(counter_is(dev, cnt[r], rule_offset[r], s->want_packets[r],
 				      s->want_bytes[r]), "phase 3 counter of rule %d", r);
 	__atomic_add_fetch(&s->checked, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(mdevx_share_rule_destroy(dev, rule) == 0, "forget the removed rule");
@@ -331,8 +343,9 @@ out:
 	if (m != NULL && mdevx_matcher_destroy(m) != 0 && ret == 0)
 		ret = 1;
 	if (dev != NULL) {
-		if (cnt.id != 0)
-			mdevx_share_unimport(dev, cnt);
+		for (int r = 0; r < NB_RULES; r++)
+			if (cnt[r].id != 0)
+				mdevx_share_unimport(dev, cnt[r]);
 		if (tir.id != 0)
 			mdevx_share_unimport(dev, tir);
 		if (mdevx_share_dev_close(dev) != 0 && ret == 0)
@@ -392,7 +405,10 @@ objs_create(void)
 	TEST_ASSERT_NOT_NULL(objs.rqt, "rqt: %s", strerror(errno));
 	objs.cnt = mdevx_counter_alloc(ctx, BULK);
 	TEST_ASSERT_NOT_NULL(objs.cnt, "counter: %s", strerror(errno));
-	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "ctr", objs.cnt), "publish ctr");
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, rule_ctr[RULE_A], objs.cnt), "publish");
+	objs.cnt_b = mdevx_counter_alloc(ctx, BULK);
+	TEST_ASSERT_NOT_NULL(objs.cnt_b, "counter: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, rule_ctr[RULE_B], objs.cnt_b), "publish");
 	memset(&direct, 0, sizeof(direct));
 	direct.disp_type = MDEVX_TIR_DISP_DIRECT;
 	direct.inline_rqn = test_obj_id(objs.rq[NB_RSS_RQ]);
@@ -554,8 +570,8 @@ replay(const struct pcap_expect *e, const bool live[NB_RULES])
 	for (int r = 0; r < NB_RULES; r++) {
 		struct mdevx_counter_stats st;
 
-		TEST_ASSERT_SUCCESS(mdevx_counter_query(objs.cnt, rule_offset[r], 1, 0, &st),
-				    "counter query");
+		TEST_ASSERT_SUCCESS(mdevx_counter_query(r == RULE_A ? objs.cnt : objs.cnt_b,
+							rule_offset[r], 1, 0, &st), "counter query");
 		TEST_ASSERT(st.packets == s->want_packets[r] && st.bytes == s->want_bytes[r],
 			    "counter %u: %" PRIu64 "/%" PRIu64 ", want %" PRIu64 "/%" PRIu64,
 			    rule_offset[r], st.packets, st.bytes, s->want_packets[r],
@@ -660,7 +676,7 @@ test_steer_rule_api(void)
 	ra.dest = MDEVX_RULE_DEST_OBJ;
 	ra.dest_imp = tir;
 	ra.counter_imp = cnt;
-	ra.counter_offset = 1;
+	ra.counter_offset = RULE_OFF(1);
 #define REFUSED(dev_, m_, attr_, e) do {					\
 	errno = 0;								\
 	TEST_ASSERT(mdevx_share_rule_create(dev_, m_, attr_).id == 0 && errno == (e),	\
@@ -695,7 +711,7 @@ test_steer_rule_api(void)
 	ra.dest = MDEVX_RULE_DEST_OBJ;
 	ra.dest_obj = objs.tir_rss;
 	ra.counter_obj = objs.cnt;
-	ra.counter_offset = 2;
+	ra.counter_offset = RULE_OFF(2);
 	r2 = mdevx_share_rule_create(pdev, m, &ra);
 	TEST_ASSERT(r2.id != 0, "rule on objects: %s", strerror(errno));
 	TEST_ASSERT(r1.id != r2.id, "same handle twice");

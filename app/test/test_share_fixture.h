@@ -28,9 +28,9 @@
 
 #define DEV "mlx5_0"
 #define OP_QUERY_FLOW_COUNTER 0x93b	/* PRM opcode, for the device's fault rules */
-#define DEVSTR "swdev:" DEV
+#define DEVSTR "rdma:" DEV
 #define DEV2 "mlx5_1"
-#define DEVSTR2 "swdev:" DEV2
+#define DEVSTR2 "rdma:" DEV2
 #define SYNC_MZ "mdevx_t_share_sync"
 #define NB_COUNTERS 2
 #define NB_READERS 3

@@ -34,14 +34,16 @@ uint32_t test_obj_id(struct mdevx_obj *o);
 
 /**
  * The number of objects on device @p dev (e.g. "mlx5_0") in @p total, as
- * the daemon behind @p ctl counts them: 0, or the control channel's error.
+ * the daemon behind @p ctl counts them, but for the UAR libmlx5 allocates
+ * for each context it opens: 0, or the control channel's error.
  */
 int test_dev_total(struct swdev_ctl *ctl, const char *dev, uint32_t *total);
 
 /**
- * Wait up to @p ms milliseconds until @p dev holds no object (objects may
- * take a moment to go once the last holder exits): 0, or -1 after saying
- * how many are left.
+ * Wait up to @p ms milliseconds until @p dev holds no object but the UARs
+ * libmlx5 keeps for the contexts still open (one each), and none at all once
+ * no uverbs file is open (objects may take a moment to go once the last
+ * holder exits): 0, or -1 after saying how many are left.
  */
 int test_wait_dev_empty(struct swdev_ctl *ctl, const char *dev, unsigned int ms);
 

@@ -26,9 +26,9 @@
  * and mlx5dv_create_flow(); see doc/driver.rst for the mapping and for what
  * the removal of a rule by handle relies on.
  *
- * Tested without a NIC on the software device: the autotests of suite
- * uverbs-rdma run this backend through Debian's libibverbs and libmlx5 and
- * the preload library of `mlx5-swdev run`.
+ * Tested without a NIC on the software device: every device autotest runs
+ * this backend through Debian's libibverbs and libmlx5 and the preload
+ * library of `mlx5-swdev run`.
  */
 #include <assert.h>
 #include <dlfcn.h>
