@@ -5,7 +5,8 @@
 # private socket, write the traffic of the steering phase with
 # test/steer/gen_steer_pcap.py (one UDP port per secondary: 5000 + i, RSS
 # for even i, direct for odd i) unless --pcap FILE is given, run the demo
-# with --no-pci and a unique --file-prefix, then stop the daemon and remove
+# under `mlx5-swdev run` (it opens rdma:<device> through libibverbs and
+# libmlx5) with --no-pci and a unique --file-prefix, then stop the daemon and remove
 # every runtime file of the prefix. The options (and the --pcap file) are
 # checked first, with mlx5-share-demo --check-options: nothing starts if
 # one is invalid. Exit status: 0 demo OK, 1 a check failed, 2 invalid
@@ -105,5 +106,8 @@ norand=""
 if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
 	norand="setarch $(uname -m) -R"
 fi
-SWDEV_SOCKET="$sockdir/swdev.sock" $norand "$demo" --no-pci --file-prefix="$prefix" \
+# Under `mlx5-swdev run`: the demo opens the device as on a NIC, rdma:<device>
+# through libibverbs and libmlx5.
+SWDEV_SOCKET="$sockdir/swdev.sock" $norand "$daemon" run --socket "$sockdir/swdev.sock" -- \
+	"$demo" --no-pci --file-prefix="$prefix" \
 	"--lcores=0@(0-$(($(nproc) - 1)))" --log-level=lib.eal:error -- "${pcap_opt[@]}" "$@"

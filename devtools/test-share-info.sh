@@ -18,6 +18,7 @@ fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 tool="$build/app/mlx5-share-info/mlx5-share-info"
+launcher="$build/app/mlx5-swdev/mlx5-swdev"
 period=100
 hold_ms=170000
 tmp=$(mktemp -d /tmp/share-info-test.XXXXXX)
@@ -94,7 +95,16 @@ fi
 grep '^hold:' "$tmp/demo"
 prefix=$(sed -n 's/^hold: .*--file-prefix=\([^ ]*\) .*/\1/p' "$tmp/demo")
 primary_pid=$(sed -n 's/^primary \([0-9]*\): device .*/\1/p' "$tmp/demo" | head -1)
-echo "prefix $prefix, primary $primary_pid"
+sock=$(sed -n 's/^software device .*, socket \(.*\)$/\1/p' "$tmp/demo" | head -1)
+echo "prefix $prefix, primary $primary_pid, socket $sock"
+# The tool attaches to the demo's device (rdma:mlx5_0): under the launcher,
+# as the demo's own processes.
+info() {
+	"$launcher" run --socket "$sock" -- "$tool" "$@"
+}
+check "the hold line names the launcher" grep -q \
+	"^hold: .* ms; look with: .*mlx5-swdev run --socket $sock -- .*mlx5-share-info --file-prefix=$prefix" \
+	"$tmp/demo"
 grep '^hold: counters-' "$tmp/demo" >"$tmp/injected"
 
 check_json() { # check_json FILE MODE: the tool's --json against the injected values
@@ -110,7 +120,7 @@ for line in open(sys.argv[2]):
                         set(int(x) for x in m.group(4).split(",")))
 errs = []
 devs = doc["devices"]
-if [d["device"] for d in devs] != ["swdev:mlx5_0"]:
+if [d["device"] for d in devs] != ["rdma:mlx5_0"]:
     errs.append("devices %r" % [d["device"] for d in devs])
 d = devs[0]
 svc = d["service"]
@@ -157,15 +167,15 @@ EOF
 }
 
 echo "== mlx5-share-info --json (snapshot)"
-"$tool" --file-prefix="$prefix" -- --json >"$tmp/snap.json" 2>"$tmp/err"
+info --file-prefix="$prefix" -- --json >"$tmp/snap.json" 2>"$tmp/err"
 check "--json: exit 0" test $? -eq 0
 check "--json: names, kinds, values, age" check_json "$tmp/snap.json" snapshot
 echo "== mlx5-share-info --fresh --json"
-"$tool" --file-prefix="$prefix" -- --fresh --json >"$tmp/fresh.json" 2>"$tmp/err"
+info --file-prefix="$prefix" -- --fresh --json >"$tmp/fresh.json" 2>"$tmp/err"
 check "--fresh --json: exit 0" test $? -eq 0
 check "--fresh --json: the same values" check_json "$tmp/fresh.json" fresh
 echo "== mlx5-share-info (table)"
-"$tool" --file-prefix="$prefix" >"$tmp/table" 2>"$tmp/err"
+info --file-prefix="$prefix" >"$tmp/table" 2>"$tmp/err"
 check "table: exit 0" test $? -eq 0
 check "table: a record line" grep -q "counters-0 .*flow_counter .*published" "$tmp/table"
 check "table: the service line" grep -q "counter service: every $period ms" "$tmp/table"
@@ -177,7 +187,8 @@ echo "== mlx5-share-info --watch"
 run_watch() {
 	local out=$1 pat=$2 want=$3 pid i
 	shift 3
-	"$tool" --file-prefix="$prefix" -- "$@" >"$out" 2>"$tmp/err" &
+	"$launcher" run --socket "$sock" -- "$tool" --file-prefix="$prefix" -- "$@" \
+		>"$out" 2>"$tmp/err" &
 	pid=$!
 	for i in $(seq 1200); do
 		[ "$(grep -c -- "$pat" "$out")" -ge "$want" ] && break
@@ -193,7 +204,8 @@ check "--watch into a file: no terminal escapes" bash -c "! grep -q \$'\\033' '$
 check "--watch into a file: one table after the other" grep -q "round 2\$" "$tmp/watch"
 check "--watch: rates" grep -q "packets/s" "$tmp/watch"
 # on a terminal (a pty): redrawn in place
-python3 - "$tmp/watchtty" "$tool" --file-prefix="$prefix" -- --watch 0.3 <<'PY'
+python3 - "$tmp/watchtty" "$launcher" run --socket "$sock" -- "$tool" --file-prefix="$prefix" \
+	-- --watch 0.3 <<'PY'
 import os, pty, select, signal, sys, time
 pid, fd = pty.fork()
 if pid == 0:
@@ -228,7 +240,7 @@ lines = open(sys.argv[1]).read().splitlines()
 assert len(lines) >= 2, len(lines)
 for l in lines:
     json.loads(l)' "$tmp/watchj"
-"$tool" --file-prefix="$prefix" -- --device swdev:nope >/dev/null 2>"$tmp/err"
+info --file-prefix="$prefix" -- --device rdma:nope >/dev/null 2>"$tmp/err"
 check "--device not shared: exit 1" test $? -eq 1
 
 echo "== dpdk-telemetry.py against the primary"
@@ -266,8 +278,8 @@ if command -v dpdk-telemetry.py >/dev/null; then
 	done
 	check "telemetry: service" tel_check /mdevx/share/service \
 		'v["period_ms"] == '"$period"' and v["bulks"] == len(w) and v["used"] == 128 * len(w) and v["refreshes"] >= 1 and v["commands"] >= v["refreshes"] and v["state"] == "running"'
-	check "telemetry: service of a device" tel_check /mdevx/share/service,swdev:mlx5_0 \
-		'v["device"] == "swdev:mlx5_0"'
+	check "telemetry: service of a device" tel_check /mdevx/share/service,rdma:mlx5_0 \
+		'v["device"] == "rdma:mlx5_0"'
 	check "telemetry: service of an unknown device" tel_check /mdevx/share/service,nope \
 		'v is None'
 else
@@ -283,6 +295,7 @@ demo_pid=""
 primary_pid=""
 check "demo: exit 0 ($rc)" test "$rc" -eq 0
 check "demo: demo OK" grep -q "^demo OK" "$tmp/demo"
+# The demo's daemon went with it: the tool alone, as with no primary above.
 "$tool" --file-prefix="$prefix" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "the primary gone: exit status not 0 ($rc)" test "$rc" -ne 0

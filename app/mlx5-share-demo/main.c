@@ -209,8 +209,9 @@ usage(const char *prog)
 	       "       %s --check-options [options]\n"
 	       "\n"
 	       "Share mlx5 flow counters and TIRs between DPDK processes on the\n"
-	       "software device ($SWDEV_SOCKET), steer packets through them and\n"
-	       "print what every process saw.\n"
+	       "software device ($SWDEV_SOCKET) as rdma-core sees it (rdma:NAME, under\n"
+	       "`mlx5-swdev run`), steer packets through them and print what every\n"
+	       "process saw.\n"
 	       "\n"
 	       "Options (--name VALUE or --name=VALUE, integers in decimal):\n"
 	       "  --secondaries N   secondary processes to start (1..%d, default 3)\n"
@@ -1226,30 +1227,30 @@ steer_phase(struct demo_state *st, const struct demo_opts *o, struct mdevx_share
 }
 
 /*
- * How to run mlx5-share-info: from a build tree (this program in
- * <build>/app/mlx5-share-demo/), its path there; installed, its name.
+ * How to run the project's program @p name: from a build tree (this
+ * program in <build>/app/mlx5-share-demo/), <build>/app/<name>/<name>;
+ * installed, its name.
  */
 static const char *
-share_info_path(char *buf, size_t len)
+tool_path(const char *name, char *buf, size_t len)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
 
 	if (n <= 0)
-		return "mlx5-share-info";
+		return name;
 	exe[n] = '\0';
 	slash = strrchr(exe, '/');
 	if (slash == NULL || strcmp(slash, "/mlx5-share-demo") != 0)
-		return "mlx5-share-info";
+		return name;
 	*slash = '\0';
 	slash = strrchr(exe, '/');
 	if (slash == NULL || strcmp(slash, "/mlx5-share-demo") != 0)
-		return "mlx5-share-info";	/* installed: bin/mlx5-share-demo */
+		return name;	/* installed: bin/mlx5-share-demo */
 	*slash = '\0';
-	if (snprintf(buf, len, "%s/mlx5-share-info/mlx5-share-info", exe) >= (int)len ||
-	    access(buf, X_OK) != 0)
-		return "mlx5-share-info";
+	if (snprintf(buf, len, "%s/%s/%s", exe, name, name) >= (int)len || access(buf, X_OK) != 0)
+		return name;
 	return buf;
 }
 
@@ -1262,7 +1263,7 @@ hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *pac
      const uint64_t *bytes)
 {
 	uint64_t end = now_ns() + (uint64_t)o->hold_ms * 1000000;
-	char name[32], tool[PATH_MAX];
+	char name[32], tool[PATH_MAX], swdev[PATH_MAX];
 
 	for (uint32_t b = 0; b < o->bulks; b++) {
 		mdevx_share_imp_t imp;
@@ -1281,8 +1282,11 @@ hold(struct mdevx_share_dev *dev, const struct demo_opts *o, const uint64_t *pac
 			printf("%s%d", k ? "," : "", k * TRAFFIC_STRIDE);
 		printf("%s%s\n", rc != 0 ? " refresh=" : "", rc != 0 ? strerror(-rc) : "");
 	}
-	printf("hold: %u ms; look with: %s --file-prefix=%s -- [--json]\n", o->hold_ms,
-	       share_info_path(tool, sizeof(tool)), strrchr(rte_eal_get_runtime_dir(), '/') + 1);
+	/* The tool attaches as a secondary: on the software device, under the launcher. */
+	printf("hold: %u ms; look with: %s run --socket %s -- %s --file-prefix=%s -- [--json]\n",
+	       o->hold_ms, tool_path("mlx5-swdev", swdev, sizeof(swdev)), getenv("SWDEV_SOCKET"),
+	       tool_path("mlx5-share-info", tool, sizeof(tool)),
+	       strrchr(rte_eal_get_runtime_dir(), '/') + 1);
 	fflush(stdout);
 	while (!interrupted && now_ns() < end)
 		usleep(10000);
@@ -1335,7 +1339,8 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 		fprintf(stderr, "software device control channel: %s\n", strerror(errno));
 		return 1;
 	}
-	snprintf(st->devstr, sizeof(st->devstr), "swdev:%s", o->device);
+	/* As on a NIC: rdma-core's device (run-demo.sh runs us under `mlx5-swdev run`). */
+	snprintf(st->devstr, sizeof(st->devstr), "rdma:%s", o->device);
 	dev = mdevx_share_dev_open(st->devstr, &conf);
 	if (dev == NULL) {
 		fprintf(stderr, "open %s: %s\n", st->devstr, strerror(errno));
@@ -1542,8 +1547,7 @@ run_primary(struct demo_state *st, const struct demo_opts *o, const struct expec
 	/*
 	 * Steering: a counter of its own for each secondary's rule, counted at
 	 * offset 0, what a root rule can count on with every rdma-core (an
-	 * offset inside a bulk needs rdma-core 60; the software device takes
-	 * one, see doc/steering.rst).
+	 * offset inside a bulk needs rdma-core 60, see doc/steering.rst).
 	 */
 	for (unsigned int i = 0; i < o->secondaries && st->steering && !interrupted; i++) {
 		struct mdevx_obj *cnt = mdevx_counter_alloc(ctx, 1);
