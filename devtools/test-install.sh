@@ -227,19 +227,20 @@ MLX5_SWDEV="$prefix/bin/mlx5-swdev" run_clean "$top/devtools/swdev-start.sh" sta
 	--device mlx5_0 --log-level warn > /dev/null || fail "the installed mlx5-swdev does not start"
 daemon_started=1
 
-SWDEV_SOCKET="$sock" run_clean "$tmp/mdevx_client" > "$tmp/out" 2>&1
+# The clients open rdma:mlx5_0 through libmlx5: under the installed launcher.
+run_clean "$prefix/bin/mlx5-swdev" run --socket "$sock" -- "$tmp/mdevx_client" > "$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
 [ "$rc" -eq 0 ] || fail "mdevx_client exits $rc"
-grep -qE '^mdevx_client: counter [0-9]+ bulk 4 imported and read on swdev:mlx5_0: OK$' \
+grep -qE '^mdevx_client: counter [0-9]+ bulk 4 imported and read on rdma:mlx5_0: OK$' \
 	"$tmp/out" || fail "mdevx_client: no OK line"
 
-SWDEV_SOCKET="$sock" run_clean "$tmp/share_client" --no-pci --no-huge -m 64 \
+run_clean "$prefix/bin/mlx5-swdev" run --socket "$sock" -- "$tmp/share_client" --no-pci --no-huge -m 64 \
 	--file-prefix="$eal_prefix" --log-level=lib.eal:warning > "$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
 [ "$rc" -eq 0 ] || fail "share_client exits $rc"
-grep -qE '^share_client: install-counters published \(1 record\), looked up \(counter [0-9]+, bulk 8\), imported, read, withdrawn on swdev:mlx5_0: OK$' \
+grep -qE '^share_client: install-counters published \(1 record\), looked up \(counter [0-9]+, bulk 8\), imported, read, withdrawn on rdma:mlx5_0: OK$' \
 	"$tmp/out" || fail "share_client: no OK line"
 ok "both clients ran against the installed libraries and daemon"
 

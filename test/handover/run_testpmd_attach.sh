@@ -78,7 +78,9 @@ show() {
 "$top/devtools/swdev-start.sh" start "$sock" --device mlx5_0 --log-level warn \
 	--test-mode >/dev/null || { echo "FAIL: software device did not start"; exit 1; }
 
-"$server" --device "swdev:$sock:mlx5_0" --socket "$asock" --count 1 \
+# The server opens the device as on a NIC (rdma:mlx5_0, libmlx5 under the
+# launcher); testpmd only holds the descriptor it receives.
+"$daemon" run --socket "$sock" -- "$server" --device rdma:mlx5_0 --socket "$asock" --count 1 \
 	>"$dir/server.out" 2>"$dir/server.err" &
 spid=$!
 if ! wait_for "^serving " 100 "$dir/server.out"; then

@@ -7,7 +7,7 @@
  * It exports a flow counter bulk from one context and imports it on a
  * second context of the same uverbs file, then checks that both describe
  * and read the same counters. No EAL: libmdevx does not need it.
- * usage: mdevx_client [DEVSTR]   (default swdev:mlx5_0, $SWDEV_SOCKET)
+ * usage: mdevx_client [DEVSTR]   (default rdma:mlx5_0)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@ fail(const char *what, int err)
 int
 main(int argc, char **argv)
 {
-	const char *devstr = argc > 1 ? argv[1] : "swdev:mlx5_0";
+	const char *devstr = argc > 1 ? argv[1] : "rdma:mlx5_0";
 	struct mdevx_counter_stats st[BULK], st_imp[BULK];
 	struct mdevx_obj_info info, info_imp;
 	struct mdevx_ctx *ctx, *ctx2;

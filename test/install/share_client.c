@@ -9,7 +9,7 @@
  * bulk, looks its record up and checks it against the object, imports it
  * and reads it through the import as a secondary would, then withdraws it.
  * usage: share_client [EAL options] [-- DEVSTR]
- *        (default swdev:mlx5_0, the daemon at $SWDEV_SOCKET)
+ *        (default rdma:mlx5_0; on the software device, run under `mlx5-swdev run`)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +50,7 @@ main(int argc, char **argv)
 	n = rte_eal_init(argc, argv);
 	if (n < 0)
 		return fail("rte_eal_init", rte_errno);
-	devstr = argc - n > 1 ? argv[n + 1] : "swdev:mlx5_0";
+	devstr = argc - n > 1 ? argv[n + 1] : "rdma:mlx5_0";
 
 	/* Primary: the device, shared; a bulk of counters, published. */
 	dev = mdevx_share_dev_open(devstr, NULL);
