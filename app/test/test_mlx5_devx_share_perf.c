@@ -421,7 +421,7 @@ role_perf_importer(int argc, char **argv)
 	single_ns = (double)(test_now_ns() - t0);
 	mdevx_share_unimport(dev, imp);
 	{
-		uint32_t per_cmd = 1u << caps.log_max_flow_counter_bulk;
+		uint32_t per_cmd = caps.max_counters_per_query;
 		uint32_t cmds = (rec.bulk_size + per_cmd - 1) / per_cmd;
 
 		perf_info("64k bulk read: commands, one call", cmds, "commands");
