@@ -7,9 +7,15 @@
  *   (b) QUERY_FLOW_COUNTER through swdev_obj_query, one client,
  *   (c) the same from 4 processes sharing one uverbs file,
  *   (d) 4 bare ping-pong pairs at once (the fair reference for (c)),
- * each as: name, value, unit, ratio to (a).
+ * each as: name, value, unit, ratio to (a); then, in a process of its own
+ * under `mlx5-swdev run` (Debian's libibverbs and libmlx5, the preload
+ * library), alternating in ROUNDS rounds and reported as medians:
+ *   (e) the bare ping-pong again,
+ *   (f) QUERY_FLOW_COUNTER through mlx5dv_devx_obj_query(), one client,
+ * with the ratio (f) / (e).
  *
  * Usage: swdev-bench <mlx5-swdev path> [round trips per client]
+ *        (swdev-bench --rdma-leg ITERS: the (e)/(f) process, under the launcher)
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -18,13 +24,17 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
 
 #include "mdevx_prm.h"
 #include "mp_common.h"
 #include "swdev_proto.h"
 
 #define NPROC 4
+#define ROUNDS 5
 
 /* Same bytes on the wire as a one-counter query: header + mailbox. */
 #define REQ_BYTES (sizeof(struct swdev_req_hdr) + MDEVX_ST_SZ_BYTES(query_flow_counter_in))
@@ -167,6 +177,141 @@ run_parallel(int (*fn)(void *))
 	return sum / NPROC;
 }
 
+/* ---- (e) and (f): the rdma-core leg, in a process under the launcher ---- */
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), dbl_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Mean ns of @p n QUERY_FLOW_COUNTER of counter @p id through libmlx5, or -1. */
+static double
+devx_loop(struct mlx5dv_devx_obj *obj, uint32_t id, long n)
+{
+	uint32_t in[MDEVX_ST_SZ_DW(query_flow_counter_in)] = { 0 };
+	uint32_t out[MDEVX_ST_SZ_DW(query_flow_counter_out) +
+		     MDEVX_ST_SZ_DW(traffic_counter)] = { 0 };
+	uint64_t t0 = mp_now_ns();
+
+	MDEVX_SET(query_flow_counter_in, in, opcode, MDEVX_CMD_OP_QUERY_FLOW_COUNTER);
+	MDEVX_SET(query_flow_counter_in, in, flow_counter_id, id);
+	for (long i = 0; i < n; i++)
+		if (mlx5dv_devx_obj_query(obj, in, sizeof(in), out, sizeof(out)) != 0)
+			return -1;
+	return (double)(mp_now_ns() - t0) / (double)n;
+}
+
+/*
+ * The leg itself: the first mlx5 device rdma-core lists, opened with DEVX;
+ * a counter of its own; ROUNDS rounds of (bare ping-pong, DEVX queries).
+ * Prints "rdma-leg: bare_ns=<median> devx_ns=<median>" or an error line.
+ */
+static int
+rdma_leg(long n)
+{
+	uint32_t in[MDEVX_ST_SZ_DW(alloc_flow_counter_in)] = { 0 };
+	uint32_t out[MDEVX_ST_SZ_DW(alloc_flow_counter_out)] = { 0 };
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct mlx5dv_devx_obj *obj;
+	double bare[ROUNDS], devx[ROUNDS];
+	uint32_t id;
+	int nb = 0;
+
+	iters = n;
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	list = ibv_get_device_list(&nb);
+	if (sh != MAP_FAILED && list != NULL && nb > 0)
+		ctx = mlx5dv_open_device(list[0], &attr);
+	if (list != NULL)
+		ibv_free_device_list(list);
+	if (ctx == NULL) {
+		printf("rdma-leg: no mlx5 device opened with DEVX (%d listed): %s\n", nb,
+		       strerror(errno));
+		return 1;
+	}
+	MDEVX_SET(alloc_flow_counter_in, in, opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER);
+	obj = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	if (obj == NULL) {
+		printf("rdma-leg: ALLOC_FLOW_COUNTER: %s\n", strerror(errno));
+		ibv_close_device(ctx);
+		return 1;
+	}
+	id = MDEVX_GET(alloc_flow_counter_out, out, flow_counter_id);
+	if (devx_loop(obj, id, n / 10 + 1) < 0) {	/* warm-up */
+		printf("rdma-leg: QUERY_FLOW_COUNTER: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		bare[r] = bare_pingpong();
+		devx[r] = devx_loop(obj, id, n);
+		if (bare[r] < 0 || devx[r] < 0 || atomic_load(&sh->errors) != 0) {
+			printf("rdma-leg: round %d failed: %s\n", r, strerror(errno));
+			return 1;
+		}
+	}
+	mlx5dv_devx_obj_destroy(obj);
+	ibv_close_device(ctx);
+	printf("rdma-leg: bare_ns=%.1f devx_ns=%.1f\n", median(bare, ROUNDS),
+	       median(devx, ROUNDS));
+	return 0;
+}
+
+/*
+ * Run the leg under `<daemon> run --socket <sock>`: what it printed in
+ * @p bare_ns and @p devx_ns. 0, or -1 after saying why.
+ */
+static int
+run_rdma_leg(double *bare_ns, double *devx_ns)
+{
+	char self[512], buf[256], iters_arg[24];
+	ssize_t n;
+	size_t len = 0;
+	int pfd[2], st;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || pipe(pfd) < 0)
+		return -1;
+	self[n] = '\0';
+	snprintf(iters_arg, sizeof(iters_arg), "%ld", iters);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		close(pfd[1]);
+		execl(mp_daemon_bin, mp_daemon_bin, "run", "--socket", mp_sock, "--", self,
+		      "--rdma-leg", iters_arg, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len < sizeof(buf) - 1 && (n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+	    sscanf(buf, "rdma-leg: bare_ns=%lf devx_ns=%lf", bare_ns, devx_ns) != 2) {
+		printf("the rdma-core leg failed (status %#x): %s", st, buf);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 line(const char *name, double ns, double ref, const char *note)
 {
@@ -183,6 +328,8 @@ main(int argc, char **argv)
 	char note[96];
 	int err;
 
+	if (argc == 3 && strcmp(argv[1], "--rdma-leg") == 0)
+		return rdma_leg(atol(argv[2]) > 0 ? atol(argv[2]) : iters);
 	mp_init(argc, argv, "bench");
 	if (argc > 2)
 		iters = atol(argv[2]) > 0 ? atol(argv[2]) : iters;
@@ -218,6 +365,20 @@ main(int argc, char **argv)
 	line("(c) swdev query, 4 procs, 1 file", c, a, note);
 	snprintf(note, sizeof(note), "aggregate %.0f round trips/s", NPROC * 1e9 / d);
 	line("(d) bare ping-pong, 4 pairs at once", d, a, note);
+	{
+		double e, f;
+
+		int leg = run_rdma_leg(&e, &f);
+
+		CHECK(leg == 0, "the rdma-core leg");
+		if (leg == 0) {
+			printf("under mlx5-swdev run, medians of %d alternating rounds:\n",
+			       ROUNDS);
+			line("(e) bare unix ping-pong, 1 pair", e, a, "");
+			snprintf(note, sizeof(note), "(f)/(e) = %.2f  (target <= 1.5)", f / e);
+			line("(f) QUERY_FLOW_COUNTER via libmlx5", f, a, note);
+		}
+	}
 	CHECK(atomic_load(&sh->errors) == 0, "%u errors during the runs",
 	      atomic_load(&sh->errors));
 	swdev_obj_destroy(ctr);
