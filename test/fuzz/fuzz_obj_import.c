@@ -3,10 +3,13 @@
  * Fuzz harness of the import of export buffers and of the use of what an
  * import accepts.
  *
- * Set up once: a software device served in-process (the daemon's engine and
- * event loop, swdev_server_run(), in a thread, on a socket in a private
- * directory that is removed once every connection is made), a libmdevx
- * context on it through the software device backend, a second context on a
+ * Set up once: a software device, either the daemon at $SWDEV_TEST_SOCKET
+ * with the harness under `mlx5-swdev run` (libmdevx's rdma backend through
+ * libibverbs and libmlx5; the meson tests run it so) or, without it, served
+ * in-process (the daemon's engine and event loop, swdev_server_run(), in a
+ * thread, on a socket in a private directory that is removed once every
+ * connection is made; libmdevx's software device backend, libFuzzer's
+ * coverage of the device); a libmdevx context on it, a second context on a
  * dup of its command fd (what an importing process has), two flow counter
  * bulks, two TIRs with their TD, PD, CQ, RQs and RQT, and the export buffers
  * of eight of them. Traffic is injected into every counter so that a read
@@ -64,6 +67,7 @@
 #define EXP_MAGIC 0x5856444du
 #define EXP_VERSION 3
 #define EXP_HDR 48
+#define EXP_BACKEND_RDMA 1
 #define EXP_BACKEND_SWDEV 2
 #define ATTR_SIZE 32
 #define EXP_SIZE (EXP_HDR + ATTR_SIZE)
@@ -135,6 +139,7 @@ static struct {
 	uint32_t tirn[2];
 	struct mdevx_tir_attr tir_attr[2];
 	uint32_t max_per_cmd;
+	uint32_t backend_id;		/* the export header's, of the contexts' backend */
 	uint32_t dev_total;
 	int nobjs1;
 	unsigned long runs;
@@ -218,7 +223,8 @@ device_total(void)
 	memset(&c, 0, sizeof(c));
 	CHECK(swdev_ctl_get_counts(g.ctl, DEV, 0, &c) == 0, "device counts: %s",
 	      strerror(errno));
-	return c.total;
+	/* Not the UAR libmlx5 allocates for each context it opens. */
+	return c.total - c.by_kind[SWDEV_KIND_UAR];
 }
 
 static struct mdevx_obj *
@@ -342,6 +348,7 @@ setup(void)
 	struct swdev_limits lim;
 	struct mdevx_caps caps;
 	char devstr[192], path[160];
+	const char *ext;
 	size_t esz;
 	int fd;
 
@@ -351,22 +358,33 @@ setup(void)
 		swdev_log_set_level(SWDEV_LOG_ERR);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	swdev_limits_default(&lim);
-	/* 16 counters per query: reading a bulk of 128 takes several commands */
-	lim.log_max_flow_counter_bulk = 4;
-	g.eng = swdev_engine_create();
-	CHECK(g.eng != NULL && swdev_engine_add_device(g.eng, DEV, &lim) >= 0,
-	      "set-up: engine: %s", strerror(errno));
-	snprintf(g.dir, sizeof(g.dir), "/tmp/mdevx-fuzz-import.XXXXXX");
-	CHECK(mkdtemp(g.dir) != NULL, "set-up: mkdtemp: %s", strerror(errno));
-	snprintf(g.sock, sizeof(g.sock), "%s/swdev.sock", g.dir);
-	swdev_server_opts_default(&opts);
-	opts.test_mode = true;	/* traffic injection */
-	g.srv = swdev_server_create(g.eng, g.sock, &opts);
-	CHECK(g.srv != NULL, "set-up: server on %s: %s", g.sock, strerror(errno));
-	CHECK(pthread_create(&g.thread, NULL, server_main, g.srv) == 0, "set-up: thread");
-
-	snprintf(devstr, sizeof(devstr), "swdev:%s:" DEV, g.sock);
+	ext = getenv("SWDEV_TEST_SOCKET");
+	if (ext != NULL) {
+		/*
+		 * A daemon of its own, the harness under `mlx5-swdev run`
+		 * (test/uverbs_clients/run-client.sh): libmdevx's rdma backend
+		 * through libibverbs and libmlx5, as on a NIC.
+		 */
+		snprintf(g.sock, sizeof(g.sock), "%s", ext);
+		snprintf(devstr, sizeof(devstr), "rdma:" DEV);
+	} else {
+		swdev_limits_default(&lim);
+		/* 16 counters per query: reading a bulk of 128 takes several commands */
+		lim.log_max_flow_counter_bulk = 4;
+		g.eng = swdev_engine_create();
+		CHECK(g.eng != NULL && swdev_engine_add_device(g.eng, DEV, &lim) >= 0,
+		      "set-up: engine: %s", strerror(errno));
+		snprintf(g.dir, sizeof(g.dir), "/tmp/mdevx-fuzz-import.XXXXXX");
+		CHECK(mkdtemp(g.dir) != NULL, "set-up: mkdtemp: %s", strerror(errno));
+		snprintf(g.sock, sizeof(g.sock), "%s/swdev.sock", g.dir);
+		swdev_server_opts_default(&opts);
+		opts.test_mode = true;	/* traffic injection */
+		g.srv = swdev_server_create(g.eng, g.sock, &opts);
+		CHECK(g.srv != NULL, "set-up: server on %s: %s", g.sock, strerror(errno));
+		CHECK(pthread_create(&g.thread, NULL, server_main, g.srv) == 0,
+		      "set-up: thread");
+		snprintf(devstr, sizeof(devstr), "swdev:%s:" DEV, g.sock);
+	}
 	g.ctx1 = mdevx_open(devstr);
 	CHECK(g.ctx1 != NULL, "set-up: mdevx_open(%s): %s", devstr, strerror(errno));
 	g.ctl = swdev_ctl_open(g.sock);
@@ -375,18 +393,23 @@ setup(void)
 	CHECK(fd >= 0, "set-up: dup: %s", strerror(errno));
 	g.ctx2 = mdevx_import_device(devstr, fd);
 	CHECK(g.ctx2 != NULL, "set-up: mdevx_import_device: %s", strerror(errno));
-	/* Every connection is made: nothing is left on disk, even by a crash. */
-	unlink(g.sock);
-	snprintf(path, sizeof(path), "%s.ctl", g.sock);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s.lock", g.sock);
-	unlink(path);
-	rmdir(g.dir);
+	if (ext == NULL) {
+		/* Every connection is made: nothing is left on disk, even by a crash. */
+		unlink(g.sock);
+		snprintf(path, sizeof(path), "%s.ctl", g.sock);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s.lock", g.sock);
+		unlink(path);
+		rmdir(g.dir);
+	}
 
 	CHECK(mdevx_export_size(g.ctx2, &esz) == 0 && esz == EXP_SIZE,
 	      "export size %zu, the harness knows %d", esz, EXP_SIZE);
 	CHECK(mdevx_get_caps(g.ctx2, &caps) == 0, "caps");
-	g.max_per_cmd = 1u << caps.log_max_flow_counter_bulk;
+	g.max_per_cmd = caps.max_counters_per_query;
+	g.backend_id = ext != NULL ? EXP_BACKEND_RDMA : EXP_BACKEND_SWDEV;
+	CHECK(strcmp(mdevx_backend_name(g.ctx2), ext != NULL ? "rdma" : "swdev") == 0,
+	      "backend %s", mdevx_backend_name(g.ctx2));
 	make_objects();
 	make_traffic();
 	g.dev_total = device_total();
@@ -630,7 +653,7 @@ model_import(const uint8_t *buf, size_t len, uint32_t expect, enum flavour fl)
 	if (ld32(buf + OFF_MAGIC) != EXP_MAGIC || ld16(buf + OFF_VERSION) != EXP_VERSION ||
 	    ld16(buf + OFF_HDR_SIZE) != EXP_HDR)
 		m |= EB_EBADMSG;
-	if (ld32(buf + OFF_BACKEND) != EXP_BACKEND_SWDEV)
+	if (ld32(buf + OFF_BACKEND) != g.backend_id)
 		m |= EB_EXDEV;
 	if (ld32(buf + OFF_ASZ) != ATTR_SIZE || len < EXP_SIZE)
 		return m | EB_EBADMSG;

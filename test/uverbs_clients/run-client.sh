@@ -6,6 +6,7 @@
 # the launcher (`mlx5-swdev run`), stop the daemon, pass or fail.
 #
 # usage: run-client.sh MLX5_SWDEV CMD [ARGS...]
+# env:   SWDEV_ARGS: more options for the daemon (e.g. limits).
 # env for CMD: SWDEV_TEST_SOCKET (the daemon's socket, for --ctl) and
 #              SWDEV_TEST_DAEMON (the mlx5-swdev binary), besides what the
 #              launcher sets.
@@ -14,7 +15,7 @@
 set -u
 
 if [ $# -lt 2 ]; then
-	sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 daemon=$1
@@ -41,7 +42,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --daemon returns once the socket accepts: no polling.
-if ! "$daemon" --socket "$sock" --device mlx5_0 --device mlx5_1 --daemon \
+# SWDEV_ARGS: more daemon options (limits).
+if ! "$daemon" --socket "$sock" --device mlx5_0 --device mlx5_1 --daemon ${SWDEV_ARGS:-} \
 		--pidfile "$pidfile" --log-level warn --test-mode; then
 	echo "FAIL: the software device did not start"
 	exit 1
