@@ -554,7 +554,7 @@ mp_daemon_fds_settle(pid_t pid, int want)
 {
 	int i, n = -1;
 
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 2000; i++) {
 		n = mp_daemon_fds(pid);
 		if (n == want)
 			break;

@@ -126,7 +126,11 @@ int mp_raw_attach(struct swdev_ctx *ctx, uint32_t *file_id);
 
 /** Descriptors process @p pid holds now, or -1. */
 int mp_daemon_fds(pid_t pid);
-/** Wait (5 s) until @p pid holds @p want descriptors; the last count. */
+/**
+ * Wait (at most 20 s: a daemon under ThreadSanitizer on a busy machine
+ * takes seconds for a backlog of thousands of connections) until @p pid
+ * holds @p want descriptors; the last count.
+ */
 int mp_daemon_fds_settle(pid_t pid, int want);
 /** Resident memory of @p pid in KiB, or -1. */
 long mp_daemon_rss_kib(pid_t pid);
