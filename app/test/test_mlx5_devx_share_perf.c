@@ -5,8 +5,9 @@
  * unit, the target and whether it holds; nothing here is a timed
  * assertion (the test fails only when an operation fails).
  *
- *  1. import by name in a secondary vs a raw backend import of the same
- *     buffer, and vs one rte_mp request/reply per object;
+ *  1. import by name in a secondary vs a raw import of the same buffer
+ *     (mdevx_obj_import_ref(): the checks and the rdma backend's object,
+ *     no registry), and vs one rte_mp request/reply per object;
  *  2. importing 100k records in one secondary: per-record cost vs 1k
  *     records, and our own memory per import;
  *  3. registry lookup at 1k, 64k and 1M records, and the average probes
@@ -44,7 +45,7 @@
 #include "process.h"
 #include "test.h"
 
-#define DEVSTR "swdev:mlx5_0"
+#define DEVSTR "rdma:mlx5_0"
 #define PERF_MZ "mdevx_t_share_perf"
 #define ECHO_ACTION "mdevx_t_perf_echo"
 #define BIG_RECORDS 100000
@@ -160,16 +161,16 @@ import_run(struct mdevx_share_dev *dev, uint32_t n, mdevx_share_imp_t *imps, siz
  * returns ns per operation, or -1 if an operation failed.
  */
 static double
-time_raw(struct swdev_ctx *sctx, const uint8_t *attrs, uint32_t reps)
+time_raw(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t reps)
 {
 	uint64_t t0 = test_now_ns();
 
 	for (uint32_t i = 0; i < reps; i++) {
-		struct swdev_obj *o = swdev_obj_import(sctx, attrs);
+		struct mdevx_obj_ref ref;
 
-		if (o == NULL)
+		if (mdevx_obj_import_ref(ctx, buf, len, MDEVX_OBJ_FLOW_COUNTER, &ref) != 0)
 			return -1;
-		swdev_obj_unimport(o);
+		mdevx_obj_unimport_ref(ctx, &ref);
 	}
 	return (double)(test_now_ns() - t0) / reps;
 }
@@ -260,11 +261,11 @@ role_perf_importer(int argc, char **argv)
 {
 	struct perf_sync *ps = perf_area();
 	struct mdevx_share_dev *dev;
-	struct swdev_ctx *sctx;
+	struct mdevx_ctx *ctx;
 	struct mdevx_share_record rec;
 	struct mdevx_counter_stats *st;
 	mdevx_share_imp_t *imps, imp;
-	struct swdev_obj **raw;
+	struct mdevx_obj_ref *raw;
 	uint8_t exp_buf[MDEVX_SHARE_EXPORT_MAX];
 	struct mdevx_obj *obj;
 	size_t exp_len, raw_mem, share_mem;
@@ -274,7 +275,8 @@ role_perf_importer(int argc, char **argv)
 	const int reps_asked = reps_env != NULL ? atoi(reps_env) : 0;
 	const uint32_t reps = reps_asked > 0 ? (uint32_t)reps_asked : 20000;
 	struct mdevx_caps caps;
-	int fd, ret = 1;
+	uint32_t nb_raw = 0;
+	int ret = 1;
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
@@ -291,10 +293,8 @@ role_perf_importer(int argc, char **argv)
 	imps = calloc(ps->nb_records, sizeof(*imps));
 	raw = calloc(ps->nb_records, sizeof(*raw));
 	st = calloc(BULK_64K, sizeof(*st));
-	/* A plain backend context on the same uverbs file for the raw imports. */
-	fd = dup(mdevx_cmd_fd(mdevx_share_dev_ctx(dev)));
-	sctx = fd >= 0 ? swdev_import_device(fd) : NULL;
-	if (names == NULL || imps == NULL || raw == NULL || st == NULL || sctx == NULL) {
+	ctx = mdevx_share_dev_ctx(dev);
+	if (names == NULL || imps == NULL || raw == NULL || st == NULL || ctx == NULL) {
 		printf("setup failed\n");
 		goto out;
 	}
@@ -311,19 +311,14 @@ role_perf_importer(int argc, char **argv)
 	mdevx_share_unimport(dev, imp);
 	{
 		/*
-		 * The backend's attributes are the tail of the export buffer.
 		 * The loops alternate, round after round, and each reports its
 		 * median: a neighbour's burst on this machine then moves both
 		 * sides of a ratio, not one.
 		 */
-		struct swdev_export_sizes sz;
 		double v[5][ROUNDS];
-		const uint8_t *attrs;
 
-		swdev_get_export_sizes(&sz);
-		attrs = exp_buf + exp_len - sz.devx_obj_attrs_size;
 		for (unsigned int r = 0; r < ROUNDS; r++) {
-			v[0][r] = time_raw(sctx, attrs, reps);
+			v[0][r] = time_raw(ctx, exp_buf, exp_len, reps);
 			v[1][r] = time_by_name(dev, reps);
 			v[2][r] = time_lookup(dev, reps);
 			v[3][r] = time_ref_import(mdevx_share_dev_ctx(dev), exp_buf, exp_len, reps);
@@ -358,10 +353,10 @@ role_perf_importer(int argc, char **argv)
 		}
 		mp_ns = (double)(test_now_ns() - t0) / n;
 	}
-	perf_info("raw backend import+unimport", raw_ns, "ns");
+	perf_info("raw import+unimport (mdevx_obj_import_ref)", raw_ns, "ns");
 	perf_info("import+unimport by name", name_ns, "ns");
 	perf_info("rte_mp request/reply per object", mp_ns, "ns");
-	perf_line("import by name / raw backend import", name_ns / raw_ns, "x", "<= 3",
+	perf_line("import by name / raw import", name_ns / raw_ns, "x", "<= 3",
 		  name_ns / raw_ns <= 3.0);
 	perf_line("rte_mp round trip / import by name", mp_ns / name_ns, "x", ">= 100",
 		  mp_ns / name_ns >= 100.0);
@@ -377,18 +372,20 @@ role_perf_importer(int argc, char **argv)
 		goto out;
 	}
 	{
-		struct swdev_export_sizes sz;
-		const uint8_t *attrs;
-		size_t before;
+		/* The references are caller storage (calloc'ed above): the heap is the backend's. */
+		size_t before = heap_used();
 
-		swdev_get_export_sizes(&sz);
-		attrs = exp_buf + exp_len - sz.devx_obj_attrs_size;
-		before = heap_used();
-		for (uint32_t i = 0; i < ps->nb_records; i++)
-			raw[i] = swdev_obj_import(sctx, attrs);
+		for (nb_raw = 0; nb_raw < ps->nb_records; nb_raw++)
+			if (mdevx_obj_import_ref(ctx, exp_buf, exp_len, MDEVX_OBJ_FLOW_COUNTER,
+						 &raw[nb_raw]) != 0)
+				break;
 		raw_mem = heap_used() - before;
-		for (uint32_t i = 0; i < ps->nb_records; i++)
-			swdev_obj_unimport(raw[i]);
+		if (nb_raw != ps->nb_records) {
+			printf("raw import %u: %s\n", nb_raw, strerror(errno));
+			goto out;
+		}
+		for (; nb_raw > 0; nb_raw--)
+			mdevx_obj_unimport_ref(ctx, &raw[nb_raw - 1]);
 	}
 	perf_info("import by name, 1k records", ns_1k, "ns/record");
 	perf_info("import by name, 100k records", ns_100k, "ns/record");
@@ -399,7 +396,7 @@ role_perf_importer(int argc, char **argv)
 		double ours = ((double)share_mem - (double)raw_mem) / n;
 
 		perf_info("heap per import, whole stack", (double)share_mem / n, "B");
-		perf_info("  of which: backend object", (double)raw_mem / n, "B");
+		perf_info("  of which: the rdma backend's object", (double)raw_mem / n, "B");
 		perf_line("our memory per import", ours, "B", "<= 64", ours <= 64.0);
 	}
 
@@ -433,8 +430,8 @@ role_perf_importer(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	if (sctx != NULL)
-		swdev_close(sctx);
+	for (; nb_raw > 0; nb_raw--)
+		mdevx_obj_unimport_ref(ctx, &raw[nb_raw - 1]);
 	free(st);
 	free(raw);
 	free(imps);
