@@ -80,11 +80,12 @@ struct mspec {
 struct bundle {
 	struct uv_file *f;
 	uint64_t uhdr;
-	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr ua[MAX_ATTRS];
+	struct ib_uverbs_attr ua[MAX_ATTRS];	/* the header's attributes, copied apart */
 	const struct mspec *m;
 	int slot[MAX_SPEC];	/* spec index -> attribute index, -1 absent */
 	bool writeback;
+	/* Last: its type ends in a flexible array (unused here, see ua). */
+	struct ib_uverbs_ioctl_hdr hdr;
 };
 
 /* ---- attribute access ---- */
