@@ -22,6 +22,8 @@
 #   <dir>/<target>.options      libFuzzer options, whitespace separated
 #                               (# starts a comment)
 #   <dir>/corpus/<target>/      seed and regression inputs, read, never written
+#   <dir>/<target>.device       the target runs on a software device daemon
+#                               with these options, under `mlx5-swdev run`
 # Output: one line per target (inputs, exec/s, corpus units added, status);
 # a crash, leak, timeout or broken invariant prints the end of libFuzzer's
 # report and the reproducer (<build>/fuzz-artifacts/<target>/crash-*), which
@@ -79,7 +81,9 @@ if [ "$list" -eq 1 ]; then
 	printf '%s\n' "${paths[@]##*/}"
 	exit 0
 fi
-ninja -C "$build" "${paths[@]}" >/dev/null ||
+# The software device, for the targets that need one (a <target>.device file).
+ninja -C "$build" "${paths[@]}" app/mlx5-swdev/mlx5-swdev lib/swdev/uverbs/libswdev_uverbs.so \
+	>/dev/null ||
 	{ echo "fuzz-long: building ${paths[*]##*/} failed (ninja -C $build)" >&2; exit 2; }
 
 echo "fuzz-long: ${#paths[@]} target(s), ${seconds} s each, build $build"
@@ -104,8 +108,16 @@ for path in "${paths[@]}"; do
 		read -r -a opts < <(sed 's/#.*//' "$srcdir/$name.options" | tr '\n' ' ')
 	fi
 	read -r -a extra <<< "${FUZZ_ARGS:-}"
+	# <target>.device: the target needs a software device. It runs on a
+	# daemon of its own (the file's options, e.g. limits) under
+	# `mlx5-swdev run` (test/uverbs_clients/run-client.sh).
+	launch=()
+	if [ -f "$srcdir/$name.device" ]; then
+		launch=(env "SWDEV_ARGS=$(sed 's/#.*//' "$srcdir/$name.device" | tr '\n' ' ')"
+			bash "$top/test/uverbs_clients/run-client.sh" "$build/app/mlx5-swdev/mlx5-swdev")
+	fi
 	before=$(ls "$art" | wc -l)
-	"$build/$path" -max_total_time="$seconds" -timeout=30 -print_final_stats=1 \
+	"${launch[@]}" "$build/$path" -max_total_time="$seconds" -timeout=30 -print_final_stats=1 \
 		-artifact_prefix="$art/" "${opts[@]}" "${extra[@]}" "$corpus" "${seeds[@]}" \
 		>"$log" 2>&1
 	rc=$?

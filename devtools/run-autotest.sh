@@ -7,12 +7,10 @@
 #
 # usage: run-autotest.sh [--swdev DAEMON [--rdma]] DPDK_TEST_BINARY TEST_NAME [EAL args...]
 # --rdma: run the test under `DAEMON run` (the preload library: the daemon's
-#         devices as rdma-core devices) with MDEVX_TEST_BACKEND=rdma, so that
-#         it opens them as "rdma:<dev>" through libibverbs and libmlx5.
+#         devices as rdma-core devices), so that it opens them as
+#         "rdma:<dev>" through libibverbs and libmlx5.
 # exit:  the test's code; 77 (skip) when hugepages are not usable.
-# env:   SWDEV_ARGS: extra options for the software device daemon;
-#        MDEVX_TEST_BACKEND=rdma: as --rdma. Without --rdma, the test is
-#        told MDEVX_TEST_BACKEND=swdev (libmdevx's software device backend).
+# env:   SWDEV_ARGS: extra options for the software device daemon.
 set -u
 
 daemon=""
@@ -25,9 +23,8 @@ if [ "${1:-}" = "--swdev" ]; then
 		shift
 	fi
 fi
-[ "${MDEVX_TEST_BACKEND:-}" = "rdma" ] && rdma=1
 if [ $# -lt 2 ] || [ "${1:-}" = "--help" ] || { [ $rdma -eq 1 ] && [ -z "$daemon" ]; }; then
-	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 bin=$1
@@ -102,10 +99,7 @@ fi
 
 launcher=""
 if [ $rdma -eq 1 ]; then
-	export MDEVX_TEST_BACKEND=rdma
 	launcher="$daemon run --socket $sockdir/swdev.sock --"
-elif [ -n "$daemon" ]; then
-	export MDEVX_TEST_BACKEND=swdev
 fi
 
 DPDK_TEST="$name" $norand $launcher "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \

@@ -147,6 +147,15 @@ for f in "$prefix"/bin/* "$libdir"/lib*.so; do
 	done
 done
 ok "every installed program and library loads ours from $libdir"
+# The DPDK-facing libraries reach the device through rdma-core alone: DPDK,
+# libibverbs, libmlx5 and libc, never the software device's client or libpcap.
+for l in libmdevx_common_mlx5 libmdevx_share libmdevx_attach; do
+	run_clean ldd "$libdir/$l.so" > "$tmp/ldd" 2>&1 || fail "ldd $l.so"
+	bad=$(grep -Eo '(libswdev|libpcap)[^ ]*' "$tmp/ldd" | sort -u | tr '\n' ' ')
+	[ -z "$bad" ] || fail "$l.so loads $bad"
+	grep -q 'libmlx5\.so' "$tmp/ldd" || fail "$l.so does not load libmlx5"
+done
+ok "libmdevx, libmdevx_share and libmdevx_attach load no libswdev or libpcap"
 for p in mlx5-swdev mlx5-share-info mlx5-share-demo mlx5-attach-server; do
 	run_clean "$prefix/bin/$p" --help > "$tmp/help" 2>&1 ||
 		{ cat "$tmp/help"; fail "$p --help exits $?"; }

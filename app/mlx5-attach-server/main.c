@@ -31,7 +31,7 @@ usage(FILE *f, const char *prog)
 		"client receives a duplicate of the device's command fd (SCM_RIGHTS) and\n"
 		"the handle of a PD this program allocates, which testpmd turns into the\n"
 		"devargs cmd_fd=<fd>,pd_handle=<handle> of net/mlx5.\n"
-		"  -d, --device DEVSTR    rdma:<ibdev>, swdev:<dev> or swdev:<socket>:<dev>\n"
+		"  -d, --device DEVSTR    rdma:<ibdev> (software device: run under `mlx5-swdev run`)\n"
 		"  -s, --socket PATH      socket to listen on (must not exist; removed at exit)\n"
 		"  -m, --mode OCTAL       permissions of the socket file (default 0600); a\n"
 		"                         group or other write bit needs --allow-other-users\n"

@@ -90,7 +90,7 @@ usage(FILE *f)
 		"  --all             list every counter of a bulk (default: the non-zero ones)\n"
 		"  --watch SECONDS   redraw packet and byte rates every SECONDS until\n"
 		"                    interrupted (with --json: one JSON line per interval)\n"
-		"  --device DEVSTR   only this device (as the primary opened it: swdev:mlx5_0)\n"
+		"  --device DEVSTR   only this device (as the primary opened it: rdma:mlx5_0)\n"
 		"  --help            this text\n"
 		"\n"
 		"Example: " PROG " --file-prefix=mdevx_demo_1234 -- --json\n"

@@ -151,7 +151,7 @@ suite_setup(void)
 	/* Objects as test_dev_total() counts them, and libmlx5's UARs of the contexts. */
 	base_total = c.total - c.by_kind[SWDEV_KIND_UAR];
 	base_uars = c.by_kind[SWDEV_KIND_UAR];
-	if (base_total != 0 || (base_uars != 0 && !test_backend_rdma())) {
+	if (base_total != 0) {
 		printf("%u objects on %s with the contexts open, %u of them UARs\n", c.total,
 		       DEV, base_uars);
 		return TEST_FAILED;
@@ -924,8 +924,8 @@ test_errno_cases(void)
 	TEST_ASSERT_NULL_ERRNO(mdevx_open(NULL), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_open("mlx5_0"), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_open("nosuch:mlx5_0"), EINVAL);
-	TEST_ASSERT_NULL_ERRNO(mdevx_open("swdev:"), EINVAL);
-	TEST_ASSERT_NULL_ERRNO(mdevx_open("swdev:no_such_device"), ENODEV);
+	TEST_ASSERT_NULL_ERRNO(mdevx_open("rdma:"), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_open("rdma:no_such_device"), ENODEV);
 	TEST_ASSERT_NULL_ERRNO(mdevx_import_device(DEVSTR, -1), EBADF);
 	/* NULL everywhere. */
 	TEST_ASSERT_RC_ERRNO(mdevx_close(NULL), EINVAL);
@@ -1126,8 +1126,8 @@ test_rdma_backend_no_nic(void)
 	c = mdevx_open("rdma:mdevx_no_such_ibdev");
 	TEST_ASSERT_NULL(c, "opened a device that does not exist");
 	TEST_ASSERT_NOT_EQUAL(errno, 0, "no errno");
-	/* On the rdma backend ctx1's fd is a uverbs file: take another file. */
-	fd = test_backend_rdma() ? open("/dev/null", O_RDWR | O_CLOEXEC) : dup(mdevx_cmd_fd(ctx1));
+	/* ctx1's fd is a uverbs file: take another file. */
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	TEST_ASSERT(fd >= 0, "dup: %s", strerror(errno));
 	errno = 0;
 	c = mdevx_import_device("rdma:mlx5_0", fd);
@@ -1467,6 +1467,48 @@ stale_query_line(struct log_cap *lc)
 }
 
 /*
+ * The device strings of the software device backend, gone: ENOTSUP and
+ * one line that names the rdma: string to use; the caller's fd stays open.
+ */
+static int
+test_swdev_devstr_refused(void)
+{
+	struct log_cap lc = { .f = NULL };
+	struct mdevx_ctx *c;
+	int fd, n, ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(log_cap_start(&lc, RTE_LOG_ERR), "log capture");
+	c = mdevx_open("swdev:mlx5_0");
+	if (c != NULL || errno != ENOTSUP) {
+		printf("mdevx_open(swdev:mlx5_0): %p, %s\n", (void *)c, strerror(errno));
+		goto out;
+	}
+	n = log_cap_take(&lc, "mdevx: ");
+	if (n != 1 || strstr(lc.text, "`mlx5-swdev run`") == NULL ||
+	    strstr(lc.text, "\"rdma:mlx5_0\"") == NULL) {
+		printf("%d lines: %s\n", n, lc.text);
+		goto out;
+	}
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	c = mdevx_import_device("swdev:/tmp/s.sock:mlx5_1", fd);
+	if (c != NULL || errno != ENOTSUP || fcntl(fd, F_GETFD) == -1) {
+		printf("mdevx_import_device(swdev:...): %p, %s\n", (void *)c, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	n = log_cap_take(&lc, "mdevx: ");
+	if (n != 1 || strstr(lc.text, "mdevx_import_device(") == NULL ||
+	    strstr(lc.text, "\"rdma:mlx5_1\"") == NULL) {
+		printf("%d lines: %s\n", n, lc.text);
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	log_cap_stop(&lc);
+	return ret;
+}
+
+/*
  * A command failing again and again (a lost device polled by a service):
  * 200 failures, then 10 (the first second's eleventh line is the one not
  * logged), then a destroy that fails and a query the device never runs.
@@ -1543,6 +1585,7 @@ static struct unit_test_suite swdev_suite = {
 		TEST_CASE(test_threads),
 		TEST_CASE(test_closed_ctx_cache),
 		TEST_CASE(test_cmd_log_limit),
+		TEST_CASE(test_swdev_devstr_refused),
 		TEST_CASE(test_zero_objects_left),
 		TEST_CASES_END()
 	},

@@ -4,9 +4,8 @@
  *
  * Suite "devargs" (mdevx_ctx_devargs(), mdevx_devargs_release()): the fd
  * is a new descriptor of the context's uverbs file (kcmp), close-on-exec;
- * taken over the way net/mlx5 does (import of the device on that fd, then
- * of the PD by the handle: swdev_pd_import(), the device's
- * ibv_import_pd()), the handle resolves to the PD's pdn; the string says
+ * taken over the way net/mlx5 does (ibv_import_device() on that fd, then
+ * ibv_import_pd() of the handle), the handle resolves to the PD's pdn; the string says
  * the same; closing the descriptor leaves the context working and the
  * device with the same files; every errno, without a descriptor leaked;
  * release closes our descriptor, and leaves alone a number a consumer
@@ -98,18 +97,22 @@ dev_files(void)
 }
 
 /*
- * net/mlx5's view on the rdma backend: ibv_import_device() of the fd,
- * ibv_import_pd() of the handle, the pdn from mlx5dv_init_obj().
+ * The device's pdn of @p handle, seen through @p fd as net/mlx5 sees it:
+ * ibv_import_device() of a dup of the fd, ibv_import_pd() of the handle,
+ * the pdn from mlx5dv_init_obj().
  */
 static int
-pdn_through_rdma(int dupfd, uint32_t handle, uint32_t *out)
+pdn_through(int fd, uint32_t handle, uint32_t *out)
 {
 	struct mlx5dv_pd dvpd = { 0 };
 	struct mlx5dv_obj dv = { 0 };
 	struct ibv_context *c;
 	struct ibv_pd *pd;
+	int dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	int err = 0;
 
+	if (dupfd < 0)
+		return errno;
 	c = ibv_import_device(dupfd);
 	if (c == NULL) {
 		err = errno;
@@ -129,36 +132,6 @@ pdn_through_rdma(int dupfd, uint32_t handle, uint32_t *out)
 	if (ibv_close_device(c) != 0 && err == 0)
 		err = errno;
 	return err;
-}
-
-/* The device's pdn of @p handle, seen through @p fd as net/mlx5 sees it. */
-static int
-pdn_through(int fd, uint32_t handle, uint32_t *out)
-{
-	struct swdev_ctx *s;
-	struct swdev_obj *p;
-	int dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-
-	if (dupfd < 0)
-		return errno;
-	if (test_backend_rdma())
-		return pdn_through_rdma(dupfd, handle, out);
-	s = swdev_import_device(dupfd);
-	if (s == NULL) {
-		int err = errno;
-
-		close(dupfd);
-		return err;
-	}
-	p = swdev_pd_import(s, handle, out);
-	if (p == NULL) {
-		int err = errno;
-
-		swdev_close(s);
-		return err;
-	}
-	swdev_obj_unimport(p);
-	return swdev_close(s);
 }
 
 static int

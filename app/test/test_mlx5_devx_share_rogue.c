@@ -1920,7 +1920,7 @@ role_ack_flooder(int argc, char **argv)
 		p.generation = k;
 		p.cookie = k % 2 ? mdevx_share_dev_cookie(dev) : k;
 		p.seq = UINT64_MAX - k;
-		snprintf(p.devstr, sizeof(p.devstr), "%s", k % 5 ? DEVSTR : "swdev:mlx5_9");
+		snprintf(p.devstr, sizeof(p.devstr), "%s", k % 5 ? DEVSTR : "rdma:mlx5_9");
 		if (send(fd, &p, sizeof(p), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(p))
 			__atomic_add_fetch(&s->val[1], 1, __ATOMIC_RELAXED);
 		else

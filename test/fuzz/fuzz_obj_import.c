@@ -3,13 +3,11 @@
  * Fuzz harness of the import of export buffers and of the use of what an
  * import accepts.
  *
- * Set up once: a software device, either the daemon at $SWDEV_TEST_SOCKET
- * with the harness under `mlx5-swdev run` (libmdevx's rdma backend through
- * libibverbs and libmlx5; the meson tests run it so) or, without it, served
- * in-process (the daemon's engine and event loop, swdev_server_run(), in a
- * thread, on a socket in a private directory that is removed once every
- * connection is made; libmdevx's software device backend, libFuzzer's
- * coverage of the device); a libmdevx context on it, a second context on a
+ * Set up once: the software device daemon at $SWDEV_TEST_SOCKET, the
+ * harness under `mlx5-swdev run` (test/uverbs_clients/run-client.sh, whose
+ * daemon reads 16 counters per query in the meson tests and fuzz-long.sh),
+ * so that libmdevx goes through libibverbs and libmlx5; a libmdevx context
+ * on it, a second context on a
  * dup of its command fd (what an importing process has), two flow counter
  * bulks, two TIRs with their TD, PD, CQ, RQs and RQT, and the export buffers
  * of eight of them. Traffic is injected into every counter so that a read
@@ -42,7 +40,6 @@
  *   exporting one its own, and the device's object count is unchanged.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -56,8 +53,6 @@
 #include <swdev_client.h>
 
 #include "mdevx_csum.h"
-#include "swdev_engine.h"
-#include "swdev_server.h"
 
 #include "fuzz_obj_import.h"
 
@@ -68,7 +63,6 @@
 #define EXP_VERSION 3
 #define EXP_HDR 48
 #define EXP_BACKEND_RDMA 1
-#define EXP_BACKEND_SWDEV 2
 #define ATTR_SIZE 32
 #define EXP_SIZE (EXP_HDR + ATTR_SIZE)
 #define OFF_MAGIC 0
@@ -123,11 +117,7 @@ struct counter_shadow {
 
 static struct {
 	bool up;
-	char dir[64];
 	char sock[128];
-	struct swdev_engine *eng;
-	struct swdev_server *srv;
-	pthread_t thread;
 	struct mdevx_ctx *ctx1;		/* the exporter */
 	struct mdevx_ctx *ctx2;		/* the importer: same uverbs file */
 	struct swdev_ctl *ctl;
@@ -145,9 +135,6 @@ static struct {
 	unsigned long runs;
 } g;
 
-/* Servers left serving by fuzz_obj_import_fini() (see there). */
-static struct swdev_server *kept_srv;
-static struct swdev_engine *kept_eng;
 
 /* One input, decoded. */
 struct input {
@@ -204,16 +191,6 @@ exp_checksum(const uint8_t *buf, uint32_t asz)
 /* ------------------------------------------------------------------ */
 /* Set-up and tear-down                                               */
 /* ------------------------------------------------------------------ */
-
-static void *
-server_main(void *arg)
-{
-	int rc = swdev_server_run(arg);
-
-	if (rc != 0)
-		FAIL("the in-process software device stopped: %s", strerror(rc));
-	return NULL;
-}
 
 static uint32_t
 device_total(void)
@@ -344,72 +321,38 @@ make_traffic(void)
 static void
 setup(void)
 {
-	struct swdev_server_opts opts;
-	struct swdev_limits lim;
 	struct mdevx_caps caps;
-	char devstr[192], path[160];
 	const char *ext;
 	size_t esz;
 	int fd;
 
-	if (getenv("FUZZ_VERBOSE") == NULL) {
-		/* every refusal is logged: quiet, or the fuzzer only writes */
+	/* every refusal is logged: quiet, or the fuzzer only writes */
+	if (getenv("FUZZ_VERBOSE") == NULL)
 		rte_log_set_global_level(RTE_LOG_CRIT);
-		swdev_log_set_level(SWDEV_LOG_ERR);
-	}
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * A daemon of its own, the harness under `mlx5-swdev run`
+	 * (test/uverbs_clients/run-client.sh): libmdevx through libibverbs
+	 * and libmlx5, as on a NIC.
+	 */
 	ext = getenv("SWDEV_TEST_SOCKET");
-	if (ext != NULL) {
-		/*
-		 * A daemon of its own, the harness under `mlx5-swdev run`
-		 * (test/uverbs_clients/run-client.sh): libmdevx's rdma backend
-		 * through libibverbs and libmlx5, as on a NIC.
-		 */
-		snprintf(g.sock, sizeof(g.sock), "%s", ext);
-		snprintf(devstr, sizeof(devstr), "rdma:" DEV);
-	} else {
-		swdev_limits_default(&lim);
-		/* 16 counters per query: reading a bulk of 128 takes several commands */
-		lim.log_max_flow_counter_bulk = 4;
-		g.eng = swdev_engine_create();
-		CHECK(g.eng != NULL && swdev_engine_add_device(g.eng, DEV, &lim) >= 0,
-		      "set-up: engine: %s", strerror(errno));
-		snprintf(g.dir, sizeof(g.dir), "/tmp/mdevx-fuzz-import.XXXXXX");
-		CHECK(mkdtemp(g.dir) != NULL, "set-up: mkdtemp: %s", strerror(errno));
-		snprintf(g.sock, sizeof(g.sock), "%s/swdev.sock", g.dir);
-		swdev_server_opts_default(&opts);
-		opts.test_mode = true;	/* traffic injection */
-		g.srv = swdev_server_create(g.eng, g.sock, &opts);
-		CHECK(g.srv != NULL, "set-up: server on %s: %s", g.sock, strerror(errno));
-		CHECK(pthread_create(&g.thread, NULL, server_main, g.srv) == 0,
-		      "set-up: thread");
-		snprintf(devstr, sizeof(devstr), "swdev:%s:" DEV, g.sock);
-	}
-	g.ctx1 = mdevx_open(devstr);
-	CHECK(g.ctx1 != NULL, "set-up: mdevx_open(%s): %s", devstr, strerror(errno));
+	CHECK(ext != NULL && getenv("SYSFS_PATH") != NULL, "set-up: run under "
+	      "test/uverbs_clients/run-client.sh (a daemon, `mlx5-swdev run`)");
+	snprintf(g.sock, sizeof(g.sock), "%s", ext);
+	g.ctx1 = mdevx_open("rdma:" DEV);
+	CHECK(g.ctx1 != NULL, "set-up: mdevx_open(rdma:" DEV "): %s", strerror(errno));
 	g.ctl = swdev_ctl_open(g.sock);
 	CHECK(g.ctl != NULL, "set-up: control channel: %s", strerror(errno));
 	fd = dup(mdevx_cmd_fd(g.ctx1));
 	CHECK(fd >= 0, "set-up: dup: %s", strerror(errno));
-	g.ctx2 = mdevx_import_device(devstr, fd);
+	g.ctx2 = mdevx_import_device("rdma:" DEV, fd);
 	CHECK(g.ctx2 != NULL, "set-up: mdevx_import_device: %s", strerror(errno));
-	if (ext == NULL) {
-		/* Every connection is made: nothing is left on disk, even by a crash. */
-		unlink(g.sock);
-		snprintf(path, sizeof(path), "%s.ctl", g.sock);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s.lock", g.sock);
-		unlink(path);
-		rmdir(g.dir);
-	}
 
 	CHECK(mdevx_export_size(g.ctx2, &esz) == 0 && esz == EXP_SIZE,
 	      "export size %zu, the harness knows %d", esz, EXP_SIZE);
 	CHECK(mdevx_get_caps(g.ctx2, &caps) == 0, "caps");
 	g.max_per_cmd = caps.max_counters_per_query;
-	g.backend_id = ext != NULL ? EXP_BACKEND_RDMA : EXP_BACKEND_SWDEV;
-	CHECK(strcmp(mdevx_backend_name(g.ctx2), ext != NULL ? "rdma" : "swdev") == 0,
-	      "backend %s", mdevx_backend_name(g.ctx2));
+	g.backend_id = EXP_BACKEND_RDMA;
 	make_objects();
 	make_traffic();
 	g.dev_total = device_total();
@@ -455,14 +398,6 @@ fuzz_obj_import_fini(void)
 	CHECK(mdevx_close(g.ctx2) == 0, "tear-down: close the importer: %s", strerror(errno));
 	CHECK(mdevx_close(g.ctx1) == 0, "tear-down: close the exporter: %s", strerror(errno));
 	swdev_ctl_close(g.ctl);
-	/*
-	 * The device serves on until the process exits: the server's stop
-	 * flag is a plain volatile int, meant for a signal handler of the
-	 * loop's own thread, and swdev_server_stop() from this thread would
-	 * race with the loop (ThreadSanitizer reports it). Kept referenced.
-	 */
-	kept_srv = g.srv;
-	kept_eng = g.eng;
 	for (i = 0; i < 2; i++) {
 		free(g.cs[i].packets);
 		free(g.cs[i].bytes);

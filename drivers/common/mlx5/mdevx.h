@@ -94,18 +94,15 @@ MDEVX_API const char *mdevx_obj_kind_name(enum mdevx_obj_kind kind);
  * Open a device and read its capabilities (QUERY_HCA_CAP).
  *
  * @param devstr
- *   Backend and device:
- *   - "rdma:<ibdev>" e.g. "rdma:mlx5_0": rdma-core, DEVX context on the IB
- *     device of that name;
- *   - "swdev:<dev>" e.g. "swdev:mlx5_0": software device daemon at
- *     $SWDEV_SOCKET, else the default socket /run/mlx5-swdev/swdev.sock;
- *   - "swdev:<socket path>:<dev>" e.g. "swdev:/tmp/s.sock:mlx5_0".
+ *   "rdma:<ibdev>" e.g. "rdma:mlx5_0": a DEVX context (rdma-core) on the IB
+ *   device of that name. On the software device, the program runs under
+ *   `mlx5-swdev run`, which shows the daemon's devices to rdma-core.
  * @return
  *   A new context, or NULL with errno: EINVAL (malformed string, unknown
- *   backend), ENODEV (no such device), ENOTSUP (backend not built in),
- *   ECONNREFUSED/ENOENT (software device daemon not reachable), errors of
- *   QUERY_HCA_CAP. The caller owns the context and closes it with
- *   mdevx_close().
+ *   prefix), ENODEV (no such device), ENOTSUP ("swdev:", the software
+ *   device backend of earlier releases: the line logged names the rdma:
+ *   string to use), errors of QUERY_HCA_CAP. The caller owns the context
+ *   and closes it with mdevx_close().
  */
 MDEVX_API struct mdevx_ctx *mdevx_open(const char *devstr);
 
@@ -150,7 +147,7 @@ MDEVX_API int mdevx_close(struct mdevx_ctx *ctx);
  */
 MDEVX_API int mdevx_ctx_nb_objs(const struct mdevx_ctx *ctx);
 
-/** Backend name of a context: "rdma" or "swdev"; NULL (errno) if invalid. */
+/** Backend name of a context: "rdma"; NULL (errno) if invalid. */
 MDEVX_API const char *mdevx_backend_name(const struct mdevx_ctx *ctx);
 
 /** Device capabilities read once at open. */

@@ -8,12 +8,12 @@
 
 static const struct mdevx_backend_ops *const backends[] = {
 	&mdevx_backend_rdma_ops,
-#if MDEVX_HAVE_SWDEV
-	&mdevx_backend_swdev_ops,
-#endif
 };
 
-/* Backends this library knows of, built in or not (for a clear errno). */
+/*
+ * Backends this library knows of, built in or not (for a clear errno):
+ * "swdev" is the software device backend of earlier releases.
+ */
 static const char *const known_names[] = { "rdma", "swdev" };
 
 const struct mdevx_backend_ops *

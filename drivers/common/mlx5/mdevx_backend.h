@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Backend ops table: every device access of the library goes through one of
- * these. Two backends: rdma-core (mdevx_backend_rdma.c) and the software
- * device client (mdevx_backend_swdev.c).
+ * these. One backend: rdma-core (mdevx_backend_rdma.c), on a NIC as on the
+ * software device (under `mlx5-swdev run`).
  *
  * Conventions (the rdma-core ones): every int op returns 0 or a POSITIVE
  * errno. EREMOTEIO from a command op means the device executed the command
@@ -20,11 +20,11 @@ struct mdevx_matcher_attr;
 /** Backend identifiers, written into export buffers. */
 enum mdevx_backend_id {
 	MDEVX_BACKEND_RDMA = 1,
-	MDEVX_BACKEND_SWDEV = 2,
+	/* 2: the software device backend of earlier releases (refused: EXDEV) */
 };
 
 struct mdevx_backend_ops {
-	const char *name;		/**< "rdma", "swdev": device string prefix */
+	const char *name;		/**< "rdma": device string prefix */
 	enum mdevx_backend_id id;
 
 	/** Open the device named by @p spec (the device string without prefix). */
@@ -88,16 +88,14 @@ struct mdevx_backend_ops {
 	void (*flow_forget)(void *bflow);
 };
 
-/** rdma-core backend (always built). */
+/** rdma-core backend. */
 extern const struct mdevx_backend_ops mdevx_backend_rdma_ops;
-/** Software device backend (built when libswdev is). */
-extern const struct mdevx_backend_ops mdevx_backend_swdev_ops;
 
 /**
  * Pick the backend from a device string "<backend>:<spec>".
  * @return the ops and *spec pointing into @p devstr, or NULL (errno EINVAL
- *   for a malformed string or unknown backend, ENOTSUP for a backend not
- *   built in).
+ *   for a malformed string or unknown backend, ENOTSUP for "swdev:", the
+ *   backend of earlier releases).
  */
 const struct mdevx_backend_ops *mdevx_backend_select(const char *devstr, const char **spec);
 

@@ -9,6 +9,34 @@
 
 #include "mdevx_internal.h"
 
+/*
+ * The backend of @p devstr, or NULL with errno and one line that says why:
+ * a "swdev:" string (the backend of earlier releases) names its rdma:
+ * replacement.
+ */
+static const struct mdevx_backend_ops *
+backend_of(const char *devstr, const char *call, const char **spec)
+{
+	const struct mdevx_backend_ops *ops = mdevx_backend_select(devstr, spec);
+	int rc;
+
+	if (ops != NULL)
+		return ops;
+	rc = errno;
+	if (rc == ENOTSUP && strncmp(devstr, "swdev:", 6) == 0) {
+		const char *dev = strrchr(devstr, ':') + 1;
+
+		MDEVX_LOG(ERR, "%s(\"%s\"): the swdev: backend is gone; on the software "
+			  "device, run the program under `mlx5-swdev run` and open \"rdma:%s\"",
+			  call, devstr, dev[0] != '\0' ? dev : "<dev>");
+	} else {
+		MDEVX_LOG(ERR, "%s(\"%s\"): expected rdma:<ibdev>", call,
+			  devstr != NULL ? devstr : "(null)");
+	}
+	errno = rc;
+	return NULL;
+}
+
 static struct mdevx_ctx *
 ctx_finish(struct mdevx_ctx *ctx, const char *devstr)
 {
@@ -42,15 +70,9 @@ mdevx_open(const char *devstr)
 	const char *spec;
 	int rc;
 
-	ops = mdevx_backend_select(devstr, &spec);
-	if (ops == NULL) {
-		rc = errno;
-		MDEVX_LOG(ERR, "device string \"%s\": %s", devstr ? devstr : "(null)",
-			  rc == ENOTSUP ? "backend not built in" :
-			  "expected rdma:<ibdev> or swdev:[<socket>:]<dev>");
-		errno = rc;
+	ops = backend_of(devstr, "mdevx_open", &spec);
+	if (ops == NULL)
 		return NULL;
-	}
 	if (strlen(devstr) >= MDEVX_DEVSTR_MAX) {
 		errno = EINVAL;
 		return NULL;
@@ -79,7 +101,7 @@ mdevx_import_device(const char *devstr, int cmd_fd)
 	const char *spec;
 	int rc, fd;
 
-	ops = mdevx_backend_select(devstr, &spec);
+	ops = backend_of(devstr, "mdevx_import_device", &spec);
 	if (ops == NULL)
 		return NULL;
 	if (strlen(devstr) >= MDEVX_DEVSTR_MAX || cmd_fd < 0) {

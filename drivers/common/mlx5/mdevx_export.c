@@ -9,7 +9,7 @@
  *     0     4  magic "MDVX" (0x5856444d)
  *     4     2  version (3)
  *     6     2  header size (48)
- *     8     4  backend id (1 rdma, 2 swdev)
+ *     8     4  backend id (1 rdma; 2 was the software device backend)
  *    12     4  kind (enum mdevx_obj_kind)
  *    16     4  object id
  *    20     4  bulk size (counters)
