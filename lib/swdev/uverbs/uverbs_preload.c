@@ -101,12 +101,21 @@ atfork_parent(void)
 	pthread_mutex_unlock(&g_lock);
 }
 
+/*
+ * This thread's pid, as lookup() found it at the start of the call being
+ * served: the copies of the caller's memory in that call use it rather
+ * than a getpid() each (several per command). 0: not known (a new thread,
+ * or the child of a fork until its first call).
+ */
+static __thread pid_t t_pid __attribute__((tls_model("initial-exec")));
+
 /* The child shares the parent's channels: it gets its own on first use. */
 static void
 atfork_child(void)
 {
 	unsigned int i;
 
+	t_pid = 0;
 	for (i = 0; i < MAX_FILES; i++) {
 		struct uv_file *f = g_files[i];
 
@@ -209,7 +218,8 @@ uv_copy_in(void *dst, uint64_t src, size_t len)
 		return 0;
 	if (src == 0 || src + len < src)
 		return EFAULT;
-	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : EFAULT;
+	return process_vm_readv(t_pid != 0 ? t_pid : getpid(), &l, 1, &r, 1, 0) ==
+	       (ssize_t)len ? 0 : EFAULT;
 }
 
 int
@@ -222,7 +232,8 @@ uv_copy_out(uint64_t dst, const void *src, size_t len)
 		return 0;
 	if (dst == 0 || dst + len < dst)
 		return EFAULT;
-	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : EFAULT;
+	return process_vm_writev(t_pid != 0 ? t_pid : getpid(), &l, 1, &r, 1, 0) ==
+	       (ssize_t)len ? 0 : EFAULT;
 }
 
 /* ---- sysfs of the launcher ---- */
@@ -503,13 +514,14 @@ lookup(int fd, bool identify)
 		f = NULL;
 	}
 	if (f != NULL) {
-		if (f->pid == getpid())
+		t_pid = getpid();
+		if (f->pid == t_pid)
 			return f;
 		/* inherited through fork: a channel of our own */
 		err = attach(f, SWDEV_OP_ATTACH, NULL);
 		if (err != 0) {
 			f->broken = true;
-			f->pid = getpid();
+			f->pid = t_pid;
 		}
 		return f;
 	}
