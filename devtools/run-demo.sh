@@ -108,6 +108,7 @@ if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; t
 fi
 # Under `mlx5-swdev run`: the demo opens the device as on a NIC, rdma:<device>
 # through libibverbs and libmlx5.
-SWDEV_SOCKET="$sockdir/swdev.sock" $norand "$daemon" run --socket "$sockdir/swdev.sock" -- \
+# (The launcher sets SWDEV_SOCKET, which the demo's control channel uses.)
+$norand "$daemon" run --socket "$sockdir/swdev.sock" -- \
 	"$demo" --no-pci --file-prefix="$prefix" \
 	"--lcores=0@(0-$(($(nproc) - 1)))" --log-level=lib.eal:error -- "${pcap_opt[@]}" "$@"

@@ -1475,7 +1475,7 @@ test_swdev_devstr_refused(void)
 {
 	struct log_cap lc = { .f = NULL };
 	struct mdevx_ctx *c;
-	int fd, n, ret = TEST_FAILED;
+	int fd = -1, n, ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(log_cap_start(&lc, RTE_LOG_ERR), "log capture");
 	c = mdevx_open("swdev:mlx5_0");
@@ -1490,12 +1490,13 @@ test_swdev_devstr_refused(void)
 		goto out;
 	}
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
 	c = mdevx_import_device("swdev:/tmp/s.sock:mlx5_1", fd);
 	if (c != NULL || errno != ENOTSUP || fcntl(fd, F_GETFD) == -1) {
 		printf("mdevx_import_device(swdev:...): %p, %s\n", (void *)c, strerror(errno));
 		goto out;
 	}
-	close(fd);
 	n = log_cap_take(&lc, "mdevx: ");
 	if (n != 1 || strstr(lc.text, "mdevx_import_device(") == NULL ||
 	    strstr(lc.text, "\"rdma:mlx5_1\"") == NULL) {
@@ -1504,6 +1505,8 @@ test_swdev_devstr_refused(void)
 	}
 	ret = TEST_SUCCESS;
 out:
+	if (fd >= 0)
+		close(fd);
 	log_cap_stop(&lc);
 	return ret;
 }

@@ -129,7 +129,6 @@ static struct {
 	uint32_t tirn[2];
 	struct mdevx_tir_attr tir_attr[2];
 	uint32_t max_per_cmd;
-	uint32_t backend_id;		/* the export header's, of the contexts' backend */
 	uint32_t dev_total;
 	int nobjs1;
 	unsigned long runs;
@@ -352,7 +351,6 @@ setup(void)
 	      "export size %zu, the harness knows %d", esz, EXP_SIZE);
 	CHECK(mdevx_get_caps(g.ctx2, &caps) == 0, "caps");
 	g.max_per_cmd = caps.max_counters_per_query;
-	g.backend_id = EXP_BACKEND_RDMA;
 	make_objects();
 	make_traffic();
 	g.dev_total = device_total();
@@ -588,7 +586,7 @@ model_import(const uint8_t *buf, size_t len, uint32_t expect, enum flavour fl)
 	if (ld32(buf + OFF_MAGIC) != EXP_MAGIC || ld16(buf + OFF_VERSION) != EXP_VERSION ||
 	    ld16(buf + OFF_HDR_SIZE) != EXP_HDR)
 		m |= EB_EBADMSG;
-	if (ld32(buf + OFF_BACKEND) != g.backend_id)
+	if (ld32(buf + OFF_BACKEND) != EXP_BACKEND_RDMA)
 		m |= EB_EXDEV;
 	if (ld32(buf + OFF_ASZ) != ATTR_SIZE || len < EXP_SIZE)
 		return m | EB_EBADMSG;
