@@ -146,6 +146,69 @@ raw_init(struct raw_cmd *c, uint16_t object, uint16_t method, uint16_t nattrs)
 	c->hdr.driver_id = RDMA_DRIVER_MLX5;
 }
 
+/*
+ * A header and its attributes where they cross a page boundary: the
+ * device reads what it can with the header and the rest apart, and writes
+ * UVERBS_ATTR_F_VALID_OUTPUT into the caller's attribute wherever it is.
+ * @p cmd: a well-formed QUERY_HCA_CAP of two attributes, CMD_OUT second.
+ */
+static void
+bad_input_pages(int fd, const struct raw_cmd *cmd)
+{
+	size_t len = sizeof(cmd->hdr) + 2 * sizeof(cmd->attrs[0]);
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ib_uverbs_attr many[10];
+	struct raw_cmd *m;
+	uint8_t *p, *at;
+	unsigned int i;
+	size_t cut;
+	int err;
+
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		CHECK(0, "mmap of two pages: %s", strerror(errno));
+		return;
+	}
+	/* cut: bytes of the command on the first page (the header, + 1 attribute) */
+	for (cut = sizeof(cmd->hdr); cut <= sizeof(cmd->hdr) + 16; cut += 16) {
+		at = p + pg - cut;
+		memcpy(at, cmd, len);
+		err = raw_ioctl(fd, at);
+		memcpy(many, at + sizeof(cmd->hdr), 2 * sizeof(many[0]));
+		CHECK(err == 0 && (many[1].flags & UVERBS_ATTR_F_VALID_OUTPUT) &&
+		      !(many[0].flags & UVERBS_ATTR_F_VALID_OUTPUT),
+		      "%zu bytes of the command before a page boundary: %s, output marked valid",
+		      cut, strerror(err));
+		CHECK(mprotect(p + pg, pg, PROT_NONE) == 0, "mprotect: %s", strerror(errno));
+		memcpy(at, cmd, cut);
+		err = raw_ioctl(fd, at);
+		CHECK(err == EFAULT, "%zu bytes before an unreadable page: %s", cut,
+		      strerror(err));
+		CHECK(mprotect(p + pg, pg, PROT_READ | PROT_WRITE) == 0, "mprotect: %s",
+		      strerror(errno));
+	}
+	/* More attributes than the device reads with the header: 8 unknown optional
+	 * ones first, the two of the command last. */
+	m = (struct raw_cmd *)p;
+	memcpy(&m->hdr, &cmd->hdr, sizeof(m->hdr));
+	memset(many, 0, sizeof(many));
+	for (i = 0; i < 8; i++)
+		many[i].attr_id = (uint16_t)(0x1700 + i);
+	memcpy(&many[8], cmd->attrs, 2 * sizeof(many[0]));
+	m->hdr.num_attrs = 10;
+	m->hdr.length = (uint16_t)(sizeof(m->hdr) + sizeof(many));
+	memcpy(p + sizeof(m->hdr), many, sizeof(many));
+	err = raw_ioctl(fd, p);
+	memcpy(many, p + sizeof(m->hdr), sizeof(many));
+	CHECK(err == 0 && (many[9].flags & UVERBS_ATTR_F_VALID_OUTPUT),
+	      "10 attributes, the command's last: %s, output marked valid", strerror(err));
+	many[9].attr_id = MLX5_IB_ATTR_DEVX_OTHER_CMD_IN;
+	memcpy(p + sizeof(m->hdr), many, sizeof(many));
+	err = raw_ioctl(fd, p);
+	CHECK(err == EINVAL, "10 attributes, the 10th a repeat of the 9th: %s", strerror(err));
+	munmap(p, 2 * pg);
+}
+
 static void
 bad_input(struct ibv_context *ctx)
 {
@@ -168,6 +231,8 @@ bad_input(struct ibv_context *ctx)
 	CHECK(err == 0 && (c.attrs[1].flags & UVERBS_ATTR_F_VALID_OUTPUT) &&
 	      !(c.attrs[0].flags & UVERBS_ATTR_F_VALID_OUTPUT),
 	      "raw QUERY_HCA_CAP: %s, output marked valid", strerror(err));
+	c.attrs[1].flags &= (uint16_t)~UVERBS_ATTR_F_VALID_OUTPUT;
+	bad_input_pages(fd, &c);
 	c.hdr.length += 16;
 	err = raw_ioctl(fd, &c);
 	CHECK(err == EINVAL, "length != 24 + 16 * num_attrs: %s", strerror(err));

@@ -70,11 +70,14 @@ struct bundle;
 typedef int method_fn(struct bundle *b);
 
 #define MAX_SPEC 12
+/* Attributes read with the header in one copy, when they are that few. */
+#define SPEC_ATTRS 8
 struct mspec {
 	uint16_t object;
 	uint16_t method;
 	method_fn *fn;
 	struct aspec attrs[MAX_SPEC];
+	bool remote;	/* asks the daemon before any effect: no loss check first */
 };
 
 struct bundle {
@@ -83,7 +86,8 @@ struct bundle {
 	struct ib_uverbs_attr ua[MAX_ATTRS];	/* the header's attributes, copied apart */
 	const struct mspec *m;
 	int slot[MAX_SPEC];	/* spec index -> attribute index, -1 absent */
-	bool writeback;
+	uint16_t have;	/* attributes read with the header */
+	bool writeback;	/* set_new() changed an attribute: all go back at the end */
 	/* Last: its type ends in a flexible array (unused here, see ua). */
 	struct ib_uverbs_ioctl_hdr hdr;
 };
@@ -150,28 +154,47 @@ get_handle(struct bundle *b, uint16_t id)
 	return a != NULL ? (uint32_t)a->data : 0;
 }
 
-/* Copy @p size bytes to a PTR_OUT (the rest of a longer buffer zeroed). */
+/* The caller's copy of attribute @p a's flags. */
+static uint64_t
+uflags_addr(const struct bundle *b, const struct ib_uverbs_attr *a)
+{
+	return b->uhdr + sizeof(b->hdr) + (uint64_t)(a - b->ua) * sizeof(*a) +
+	       offsetof(struct ib_uverbs_attr, flags);
+}
+
+/*
+ * Copy @p size bytes to a PTR_OUT (the rest of a longer buffer zeroed),
+ * then mark it UVERBS_ATTR_F_VALID_OUTPUT in the caller's attribute, as
+ * the kernel's uverbs_set_output() does: one write when the data fills it.
+ */
 static int
 put_out(struct bundle *b, uint16_t id, const void *data, size_t size)
 {
 	struct ib_uverbs_attr *a = attr_of(b, id);
 	uint8_t zero[256];
+	uint16_t flags;
 	size_t n, off;
 	int err;
 
 	if (a == NULL)
 		return 0;
 	n = a->len < size ? a->len : size;
-	err = uv_copy_out(a->data, data, n);
-	if (err == 0 && n < a->len)
-		memset(zero, 0, sizeof(zero));
-	for (off = n; err == 0 && off < a->len; off += sizeof(zero))
-		err = uv_copy_out(a->data + off, zero,
-				  a->len - off < sizeof(zero) ? a->len - off : sizeof(zero));
+	flags = a->flags | UVERBS_ATTR_F_VALID_OUTPUT;
+	if (n == a->len) {
+		err = uv_copy_out2(a->data, data, n, uflags_addr(b, a), &flags, sizeof(flags));
+	} else {
+		err = uv_copy_out(a->data, data, n);
+		if (err == 0)
+			memset(zero, 0, sizeof(zero));
+		for (off = n; err == 0 && off < a->len; off += sizeof(zero))
+			err = uv_copy_out(a->data + off, zero,
+					  a->len - off < sizeof(zero) ? a->len - off : sizeof(zero));
+		if (err == 0)
+			err = uv_copy_out(uflags_addr(b, a), &flags, sizeof(flags));
+	}
 	if (err != 0)
 		return err;
-	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
-	b->writeback = true;
+	a->flags = flags;
 	return 0;
 }
 
@@ -1156,35 +1179,35 @@ static const struct mspec methods[] = {
 		OUT_OPT(UVERBS_ATTR_CORE_OUT, 0),
 		IN_OPT(UVERBS_ATTR_UHW_IN, 0, 0),
 		OUT_OPT(UVERBS_ATTR_UHW_OUT, 0),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, m_get_context, {
 		OUT_OPT(UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, 4),
 		OUT_OPT(UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, 8),
 		IN_OPT(UVERBS_ATTR_UHW_IN, 0, 0),
 		OUT_OPT(UVERBS_ATTR_UHW_OUT, 0),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT, m_query_context, {
 		OUT_OPT(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, 4),
 		OUT_OPT(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, 8),
 		OUT_OPT(MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX, 0),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, m_query_port, {
 		IN(UVERBS_ATTR_QUERY_PORT_PORT_NUM, 1, 8),
 		OUT(UVERBS_ATTR_QUERY_PORT_RESP, sizeof(struct ib_uverbs_query_port_resp)),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC, m_async_event_alloc, {
 		FD(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY, m_pd_destroy, {
 		IDR(UVERBS_ATTR_DESTROY_PD_HANDLE),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_PD, MLX5_IB_METHOD_PD_QUERY, m_pd_query, {
 		IDR(MLX5_IB_ATTR_QUERY_PD_HANDLE),
 		OUT(MLX5_IB_ATTR_QUERY_PD_RESP_PDN, 4),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_FLOW, UVERBS_METHOD_FLOW_DESTROY, m_flow_destroy, {
 		IDR(UVERBS_ATTR_DESTROY_FLOW_HANDLE),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_FLOW, MLX5_IB_METHOD_CREATE_FLOW, m_create_flow, {
 		IDR(MLX5_IB_ATTR_CREATE_FLOW_HANDLE),
 		IN(MLX5_IB_ATTR_CREATE_FLOW_MATCH_VALUE, 1, MATCH_MAX),
@@ -1196,40 +1219,40 @@ static const struct mspec methods[] = {
 		IDRS_OPT(MLX5_IB_ATTR_CREATE_FLOW_ARR_COUNTERS_DEVX, 1, 1),
 		IN_OPT(MLX5_IB_ATTR_CREATE_FLOW_ARR_COUNTERS_DEVX_OFFSET, 4, 4),
 		IN_OPT(MLX5_IB_ATTR_CREATE_FLOW_FLAGS, 4, 4),
-		END } },
+		END }, false },
 	{ UVERBS_OBJECT_FLOW, MLX5_IB_METHOD_DESTROY_FLOW, m_mlx5_destroy_flow, {
 		IDR(MLX5_IB_ATTR_DESTROY_FLOW_HANDLE),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_DEVX, MLX5_IB_METHOD_DEVX_OTHER, m_devx_other, {
 		IN(MLX5_IB_ATTR_DEVX_OTHER_CMD_IN, MBOX_HDR, 0),
 		OUT(MLX5_IB_ATTR_DEVX_OTHER_CMD_OUT, MBOX_HDR),
-		END } },
+		END }, true },
 	{ MLX5_IB_OBJECT_DEVX, MLX5_IB_METHOD_DEVX_QUERY_EQN, m_devx_query_eqn, {
 		IN(MLX5_IB_ATTR_DEVX_QUERY_EQN_USER_VEC, 4, 4),
 		OUT(MLX5_IB_ATTR_DEVX_QUERY_EQN_DEV_EQN, 4),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_DEVX, MLX5_IB_METHOD_DEVX_QUERY_UAR, m_devx_query_uar, {
 		IN(MLX5_IB_ATTR_DEVX_QUERY_UAR_USER_IDX, 4, 4),
 		OUT(MLX5_IB_ATTR_DEVX_QUERY_UAR_DEV_IDX, 4),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_DEVX_OBJ, MLX5_IB_METHOD_DEVX_OBJ_CREATE, m_devx_obj_create, {
 		IDR(MLX5_IB_ATTR_DEVX_OBJ_CREATE_HANDLE),
 		IN(MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_IN, MBOX_HDR, 0),
 		OUT(MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT, MBOX_HDR),
-		END } },
+		END }, true },
 	{ MLX5_IB_OBJECT_DEVX_OBJ, MLX5_IB_METHOD_DEVX_OBJ_DESTROY, m_devx_obj_destroy, {
 		IDR(MLX5_IB_ATTR_DEVX_OBJ_DESTROY_HANDLE),
-		END } },
+		END }, true },
 	{ MLX5_IB_OBJECT_DEVX_OBJ, MLX5_IB_METHOD_DEVX_OBJ_MODIFY, m_devx_obj_modify, {
 		IDR(MLX5_IB_ATTR_DEVX_OBJ_MODIFY_HANDLE),
 		IN(MLX5_IB_ATTR_DEVX_OBJ_MODIFY_CMD_IN, MBOX_HDR, 0),
 		OUT(MLX5_IB_ATTR_DEVX_OBJ_MODIFY_CMD_OUT, MBOX_HDR),
-		END } },
+		END }, true },
 	{ MLX5_IB_OBJECT_DEVX_OBJ, MLX5_IB_METHOD_DEVX_OBJ_QUERY, m_devx_obj_query, {
 		IDR(MLX5_IB_ATTR_DEVX_OBJ_QUERY_HANDLE),
 		IN(MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_IN, MBOX_HDR, 0),
 		OUT(MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_OUT, MBOX_HDR),
-		END } },
+		END }, true },
 	{ MLX5_IB_OBJECT_DEVX_UMEM, MLX5_IB_METHOD_DEVX_UMEM_REG, m_umem_reg, {
 		IDR(MLX5_IB_ATTR_DEVX_UMEM_REG_HANDLE),
 		IN(MLX5_IB_ATTR_DEVX_UMEM_REG_ADDR, 8, 8),
@@ -1238,10 +1261,10 @@ static const struct mspec methods[] = {
 		OUT(MLX5_IB_ATTR_DEVX_UMEM_REG_OUT_ID, 4),
 		IN_OPT(MLX5_IB_ATTR_DEVX_UMEM_REG_PGSZ_BITMAP, 8, 8),
 		FD_OPT(MLX5_IB_ATTR_DEVX_UMEM_REG_DMABUF_FD),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_DEVX_UMEM, MLX5_IB_METHOD_DEVX_UMEM_DEREG, m_umem_dereg, {
 		IDR(MLX5_IB_ATTR_DEVX_UMEM_DEREG_HANDLE),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_FLOW_MATCHER, MLX5_IB_METHOD_FLOW_MATCHER_CREATE, m_matcher_create, {
 		IDR(MLX5_IB_ATTR_FLOW_MATCHER_CREATE_HANDLE),
 		IN(MLX5_IB_ATTR_FLOW_MATCHER_MATCH_MASK, 1, MATCH_MAX),
@@ -1249,24 +1272,24 @@ static const struct mspec methods[] = {
 		IN(MLX5_IB_ATTR_FLOW_MATCHER_MATCH_CRITERIA, 1, 1),
 		IN_OPT(MLX5_IB_ATTR_FLOW_MATCHER_FLOW_FLAGS, 1, 8),
 		IN_OPT(MLX5_IB_ATTR_FLOW_MATCHER_FT_TYPE, 1, 8),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_FLOW_MATCHER, MLX5_IB_METHOD_FLOW_MATCHER_DESTROY, m_matcher_destroy, {
 		IDR(MLX5_IB_ATTR_FLOW_MATCHER_DESTROY_HANDLE),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_DEVX_ASYNC_CMD_FD, MLX5_IB_METHOD_DEVX_ASYNC_CMD_FD_ALLOC,
 	  m_async_cmd_fd_alloc, {
 		FD(MLX5_IB_ATTR_DEVX_ASYNC_CMD_FD_ALLOC_HANDLE),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_UAR, MLX5_IB_METHOD_UAR_OBJ_ALLOC, m_uar_alloc, {
 		IDR(MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE),
 		IN(MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 1, 8),
 		OUT(MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8),
 		OUT(MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4),
 		OUT(MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4),
-		END } },
+		END }, false },
 	{ MLX5_IB_OBJECT_UAR, MLX5_IB_METHOD_UAR_OBJ_DESTROY, m_uar_destroy, {
 		IDR(MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE),
-		END } },
+		END }, false },
 };
 
 /* Objects the device has: an unknown method of one of them is EPROTONOSUPPORT too. */
@@ -1294,9 +1317,10 @@ num_specs(const struct mspec *m)
 static int
 spec_of(const struct mspec *m, uint16_t id)
 {
-	unsigned int i, n = num_specs(m);
+	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	/* one pass: the END entry's id (0xffff) is no attribute's */
+	for (i = 0; i < MAX_SPEC && m->attrs[i].id != 0xffff; i++)
 		if (m->attrs[i].id == id)
 			return (int)i;
 	return -1;
@@ -1353,6 +1377,38 @@ daemon_gone(struct uv_file *f)
 	return false;
 }
 
+/*
+ * The header, and as many attributes as one read of the caller's memory
+ * gets without going past the header's page or SPEC_ATTRS (b->have of
+ * them): most commands need no second read. 0 or EFAULT.
+ */
+static int
+read_hdr(struct bundle *b, uint64_t uhdr)
+{
+	uint8_t pre[sizeof(struct ib_uverbs_ioctl_hdr) + SPEC_ATTRS * sizeof(struct ib_uverbs_attr)];
+	size_t want = sizeof(pre), room = PAGE_BYTES - (size_t)(uhdr % PAGE_BYTES);
+	uint16_t n;
+	long got;
+
+	if (room < want)
+		want = room < sizeof(b->hdr) ? sizeof(b->hdr) : room;
+	got = uv_copy_in_upto(pre, uhdr, want);
+	if (got < (long)sizeof(b->hdr)) {
+		/* the header alone, as a kernel copies it */
+		if (uv_copy_in(&b->hdr, uhdr, sizeof(b->hdr)) != 0)
+			return EFAULT;
+		b->have = 0;
+		return 0;
+	}
+	memcpy(&b->hdr, pre, sizeof(b->hdr));
+	n = (uint16_t)(((size_t)got - sizeof(b->hdr)) / sizeof(b->ua[0]));
+	if (n > b->hdr.num_attrs)
+		n = b->hdr.num_attrs;
+	memcpy(b->ua, pre + sizeof(b->hdr), (size_t)n * sizeof(b->ua[0]));
+	b->have = n;
+	return 0;
+}
+
 int
 uv_ioctl(struct uv_file *f, uint64_t uhdr)
 {
@@ -1365,10 +1421,9 @@ uv_ioctl(struct uv_file *f, uint64_t uhdr)
 	b->uhdr = uhdr;
 	b->m = NULL;
 	b->writeback = false;
-	if (uv_copy_in(&b->hdr, uhdr, sizeof(b->hdr)) != 0) {
-		err = EFAULT;
+	err = read_hdr(b, uhdr);
+	if (err != 0)
 		goto out;
-	}
 	if (b->hdr.length > PAGE_BYTES ||
 	    b->hdr.length != sizeof(b->hdr) + (size_t)b->hdr.num_attrs * sizeof(b->ua[0])) {
 		err = EINVAL;
@@ -1378,16 +1433,18 @@ uv_ioctl(struct uv_file *f, uint64_t uhdr)
 		err = EPROTONOSUPPORT;
 		goto out;
 	}
-	if (uv_copy_in(b->ua, uhdr + sizeof(b->hdr),
-		       (size_t)b->hdr.num_attrs * sizeof(b->ua[0])) != 0) {
+	if (b->have < b->hdr.num_attrs &&
+	    uv_copy_in(&b->ua[b->have], uhdr + sizeof(b->hdr) + b->have * sizeof(b->ua[0]),
+		       (size_t)(b->hdr.num_attrs - b->have) * sizeof(b->ua[0])) != 0) {
 		err = EFAULT;
 		goto out;
 	}
-	if (daemon_gone(f)) {
+	b->m = find_method(b->hdr.object_id, b->hdr.method_id);
+	/* A method that asks the daemon first learns of its loss there (EIO). */
+	if ((b->m == NULL || !b->m->remote) && daemon_gone(f)) {
 		err = EIO;
 		goto out;
 	}
-	b->m = find_method(b->hdr.object_id, b->hdr.method_id);
 	if (b->m == NULL) {
 		uv_log("%s: object %#x method %#x: not emulated", f->devname, b->hdr.object_id,
 		       b->hdr.method_id);

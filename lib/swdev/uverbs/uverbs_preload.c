@@ -102,10 +102,11 @@ atfork_parent(void)
 }
 
 /*
- * This thread's pid, as lookup() found it at the start of the call being
- * served: the copies of the caller's memory in that call use it rather
- * than a getpid() each (several per command). 0: not known (a new thread,
- * or the child of a fork until its first call).
+ * This thread's pid, taken once (self_pid()): the copies of the caller's
+ * memory and the fork check of lookup() use it rather than a getpid() each.
+ * 0: not known yet (a new thread, or the child of a fork(), which
+ * atfork_child() resets). A child made by a raw clone() system call, which
+ * runs no fork handlers, is not supported.
  */
 static __thread pid_t t_pid __attribute__((tls_model("initial-exec")));
 
@@ -208,6 +209,15 @@ uv_real_write(int fd, const void *buf, size_t len)
 
 /* ---- the caller's memory ---- */
 
+/* This thread's pid: cached, reset in the child of a fork (atfork_child). */
+static pid_t
+self_pid(void)
+{
+	if (t_pid == 0)
+		t_pid = getpid();
+	return t_pid;
+}
+
 int
 uv_copy_in(void *dst, uint64_t src, size_t len)
 {
@@ -218,8 +228,46 @@ uv_copy_in(void *dst, uint64_t src, size_t len)
 		return 0;
 	if (src == 0 || src + len < src)
 		return EFAULT;
-	return process_vm_readv(t_pid != 0 ? t_pid : getpid(), &l, 1, &r, 1, 0) ==
-	       (ssize_t)len ? 0 : EFAULT;
+	return process_vm_readv(self_pid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : EFAULT;
+}
+
+long
+uv_copy_in_upto(void *dst, uint64_t src, size_t len)
+{
+	struct iovec l = { .iov_base = dst, .iov_len = len };
+	struct iovec r = { .iov_base = (void *)(uintptr_t)src, .iov_len = len };
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if (src == 0 || src + len < src)
+		return -EFAULT;
+	n = process_vm_readv(self_pid(), &l, 1, &r, 1, 0);
+	return n < 0 ? -EFAULT : (long)n;
+}
+
+int
+uv_copy_out2(uint64_t dst, const void *src, size_t len, uint64_t dst2, const void *src2,
+	     size_t len2)
+{
+	struct iovec l[2] = {
+		{ .iov_base = (void *)(uintptr_t)src, .iov_len = len },
+		{ .iov_base = (void *)(uintptr_t)src2, .iov_len = len2 },
+	};
+	struct iovec r[2] = {
+		{ .iov_base = (void *)(uintptr_t)dst, .iov_len = len },
+		{ .iov_base = (void *)(uintptr_t)dst2, .iov_len = len2 },
+	};
+	unsigned int n = len2 > 0 ? 2 : 1;
+
+	if (len == 0 && len2 == 0)
+		return 0;
+	if ((len > 0 && (dst == 0 || dst + len < dst)) ||
+	    (len2 > 0 && (dst2 == 0 || dst2 + len2 < dst2)))
+		return EFAULT;
+	if (len == 0)
+		return uv_copy_out(dst2, src2, len2);
+	return process_vm_writev(self_pid(), l, n, r, n, 0) == (ssize_t)(len + len2) ? 0 : EFAULT;
 }
 
 int
@@ -232,8 +280,7 @@ uv_copy_out(uint64_t dst, const void *src, size_t len)
 		return 0;
 	if (dst == 0 || dst + len < dst)
 		return EFAULT;
-	return process_vm_writev(t_pid != 0 ? t_pid : getpid(), &l, 1, &r, 1, 0) ==
-	       (ssize_t)len ? 0 : EFAULT;
+	return process_vm_writev(self_pid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : EFAULT;
 }
 
 /* ---- sysfs of the launcher ---- */
@@ -380,6 +427,46 @@ attach(struct uv_file *f, uint16_t op, const char *devname)
 	return 0;
 }
 
+/*
+ * The reply to @p h into @p rep and @p out: one recvmsg() when the reply is
+ * there whole (the channel carries one exchange at a time). 0 or errno.
+ */
+static int
+read_reply(int chan, struct swdev_rep_hdr *rep, const struct swdev_req_hdr *h, void *out,
+	   size_t outlen)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = rep, .iov_len = sizeof(*rep) },
+		{ .iov_base = out, .iov_len = outlen },
+	};
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = outlen > 0 ? 2 : 1 };
+	size_t got = 0, body;
+	ssize_t n;
+
+	while (got < sizeof(*rep)) {
+		n = recvmsg(chan, &msg, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return EPIPE;
+		got += (size_t)n;
+		if (got < sizeof(*rep)) {
+			iov[0].iov_base = (uint8_t *)rep + got;
+			iov[0].iov_len = sizeof(*rep) - got;
+		}
+	}
+	if (swdev_proto_check_rep(rep, h->op, h->seq, (uint32_t)outlen) != 0)
+		return EPROTO;
+	body = got - sizeof(*rep);
+	if (body > rep->outlen)
+		return EPROTO;	/* more than the reply: the stream lost its frames */
+	if (body < rep->outlen)
+		return swdev_proto_read_all(chan, (uint8_t *)out + body, rep->outlen - body);
+	return 0;
+}
+
 int
 uv_daemon_call(struct uv_file *f, struct uv_call *c, const void *in, size_t inlen, void *out,
 	       size_t outlen)
@@ -404,11 +491,7 @@ uv_daemon_call(struct uv_file *f, struct uv_call *c, const void *in, size_t inle
 	h.arg2 = c->arg2;
 	err = swdev_proto_send_frame(f->chan, &h, in, inlen);
 	if (err == 0)
-		err = swdev_proto_read_all(f->chan, &c->rep, sizeof(c->rep));
-	if (err == 0 && swdev_proto_check_rep(&c->rep, h.op, h.seq, (uint32_t)outlen) != 0)
-		err = EPROTO;
-	if (err == 0 && c->rep.outlen > 0)
-		err = swdev_proto_read_all(f->chan, out, c->rep.outlen);
+		err = read_reply(f->chan, &c->rep, &h, out, outlen);
 	if (err != 0) {
 		uv_log("%s: %s: channel lost (%s): device gone", f->devname,
 		       swdev_proto_op_name(c->op), strerror(err));
@@ -514,14 +597,13 @@ lookup(int fd, bool identify)
 		f = NULL;
 	}
 	if (f != NULL) {
-		t_pid = getpid();
-		if (f->pid == t_pid)
+		if (f->pid == self_pid())
 			return f;
 		/* inherited through fork: a channel of our own */
 		err = attach(f, SWDEV_OP_ATTACH, NULL);
 		if (err != 0) {
 			f->broken = true;
-			f->pid = t_pid;
+			f->pid = self_pid();
 		}
 		return f;
 	}

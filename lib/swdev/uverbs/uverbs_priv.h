@@ -49,6 +49,11 @@ UV_HIDDEN int uv_daemon_call(struct uv_file *f, struct uv_call *c, const void *i
 /** Copy from / to the caller's memory without faulting: 0 or EFAULT. */
 UV_HIDDEN int uv_copy_in(void *dst, uint64_t src, size_t len);
 UV_HIDDEN int uv_copy_out(uint64_t dst, const void *src, size_t len);
+/* Up to @p len bytes in: how many could be read (a fault ends it), or -EFAULT. */
+UV_HIDDEN long uv_copy_in_upto(void *dst, uint64_t src, size_t len);
+/* Two copies out in one call (@p len2 may be 0): 0 or EFAULT. */
+UV_HIDDEN int uv_copy_out2(uint64_t dst, const void *src, size_t len, uint64_t dst2,
+			   const void *src2, size_t len2);
 
 /** Log one line to stderr when SWDEV_UVERBS_DEBUG is set. */
 UV_HIDDEN void uv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
