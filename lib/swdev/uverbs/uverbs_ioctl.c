@@ -1393,13 +1393,8 @@ read_hdr(struct bundle *b, uint64_t uhdr)
 	if (room < want)
 		want = room < sizeof(b->hdr) ? sizeof(b->hdr) : room;
 	got = uv_copy_in_upto(pre, uhdr, want);
-	if (got < (long)sizeof(b->hdr)) {
-		/* the header alone, as a kernel copies it */
-		if (uv_copy_in(&b->hdr, uhdr, sizeof(b->hdr)) != 0)
-			return EFAULT;
-		b->have = 0;
-		return 0;
-	}
+	if (got < (long)sizeof(b->hdr))
+		return EFAULT;	/* the header itself is not readable */
 	memcpy(&b->hdr, pre, sizeof(b->hdr));
 	n = (uint16_t)(((size_t)got - sizeof(b->hdr)) / sizeof(b->ua[0]));
 	if (n > b->hdr.num_attrs)

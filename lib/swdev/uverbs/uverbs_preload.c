@@ -440,22 +440,24 @@ read_reply(int chan, struct swdev_rep_hdr *rep, const struct swdev_req_hdr *h, v
 		{ .iov_base = out, .iov_len = outlen },
 	};
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = outlen > 0 ? 2 : 1 };
-	size_t got = 0, body;
+	size_t got, body;
 	ssize_t n;
 
-	while (got < sizeof(*rep)) {
+	do {
 		n = recvmsg(chan, &msg, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
-		if (n == 0)
-			return EPIPE;
-		got += (size_t)n;
-		if (got < sizeof(*rep)) {
-			iov[0].iov_base = (uint8_t *)rep + got;
-			iov[0].iov_len = sizeof(*rep) - got;
-		}
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	if (n == 0)
+		return EPIPE;
+	got = (size_t)n;
+	if (got < sizeof(*rep)) {
+		/* a short read of the header: the rest of it, then the body below */
+		int err = swdev_proto_read_all(chan, (uint8_t *)rep + got, sizeof(*rep) - got);
+
+		if (err != 0)
+			return err;
+		got = sizeof(*rep);
 	}
 	if (swdev_proto_check_rep(rep, h->op, h->seq, (uint32_t)outlen) != 0)
 		return EPROTO;
