@@ -11,6 +11,8 @@
 #         "rdma:<dev>" through libibverbs and libmlx5.
 # exit:  the test's code; 77 (skip) when hugepages are not usable.
 # env:   SWDEV_ARGS: extra options for the software device daemon.
+#        MDEVX_TEST_WRAPPER: a program that runs the test and each process
+#        it starts (its arguments: the command), e.g. a profiler's script.
 set -u
 
 daemon=""
@@ -24,7 +26,7 @@ if [ "${1:-}" = "--swdev" ]; then
 	fi
 fi
 if [ $# -lt 2 ] || [ "${1:-}" = "--help" ] || { [ $rdma -eq 1 ] && [ -z "$daemon" ]; }; then
-	sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 bin=$1
@@ -102,7 +104,7 @@ if [ $rdma -eq 1 ]; then
 	launcher="$daemon run --socket $sockdir/swdev.sock --"
 fi
 
-DPDK_TEST="$name" $norand $launcher "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \
+DPDK_TEST="$name" $norand $launcher ${MDEVX_TEST_WRAPPER:-} "$bin" --no-pci --file-prefix="$prefix" "--lcores=0@(0-$(($(nproc) - 1)))" \
 	--log-level=lib.eal:error "$@"
 rc=$?
 exit $rc

@@ -28,7 +28,8 @@ done
 packages="build-essential pkgconf meson ninja-build python3-pyelftools
 	dpdk dpdk-dev libdpdk-dev libibverbs-dev rdma-core ibverbs-providers
 	ibverbs-utils python3-pyverbs
-	clang libclang-rt-14-dev llvm procps libpcap-dev python3-scapy pandoc man-db"
+	clang libclang-rt-14-dev llvm procps libpcap-dev python3-scapy pandoc man-db
+	valgrind strace"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -63,6 +63,12 @@ else
 	echo "!! the benchmark failed: $top/build/meson-logs/testlog.txt"
 	failed=$((failed + 1))
 fi
+# The import path in instructions (repeatable where times are not).
+echo "== devtools/callgrind-import.sh (build)"
+if ! "$top/devtools/callgrind-import.sh" --build-dir "$top/build"; then
+	echo "!! callgrind-import.sh failed"
+	failed=$((failed + 1))
+fi
 
 if [ "$quick" -eq 0 ]; then
 	"$top/devtools/setup.sh" --build-dir "$top/build-san" --sanitize || exit 1

@@ -46,6 +46,7 @@ static pid_t
 spawn(const char *role, const char *prefix, bool primary, const char *eal_extra, int argc,
       const char *const argv[])
 {
+	const char *wrapper = getenv("MDEVX_TEST_WRAPPER");
 	char prefix_arg[PATH_MAX], role_env[256], lcores_arg[64];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	const char **cargv, **cenv;
@@ -61,7 +62,7 @@ spawn(const char *role, const char *prefix, bool primary, const char *eal_extra,
 	snprintf(role_env, sizeof(role_env), TEST_ROLE_ENV "=%s", role);
 
 	/* Everything is built before fork(): the child only calls execve(). */
-	cargv = calloc((size_t)argc + 16, sizeof(*cargv));
+	cargv = calloc((size_t)argc + 17, sizeof(*cargv));
 	while (environ[nenv] != NULL)
 		nenv++;
 	cenv = calloc(nenv + 2, sizeof(*cenv));
@@ -70,6 +71,9 @@ spawn(const char *role, const char *prefix, bool primary, const char *eal_extra,
 		free(cenv);
 		return -ENOMEM;
 	}
+	/* $MDEVX_TEST_WRAPPER: a program that runs the child (a profiler). */
+	if (wrapper != NULL && wrapper[0] != '\0')
+		cargv[n++] = wrapper;
 	cargv[n++] = self_exe;
 	cargv[n++] = primary ? "--proc-type=primary" : "--proc-type=secondary";
 	cargv[n++] = prefix_arg;
@@ -100,7 +104,7 @@ spawn(const char *role, const char *prefix, bool primary, const char *eal_extra,
 	fflush(stderr);
 	pid = fork();
 	if (pid == 0) {
-		execve(self_exe, (char *const *)(uintptr_t)cargv, (char *const *)(uintptr_t)cenv);
+		execve(cargv[0], (char *const *)(uintptr_t)cargv, (char *const *)(uintptr_t)cenv);
 		_exit(127);
 	}
 	free(cargv);

@@ -157,10 +157,11 @@ import_run(struct mdevx_share_dev *dev, uint32_t n, mdevx_share_imp_t *imps, siz
 }
 
 /*
- * Item 1 loops, one function each so that rounds can alternate. Each
- * returns ns per operation, or -1 if an operation failed.
+ * Item 1 loops, one function each so that rounds can alternate (and so
+ * that devtools/callgrind-import.sh counts each apart: never inlined).
+ * Each returns ns per operation, or -1 if an operation failed.
  */
-static double
+static __attribute__((noinline)) double
 time_raw(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t reps)
 {
 	uint64_t t0 = test_now_ns();
@@ -175,7 +176,7 @@ time_raw(struct mdevx_ctx *ctx, const uint8_t *buf, size_t len, uint32_t reps)
 	return (double)(test_now_ns() - t0) / reps;
 }
 
-static double
+static __attribute__((noinline)) double
 time_by_name(struct mdevx_share_dev *dev, uint32_t reps)
 {
 	uint64_t t0 = test_now_ns();
@@ -755,3 +756,86 @@ out:
 	return ret;
 }
 REGISTER_TEST_COMMAND(mlx5_devx_share_perf_autotest, test_share_perf);
+
+/*
+ * mlx5_devx_share_import_cost_autotest: item 1's two loops, once each, in
+ * a secondary, on one published record; for counting their instructions
+ * (devtools/callgrind-import.sh runs both processes under callgrind). The
+ * test itself checks that every import succeeds and that nothing is left
+ * on the device. MDEVX_PERF_REPS: imports per loop (default 2000).
+ */
+static int
+role_import_cost(int argc, char **argv)
+{
+	const char *reps_env = getenv("MDEVX_PERF_REPS");
+	const uint32_t reps = reps_env != NULL && atoi(reps_env) > 0 ?
+			      (uint32_t)atoi(reps_env) : 2000;
+	uint8_t buf[MDEVX_SHARE_EXPORT_MAX];
+	struct mdevx_share_dev *dev;
+	struct mdevx_obj *obj = NULL;
+	mdevx_share_imp_t imp;
+	size_t len;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	dev = mdevx_share_dev_attach(DEVSTR);
+	if (dev == NULL) {
+		printf("attach: %s\n", strerror(errno));
+		return 3;
+	}
+	if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0 ||
+	    (obj = mdevx_share_import_obj(dev, imp)) == NULL ||
+	    mdevx_export_size(mdevx_share_dev_ctx(dev), &len) != 0 ||
+	    mdevx_obj_export(obj, buf, sizeof(buf)) != 0) {
+		printf("export for the raw import failed: %s\n", strerror(errno));
+		goto out;
+	}
+	mdevx_share_unimport(dev, imp);
+	if (time_raw(mdevx_share_dev_ctx(dev), buf, len, reps) < 0 ||
+	    time_by_name(dev, reps) < 0) {
+		printf("import loop failed: %s\n", strerror(errno));
+		goto out;
+	}
+	printf("import-cost: %u raw imports (time_raw), %u imports by name (time_by_name)\n",
+	       reps, reps);
+	ret = 0;
+out:
+	if (mdevx_share_dev_close(dev) != 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(perf_import_cost, role_import_cost);
+
+static int
+test_import_cost(void)
+{
+	struct mdevx_share_conf conf = { .counter_period_ms = MDEVX_SHARE_COUNTER_PERIOD_OFF };
+	const char *sock = getenv("SWDEV_SOCKET");
+	struct mdevx_share_dev *dev;
+	struct swdev_ctl *ctl;
+	struct swdev_counts c;
+	struct mdevx_obj *cnt;
+	int rc;
+
+	if (sock == NULL) {
+		printf("SWDEV_SOCKET is not set: no software device\n");
+		return TEST_SKIPPED;
+	}
+	ctl = swdev_ctl_open(sock);
+	TEST_ASSERT_NOT_NULL(ctl, "control channel: %s", strerror(errno));
+	dev = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(dev, "open: %s", strerror(errno));
+	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(dev), 1);
+	TEST_ASSERT_NOT_NULL(cnt, "alloc: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_publish(dev, "perf-ctr-000000", cnt), "publish");
+	rc = test_mp_run("perf_import_cost", NULL, 0, NULL, CHILD_TIMEOUT_MS);
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev), "close: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(rc, 0, "importer exited with %d", rc);
+	rc = swdev_ctl_get_counts(ctl, "mlx5_0", 0, &c);
+	swdev_ctl_close(ctl);
+	TEST_ASSERT(rc == 0 && c.total == 0, "objects left on the device: %u",
+		    (unsigned int)(rc == 0 ? c.total : 0));
+	return TEST_SUCCESS;
+}
+REGISTER_TEST_COMMAND(mlx5_devx_share_import_cost_autotest, test_import_cost);
