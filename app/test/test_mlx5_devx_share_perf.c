@@ -257,6 +257,28 @@ median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Record perf-ctr-000000's export buffer, for the raw import: 0, or -1 (said). */
+static int
+first_record_export(struct mdevx_share_dev *dev, uint8_t *buf, size_t size, size_t *len)
+{
+	struct mdevx_obj *obj;
+	mdevx_share_imp_t imp;
+	int ret = -1;
+
+	if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0) {
+		printf("import of perf-ctr-000000: %s\n", strerror(errno));
+		return -1;
+	}
+	obj = mdevx_share_import_obj(dev, imp);
+	if (obj != NULL && mdevx_export_size(mdevx_share_dev_ctx(dev), len) == 0 &&
+	    mdevx_obj_export(obj, buf, size) == 0)
+		ret = 0;
+	else
+		printf("export for the raw import failed: %s\n", strerror(errno));
+	mdevx_share_unimport(dev, imp);
+	return ret;
+}
+
 static int
 role_perf_importer(int argc, char **argv)
 {
@@ -268,7 +290,6 @@ role_perf_importer(int argc, char **argv)
 	mdevx_share_imp_t *imps, imp;
 	struct mdevx_obj_ref *raw;
 	uint8_t exp_buf[MDEVX_SHARE_EXPORT_MAX];
-	struct mdevx_obj *obj;
 	size_t exp_len, raw_mem, share_mem;
 	double raw_ns, name_ns, mp_ns, ns_1k, ns_100k, bulk_ns, single_ns;
 	uint64_t t0;
@@ -301,15 +322,8 @@ role_perf_importer(int argc, char **argv)
 	}
 
 	/* 1. The same buffer through the backend alone, then by name. */
-	obj = NULL;
-	if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0 ||
-	    (obj = mdevx_share_import_obj(dev, imp)) == NULL ||
-	    mdevx_export_size(mdevx_share_dev_ctx(dev), &exp_len) != 0 ||
-	    mdevx_obj_export(obj, exp_buf, sizeof(exp_buf)) != 0) {
-		printf("export for the raw import failed: %s\n", strerror(errno));
+	if (first_record_export(dev, exp_buf, sizeof(exp_buf), &exp_len) != 0)
 		goto out;
-	}
-	mdevx_share_unimport(dev, imp);
 	{
 		/*
 		 * The loops alternate, round after round, and each reports its
@@ -772,8 +786,6 @@ role_import_cost(int argc, char **argv)
 			      (uint32_t)atoi(reps_env) : 2000;
 	uint8_t buf[MDEVX_SHARE_EXPORT_MAX];
 	struct mdevx_share_dev *dev;
-	struct mdevx_obj *obj = NULL;
-	mdevx_share_imp_t imp;
 	size_t len;
 	int ret = 1;
 
@@ -784,14 +796,8 @@ role_import_cost(int argc, char **argv)
 		printf("attach: %s\n", strerror(errno));
 		return 3;
 	}
-	if (mdevx_share_import(dev, "perf-ctr-000000", MDEVX_OBJ_FLOW_COUNTER, &imp) != 0 ||
-	    (obj = mdevx_share_import_obj(dev, imp)) == NULL ||
-	    mdevx_export_size(mdevx_share_dev_ctx(dev), &len) != 0 ||
-	    mdevx_obj_export(obj, buf, sizeof(buf)) != 0) {
-		printf("export for the raw import failed: %s\n", strerror(errno));
+	if (first_record_export(dev, buf, sizeof(buf), &len) != 0)
 		goto out;
-	}
-	mdevx_share_unimport(dev, imp);
 	if (time_raw(mdevx_share_dev_ctx(dev), buf, len, reps) < 0 ||
 	    time_by_name(dev, reps) < 0) {
 		printf("import loop failed: %s\n", strerror(errno));
