@@ -125,7 +125,7 @@ if [d["device"] for d in devs] != ["rdma:mlx5_0"]:
 d = devs[0]
 svc = d["service"]
 if svc is None or svc["period_ms"] != period or svc["bulks"] != len(want) \
-        or svc["used"] != 128 * len(want) or not svc["primary_alive"]:
+        or svc["used"] != 128 * len(want) or svc["primary_alive"] != 1:
     errs.append("service %r" % svc)
 recs = {r["name"]: r for r in d["records"]}
 names = set(want) | {"tir-direct", "tir-rss"}
@@ -156,9 +156,10 @@ for n, (pk, by, idx) in want.items():
     if mode == "snapshot":
         # the values are at most a period and a refresh old (and a little
         # scheduling slack on a loaded 2-CPU machine)
-        bound = period + 2 * svc["last_refresh_ns"] / 1e6 + 50
-        if not c["primary_alive"] or c["refresh_seq"] < 1 or c["age_ms"] > bound:
-            errs.append("%s: age %.1f ms (bound %.1f), seq %d" % (n, c["age_ms"], bound,
+        bound = period + 2 * svc["last_round_ns"] / 1e6 + 50
+        age_ms = c["age_ns"] / 1e6
+        if c["primary_alive"] != 1 or c["refresh_seq"] < 1 or age_ms > bound:
+            errs.append("%s: age %.1f ms (bound %.1f), seq %d" % (n, age_ms, bound,
                                                                c["refresh_seq"]))
 for e in errs:
     print("  " + e)
@@ -268,7 +269,7 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "${v:-null}" "$2" "$tmp/injected"
 }
 if command -v dpdk-telemetry.py >/dev/null; then
 	check "telemetry: whole bulk" tel_check /mdevx/share/counter,counters-0 \
-		'v["n"] == 128 and sum(v["packets"]) == w["counters-0"][0] and sum(v["bytes"]) == w["counters-0"][1] and v["primary_alive"] == 1 and v["age_ms"] <= '"$period"' + 100'
+		'v["n"] == 128 and sum(v["packets"]) == w["counters-0"][0] and sum(v["bytes"]) == w["counters-0"][1] and v["primary_alive"] == 1 and v["age_ns"] <= ('"$period"' + 100) * 1e6'
 	check "telemetry: offset and n" tel_check /mdevx/share/counter,counters-1,31,2 \
 		'v["offset"] == 31 and v["n"] == 2 and len(v["packets"]) == 2 and v["packets"][0] > 0 and v["packets"][1] == 0'
 	for bad in counters-0,128,1 counters-0,0,129 counters-0,0,300 nope tir-rss "" \
@@ -282,6 +283,37 @@ if command -v dpdk-telemetry.py >/dev/null; then
 		'v["device"] == "rdma:mlx5_0"'
 	check "telemetry: service of an unknown device" tel_check /mdevx/share/service,nope \
 		'v is None'
+	check "telemetry: records of an unknown device" tel_check /mdevx/share/list,nope \
+		'v is None'
+	check "telemetry: records of a device" tel_check /mdevx/share/list,rdma:mlx5_0 \
+		'set(v) >= set(w)'
+	# One name and one type per figure in telemetry and in --json.
+	tel /mdevx/share/service >"$tmp/tel_svc"
+	tel /mdevx/share/counter,counters-0 >"$tmp/tel_ctr"
+	check "telemetry and --json: the same names and types" python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+tsvc, tctr = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+d = doc["devices"][0]
+jsvc = d["service"]
+jctr = [r for r in d["records"] if r["name"] == "counters-0"][0]["counters"]
+errs = []
+for what, t, j, need in (
+        ("service", tsvc, jsvc, {"period_ms", "bulks", "capacity", "used", "refreshes",
+                                 "failures", "commands", "last_round_ns"}),
+        ("counter", tctr, jctr, {"age_ns", "refreshed_ns", "refresh_seq", "primary_alive",
+                                 "n", "packets", "bytes"})):
+    for k in sorted(need - set(t)):
+        errs.append("%s: telemetry has no %s" % (what, k))
+    for k in sorted(need - set(j)):
+        errs.append("%s: --json has no %s" % (what, k))
+    for k in sorted(set(t) & set(j)):
+        if type(t[k]) is not type(j[k]):
+            errs.append("%s: %s is %s in telemetry, %s in --json"
+                        % (what, k, type(t[k]).__name__, type(j[k]).__name__))
+for e in errs:
+    print("  " + e)
+sys.exit(1 if errs else 0)' "$tmp/snap.json" "$tmp/tel_svc" "$tmp/tel_ctr"
 else
 	echo "FAIL: dpdk-telemetry.py not found (package dpdk)"
 	fails=$((fails + 1))

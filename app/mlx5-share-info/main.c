@@ -372,10 +372,9 @@ print_json_bulk(const struct bulk_read *b, const struct opts *o)
 		return;
 	}
 	if (!o->fresh)
-		printf(",\"age_ns\":%" PRIu64 ",\"age_ms\":%.3f,\"refreshed_ns\":%" PRIu64
-		       ",\"refresh_seq\":%" PRIu64 ",\"primary_alive\":%s", b->snap.age_ns,
-		       (double)b->snap.age_ns / 1e6, b->snap.refreshed_ns, b->snap.refresh_seq,
-		       b->snap.primary_alive ? "true" : "false");
+		printf(",\"age_ns\":%" PRIu64 ",\"refreshed_ns\":%" PRIu64
+		       ",\"refresh_seq\":%" PRIu64 ",\"primary_alive\":%d", b->snap.age_ns,
+		       b->snap.refreshed_ns, b->snap.refresh_seq, b->snap.primary_alive ? 1 : 0);
 	printf(",\"n\":%" PRIu32 ",\"packets_total\":%" PRIu64 ",\"bytes_total\":%" PRIu64,
 	       b->n, b->packets, b->bytes);
 	printf(",\"packets\":[");
@@ -398,10 +397,10 @@ print_json_svc(const struct dev_read *d)
 	}
 	printf(",\"service\":{\"period_ms\":%" PRIu32 ",\"bulks\":%" PRIu32 ",\"capacity\":%"
 	       PRIu32 ",\"used\":%" PRIu32 ",\"refreshes\":%" PRIu64 ",\"failures\":%" PRIu64
-	       ",\"commands\":%" PRIu64 ",\"last_refresh_ns\":%" PRIu64
-	       ",\"primary_alive\":%s}", s->period_ms, s->bulks, s->capacity, s->used,
+	       ",\"commands\":%" PRIu64 ",\"last_round_ns\":%" PRIu64
+	       ",\"primary_alive\":%d}", s->period_ms, s->bulks, s->capacity, s->used,
 	       s->refreshes, s->failures, s->commands, s->last_round_ns,
-	       s->primary_alive ? "true" : "false");
+	       s->primary_alive ? 1 : 0);
 }
 
 static void

@@ -228,6 +228,11 @@ test_share_telemetry_unopened(void)
 	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/service", buf, sizeof(buf)),
 			    "service");
 	TEST_ASSERT(strstr(buf, "null") != NULL, "service of no device: %s", buf);
+	/* no device shared: the records of one are null, not [] */
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/list," DEVSTR, buf, sizeof(buf)),
+			    "list");
+	TEST_ASSERT(strstr(buf, "\"/mdevx/share/list\":null") != NULL, "list of %s: %s",
+		    DEVSTR, buf);
 	return TEST_SUCCESS;
 }
 
@@ -259,6 +264,13 @@ test_share_telemetry(void)
 	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/service,nodev", buf, sizeof(buf)),
 			    "service");
 	TEST_ASSERT(strstr(buf, "null") != NULL, "service of no device: %s", buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/list,nodev", buf, sizeof(buf)), "list");
+	TEST_ASSERT(strstr(buf, "\"/mdevx/share/list\":null") != NULL, "records of no device: %s",
+		    buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/list," DEVSTR, buf, sizeof(buf)),
+			    "list");
+	TEST_ASSERT(strstr(buf, "\"ctr0\"") && strstr(buf, "\"tir_rss\""), "list of %s: %s",
+		    DEVSTR, buf);
 	/* no snapshot (ENODATA), a TIR, a range past the bulk, no name: null */
 	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/counter,ctr0", buf, sizeof(buf)),
 			    "counter");

@@ -2,7 +2,8 @@
 /*
  * Telemetry commands of libmdevx_share (served by the primary):
  *   /mdevx/share/devs           devices shared by this process
- *   /mdevx/share/list,<dev>     record names of a device (all devices if omitted)
+ *   /mdevx/share/list,<dev>     record names of a device (all devices if omitted;
+ *                               an unknown device: null)
  *   /mdevx/share/info,<name>    one record, looked up on every device
  *   /mdevx/share/counter,<name>[,<offset>,<n>]
  *                               counters of a counter record, from the snapshot
@@ -23,6 +24,7 @@ struct list_arg {
 	struct rte_tel_data *d;
 	const char *filter;
 	int n;
+	bool found;	/* the filter named a device */
 };
 
 static void
@@ -52,6 +54,7 @@ list_cb(struct mdevx_share_dev *dev, void *arg)
 
 	if (la->filter != NULL && strcmp(la->filter, mdevx_share_dev_name(dev)) != 0)
 		return;
+	la->found = true;
 	while ((i = mdevx_share_record_next(dev, (uint32_t)(i + 1), &rec)) >= 0) {
 		if (rte_tel_data_add_array_string(la->d, rec.name) != 0)
 			break;	/* the telemetry array is full */
@@ -62,14 +65,15 @@ list_cb(struct mdevx_share_dev *dev, void *arg)
 static int
 cmd_list(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct list_arg la = { .d = d, .filter = NULL, .n = 0 };
+	struct list_arg la = { .d = d, .filter = NULL, .n = 0, .found = false };
 
 	RTE_SET_USED(cmd);
 	if (params != NULL && params[0] != '\0')
 		la.filter = params;
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	mdevx_share_foreach_dev(list_cb, &la);
-	return 0;
+	/* an unknown device is null, as for /service and /info; no records is [] */
+	return la.filter == NULL || la.found ? 0 : -EINVAL;
 }
 
 struct info_arg {
@@ -250,7 +254,6 @@ cmd_counter(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "refresh_seq", snap.refresh_seq);
 	rte_tel_data_add_dict_u64(d, "refreshed_ns", snap.refreshed_ns);
 	rte_tel_data_add_dict_u64(d, "age_ns", snap.age_ns);
-	rte_tel_data_add_dict_u64(d, "age_ms", snap.age_ns / 1000000);
 	rte_tel_data_add_dict_int(d, "primary_alive", snap.primary_alive);
 	rte_tel_data_add_dict_container(d, "packets", pk, 0);
 	rte_tel_data_add_dict_container(d, "bytes", by, 0);
@@ -297,8 +300,8 @@ cmd_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "bulks", st.bulks);
 	rte_tel_data_add_dict_u64(d, "capacity", st.capacity);
 	rte_tel_data_add_dict_u64(d, "used", st.used);
-	rte_tel_data_add_dict_u64(d, "last_refresh_ns", st.last_round_ns);
-	rte_tel_data_add_dict_u64(d, "last_refresh_end_ns", st.last_round_end_ns);
+	rte_tel_data_add_dict_u64(d, "last_round_ns", st.last_round_ns);
+	rte_tel_data_add_dict_u64(d, "last_round_end_ns", st.last_round_end_ns);
 	rte_tel_data_add_dict_u64(d, "refreshes", st.refreshes);
 	rte_tel_data_add_dict_u64(d, "failures", st.failures);
 	rte_tel_data_add_dict_u64(d, "commands", st.commands);
