@@ -1470,37 +1470,44 @@ stale_query_line(struct log_cap *lc)
  * The device strings of the software device backend, gone: ENOTSUP and
  * one line that names the rdma: string to use; the caller's fd stays open.
  */
+/* The open just refused: NULL and ENOTSUP, one "mdevx: " line with @p a and @p b. 0 or -1. */
+static int
+swdev_refusal(struct log_cap *lc, const struct mdevx_ctx *c, const char *call, const char *a,
+	      const char *b)
+{
+	int n;
+
+	if (c != NULL || errno != ENOTSUP) {
+		printf("%s: %p, %s\n", call, (const void *)c, strerror(errno));
+		return -1;
+	}
+	n = log_cap_take(lc, "mdevx: ");
+	if (n != 1 || strstr(lc->text, a) == NULL || strstr(lc->text, b) == NULL) {
+		printf("%s: %d lines: %s\n", call, n, lc->text);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 test_swdev_devstr_refused(void)
 {
 	struct log_cap lc = { .f = NULL };
-	struct mdevx_ctx *c;
-	int fd = -1, n, ret = TEST_FAILED;
+	int fd = -1, ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(log_cap_start(&lc, RTE_LOG_ERR), "log capture");
-	c = mdevx_open("swdev:mlx5_0");
-	if (c != NULL || errno != ENOTSUP) {
-		printf("mdevx_open(swdev:mlx5_0): %p, %s\n", (void *)c, strerror(errno));
+	if (swdev_refusal(&lc, mdevx_open("swdev:mlx5_0"), "mdevx_open(swdev:mlx5_0)",
+			  "`mlx5-swdev run`", "\"rdma:mlx5_0\"") != 0)
 		goto out;
-	}
-	n = log_cap_take(&lc, "mdevx: ");
-	if (n != 1 || strstr(lc.text, "`mlx5-swdev run`") == NULL ||
-	    strstr(lc.text, "\"rdma:mlx5_0\"") == NULL) {
-		printf("%d lines: %s\n", n, lc.text);
-		goto out;
-	}
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	c = mdevx_import_device("swdev:/tmp/s.sock:mlx5_1", fd);
-	if (c != NULL || errno != ENOTSUP || fcntl(fd, F_GETFD) == -1) {
-		printf("mdevx_import_device(swdev:...): %p, %s\n", (void *)c, strerror(errno));
+	if (swdev_refusal(&lc, mdevx_import_device("swdev:/tmp/s.sock:mlx5_1", fd),
+			  "mdevx_import_device(swdev:...)", "mdevx_import_device(",
+			  "\"rdma:mlx5_1\"") != 0)
 		goto out;
-	}
-	n = log_cap_take(&lc, "mdevx: ");
-	if (n != 1 || strstr(lc.text, "mdevx_import_device(") == NULL ||
-	    strstr(lc.text, "\"rdma:mlx5_1\"") == NULL) {
-		printf("%d lines: %s\n", n, lc.text);
+	if (fcntl(fd, F_GETFD) == -1) {
+		printf("the caller's fd was closed\n");
 		goto out;
 	}
 	ret = TEST_SUCCESS;

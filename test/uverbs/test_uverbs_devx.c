@@ -233,6 +233,27 @@ bad_input(struct ibv_context *ctx)
 	      "raw QUERY_HCA_CAP: %s, output marked valid", strerror(err));
 	c.attrs[1].flags &= (uint16_t)~UVERBS_ATTR_F_VALID_OUTPUT;
 	bad_input_pages(fd, &c);
+	{
+		/* A longer output than the method's: zeroed past it, as the kernel's
+		 * uverbs_copy_to_struct_or_zero() for QUERY_PORT. */
+		uint8_t resp[sizeof(struct ib_uverbs_query_port_resp) + 16];
+		struct raw_cmd q;
+		size_t i, nz = 0;
+
+		memset(resp, 0xa5, sizeof(resp));
+		raw_init(&q, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, 2);
+		q.attrs[0] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_PORT_PORT_NUM,
+			.len = 1, .flags = UVERBS_ATTR_F_MANDATORY, .data = 1 };
+		q.attrs[1] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_QUERY_PORT_RESP,
+			.len = sizeof(resp), .flags = UVERBS_ATTR_F_MANDATORY,
+			.data = (uintptr_t)resp };
+		err = raw_ioctl(fd, &q);
+		for (i = sizeof(struct ib_uverbs_query_port_resp); i < sizeof(resp); i++)
+			nz += resp[i] != 0;
+		CHECK(err == 0 && nz == 0 && (q.attrs[1].flags & UVERBS_ATTR_F_VALID_OUTPUT),
+		      "QUERY_PORT into 16 bytes more: %s, %zu of them not zeroed, output valid",
+		      strerror(err), nz);
+	}
 	c.hdr.length += 16;
 	err = raw_ioctl(fd, &c);
 	CHECK(err == EINVAL, "length != 24 + 16 * num_attrs: %s", strerror(err));

@@ -218,19 +218,6 @@ self_pid(void)
 	return t_pid;
 }
 
-int
-uv_copy_in(void *dst, uint64_t src, size_t len)
-{
-	struct iovec l = { .iov_base = dst, .iov_len = len };
-	struct iovec r = { .iov_base = (void *)(uintptr_t)src, .iov_len = len };
-
-	if (len == 0)
-		return 0;
-	if (src == 0 || src + len < src)
-		return EFAULT;
-	return process_vm_readv(self_pid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : EFAULT;
-}
-
 long
 uv_copy_in_upto(void *dst, uint64_t src, size_t len)
 {
@@ -247,40 +234,39 @@ uv_copy_in_upto(void *dst, uint64_t src, size_t len)
 }
 
 int
+uv_copy_in(void *dst, uint64_t src, size_t len)
+{
+	return uv_copy_in_upto(dst, src, len) == (long)len ? 0 : EFAULT;
+}
+
+int
 uv_copy_out2(uint64_t dst, const void *src, size_t len, uint64_t dst2, const void *src2,
 	     size_t len2)
 {
-	struct iovec l[2] = {
-		{ .iov_base = (void *)(uintptr_t)src, .iov_len = len },
-		{ .iov_base = (void *)(uintptr_t)src2, .iov_len = len2 },
-	};
-	struct iovec r[2] = {
-		{ .iov_base = (void *)(uintptr_t)dst, .iov_len = len },
-		{ .iov_base = (void *)(uintptr_t)dst2, .iov_len = len2 },
-	};
-	unsigned int n = len2 > 0 ? 2 : 1;
+	const uint64_t to[2] = { dst, dst2 };
+	const void *from[2] = { src, src2 };
+	const size_t n[2] = { len, len2 };
+	struct iovec l[2], r[2];
+	unsigned int i, k = 0;
 
-	if (len == 0 && len2 == 0)
+	for (i = 0; i < 2; i++) {
+		if (n[i] == 0)
+			continue;
+		if (to[i] == 0 || to[i] + n[i] < to[i])
+			return EFAULT;
+		l[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)from[i], .iov_len = n[i] };
+		r[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)to[i], .iov_len = n[i] };
+		k++;
+	}
+	if (k == 0)
 		return 0;
-	if ((len > 0 && (dst == 0 || dst + len < dst)) ||
-	    (len2 > 0 && (dst2 == 0 || dst2 + len2 < dst2)))
-		return EFAULT;
-	if (len == 0)
-		return uv_copy_out(dst2, src2, len2);
-	return process_vm_writev(self_pid(), l, n, r, n, 0) == (ssize_t)(len + len2) ? 0 : EFAULT;
+	return process_vm_writev(self_pid(), l, k, r, k, 0) == (ssize_t)(len + len2) ? 0 : EFAULT;
 }
 
 int
 uv_copy_out(uint64_t dst, const void *src, size_t len)
 {
-	struct iovec l = { .iov_base = (void *)(uintptr_t)src, .iov_len = len };
-	struct iovec r = { .iov_base = (void *)(uintptr_t)dst, .iov_len = len };
-
-	if (len == 0)
-		return 0;
-	if (dst == 0 || dst + len < dst)
-		return EFAULT;
-	return process_vm_writev(self_pid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : EFAULT;
+	return uv_copy_out2(dst, src, len, 0, NULL, 0);
 }
 
 /* ---- sysfs of the launcher ---- */
