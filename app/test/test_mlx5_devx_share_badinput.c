@@ -1480,8 +1480,6 @@ refusals_primary(struct refusal_case *t)
 		   DEVSTR, "mdevx_share_counter_read", "past");
 	REFUSED_RC(lc, mdevx_share_dev_close(NULL), EINVAL, "mdevx_share_dev_close", "NULL",
 		   NULL);
-	REFUSED_RC(lc, mdevx_share_dev_close(pdev), EBUSY, DEVSTR, "objects of the application",
-		   NULL);
 	REFUSED_RC(lc, mdevx_share_primary_devs(devs, 1), EPERM, "mdevx_share_primary_devs",
 		   "secondar", NULL);
 	REFUSED_NULL(lc, mdevx_share_dev_open(DEVSTR, NULL), EEXIST, DEVSTR, "already open",
@@ -1503,6 +1501,10 @@ refusals_primary(struct refusal_case *t)
 	log_cap_take(lc, NULL);		/* the open's INFO line */
 	REFUSED_RC(lc, mdevx_share_publish(t->small, "two", t->c2), ENOSPC, DEVSTR2, "two",
 		   "full");
+	/* A close with an object of the application (c2): withdrawn first, then EBUSY. */
+	REFUSED_RC(lc, mdevx_share_dev_close(t->small), EBUSY, DEVSTR2,
+		   "has 1 object on", "close again");
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(t->small), 0, "records left by the close");
 
 	/* No such RDMA device: ENODEV, one line from each library. */
 	TEST_ASSERT_NULL_ERRNO(mdevx_open("rdma:mdevx_nosuch0"), ENODEV);

@@ -6,6 +6,8 @@
  * secondaries attach, import by name, read the counter values the primary
  * reads after traffic is injected, query the TIRs and compare; a
  * withdrawal is acknowledged by every holder, whose later use gets ESTALE;
+ * a close with a published TIR withdraws first, refuses with EBUSY while
+ * the application's queues are there, and finishes once they are gone;
  * the telemetry commands answer; every count on the device returns to 0.
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
@@ -19,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_memzone.h>
 
@@ -103,6 +106,46 @@ out:
 }
 REGISTER_TEST_SECONDARY(share_reader, role_reader);
 
+/*
+ * Hold imports of both TIRs and a counter across the primary's close: once
+ * it is told, the device is orphaned (lookups ENODEV, imports ESTALE).
+ */
+static int
+role_tir_holder(int argc, char **argv)
+{
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_imp_t ctr, tir[2];
+	struct mdevx_tir_attr attr;
+	const char *why;
+	int ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &ctr) == 0 &&
+		   mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir[0]) == 0 &&
+		   mdevx_share_import(dev, "tir_rss", MDEVX_OBJ_TIR, &tir[1]) == 0,
+		   "import: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_tir_query(dev, tir[1], &attr) == 0 &&
+		   tir_attr_equal(&attr, &s->tir_rss), "RSS TIR before the close");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	why = closed_device_check(dev, "ctr0", ctr);
+	ROLE_CHECK(why == NULL, "after the primary's close: %s", why);
+	for (int i = 0; i < 2; i++)
+		ROLE_CHECK(mdevx_share_tir_query(dev, tir[i], &attr) == -ESTALE,
+			   "TIR %d after the primary's close: %s", i, strerror(errno));
+	ret = 0;
+out:
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_tir_holder, role_tir_holder);
+
 /* ------------------------------------------------------------------ */
 /* mlx5_devx_share_mp_autotest                                         */
 /* ------------------------------------------------------------------ */
@@ -174,6 +217,54 @@ test_share_device_empty(void)
 
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
 	case_teardown();	/* withdraw all, destroy the chain, close */
+	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
+}
+
+/*
+ * A published TIR uses queues of the application: the close withdraws
+ * every record first (the holder told, the TIRs and counters destroyed),
+ * then refuses with EBUSY and one line that says what to do; the queues
+ * can then be destroyed, and the next close finishes. Nothing is left.
+ */
+static int
+test_share_close_published_tir(void)
+{
+	struct mdevx_obj **q[] = { &chain.rqt, &chain.rq[1], &chain.rq[0], &chain.cq, &chain.td,
+				   &chain.pd };
+	struct share_sync *s = sync_mz->addr;
+	struct log_cap lc = { .f = NULL };
+	uint32_t before, after;
+	const char *why;
+	pid_t pid;
+	int rc;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	pid = test_children_spawn(&children, "share_tir_holder", 0, NULL);
+	TEST_ASSERT(pid > 0, "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "holder not ready");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &before), "counts");
+	TEST_ASSERT_SUCCESS(log_cap_start(&lc, RTE_LOG_NOTICE), "log capture");
+	rc = mdevx_share_dev_close(pdev);
+	why = log_cap_once(&lc, "mdevx_share: ", DEVSTR, "has 6 objects on",
+			   "then close again");
+	log_cap_stop(&lc);
+	TEST_ASSERT(rc == -EBUSY && errno == EBUSY, "close with the queues: %d", rc);
+	TEST_ASSERT_NULL(why, "the refusal's line: %s", why);
+	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), 0, "records left");
+	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV, &after), "counts");
+	TEST_ASSERT_EQUAL(after, before - (NB_COUNTERS + 2), "published objects: %u destroyed",
+			  before - after);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	rc = test_mp_wait(pid, CHILD_TIMEOUT_MS);
+	TEST_ASSERT_EQUAL(rc, 0, "holder exited with %d", rc);
+	/* The documented sequence: the queues, then the close again. */
+	for (size_t i = 0; i < RTE_DIM(q); i++) {
+		TEST_ASSERT_SUCCESS(mdevx_obj_destroy(*q[i]), "queue %zu: %s", i, strerror(errno));
+		*q[i] = NULL;
+	}
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(pdev), "close again: %s", strerror(errno));
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(pdev), ENOENT);
+	pdev = NULL;
 	return test_wait_dev_empty(ctl, DEV, 5000) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
@@ -303,6 +394,7 @@ static struct unit_test_suite share_mp_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_share_withdraw_acked),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_telemetry),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_device_empty),
+		TEST_CASE_ST(case_setup, case_teardown, test_share_close_published_tir),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
 	}

@@ -158,12 +158,17 @@ MDEVX_API struct mdevx_share_dev *mdevx_share_dev_open(const char *devstr,
 MDEVX_API struct mdevx_share_dev *mdevx_share_dev_attach(const char *devstr);
 
 /**
- * Close (see Ownership). Objects the application made on the device's
- * context must be destroyed first.
+ * Close (see Ownership). The primary withdraws every record first (the
+ * secondaries told, the published objects destroyed, its own imports and
+ * rules released), then closes the context if the application holds no
+ * object on it any more. A published TIR's queues are the application's:
+ * close, destroy them, close again.
  * @return 0, or a negative errno:
  *   -ENOENT: not an open device (closed already);
- *   -EBUSY: objects of the application are still on the device's context;
- *     nothing changed (records and imports intact);
+ *   -EBUSY: objects of the application are still on the device's context.
+ *     Primary: every record is withdrawn, the device stays open (its
+ *     secondaries are orphaned) for the next close. Secondary: nothing
+ *     changed (imports intact);
  *   a destroy error (e.g. -EIO) in the primary: every record is withdrawn,
  *     the objects that could not be destroyed stay with their records; the
  *     device stays open and the next close tries again;

@@ -670,7 +670,7 @@ err_out:
  * registry must not be read again.
  */
 static int
-close_abort(struct mdevx_share_dev *dev, int ret)
+close_abort(struct mdevx_share_dev *dev, int ret, bool logged)
 {
 	if (!dev->primary) {
 		mdevx_share_lock_write(&dev->lock);
@@ -683,8 +683,9 @@ close_abort(struct mdevx_share_dev *dev, int ret)
 	pthread_mutex_unlock(&share_devs_lock);
 	(void)dev_live_add(dev);	/* its slot was freed by this close: there is room */
 	pthread_mutex_unlock(&share_open_lock);
-	SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
-		  dev->devstr, strerror(-ret));
+	if (!logged)
+		SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
+			  dev->devstr, strerror(-ret));
 	return fail(-ret);
 }
 
@@ -704,13 +705,27 @@ own_wrappers(const struct mdevx_share_dev *dev)
 	return n + __atomic_load_n(&dev->nb_rules, __ATOMIC_RELAXED);
 }
 
+/* Objects of the application on the device's context: all of it, less ours. */
+static uint32_t
+app_objs(struct mdevx_share_dev *dev)
+{
+	uint32_t own;
+	int n;
+
+	mdevx_share_lock_read(&dev->lock);
+	n = mdevx_ctx_nb_objs(dev->ctx);
+	own = n > 0 ? own_wrappers(dev) : 0;
+	mdevx_share_unlock_read(&dev->lock);
+	return n > 0 && (uint32_t)n > own ? (uint32_t)n - own : 0;
+}
+
 int
 mdevx_share_dev_close(struct mdevx_share_dev *dev)
 {
 	struct mdevx_share_devs_head *list;
 	bool all_acked = true;
-	uint32_t own;
-	int n, ret = 0;
+	uint32_t app;
+	int ret = 0;
 
 	if (dev == NULL) {
 		SHARE_LOG(ERR, "mdevx_share_dev_close(): NULL device");
@@ -734,22 +749,19 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		return 0;
 	}
 	/*
-	 * Objects of the application on the device's context (a TIR's
-	 * queues, say) would keep the context from closing: refuse before
-	 * anything changes, imports and records intact.
+	 * Objects of the application on a secondary's context would keep it
+	 * from closing: refuse before anything changes, imports intact. The
+	 * primary withdraws first (its records use the application's
+	 * queues) and counts them after.
 	 */
-	mdevx_share_lock_read(&dev->lock);
-	n = mdevx_ctx_nb_objs(dev->ctx);
-	own = n > 0 ? own_wrappers(dev) : 0;
-	if (n > 0 && (uint32_t)n > own) {
-		mdevx_share_unlock_read(&dev->lock);
+	app = dev->primary ? 0 : app_objs(dev);
+	if (app > 0) {
 		pthread_mutex_unlock(&share_devs_lock);
 		pthread_mutex_unlock(&share_open_lock);
 		SHARE_LOG(ERR, "%s: %u objects of the application are still on the device's "
-			  "context: not closing", dev->devstr, (uint32_t)n - own);
+			  "context: not closing", dev->devstr, app);
 		return fail(EBUSY);
 	}
-	mdevx_share_unlock_read(&dev->lock);
 	dev_live_del(dev);
 	dev->refcnt = 0;
 	TAILQ_REMOVE(list, dev, next);
@@ -778,14 +790,23 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		ret = primary_withdraw_all(dev, &all_acked);
 		pthread_mutex_unlock(&dev->wlock);
 		if (ret != 0)
-			return close_abort(dev, ret);
+			return close_abort(dev, ret, false);
+		app = app_objs(dev);
+		if (app > 0) {
+			/* The documented step before the queues of a published TIR go. */
+			SHARE_LOG(NOTICE, "%s: every record withdrawn, but the application still "
+				  "has %u object%s on the device's context (a published TIR's "
+				  "queues?): destroy them, then close again", dev->devstr, app,
+				  app == 1 ? "" : "s");
+			return close_abort(dev, -EBUSY, true);
+		}
 	}
 	SHARE_TEST_HOOK(test_close_hook, test_close_arg);
 	if (mdevx_close(dev->ctx) != 0) {
 		ret = -errno;
 		/* An object made meanwhile by another thread: try again later. */
 		if (ret == -EBUSY)
-			return close_abort(dev, ret);
+			return close_abort(dev, ret, false);
 		/*
 		 * Anything else means the context is gone already (closed with
 		 * mdevx_close() behind the device, or freed after its backend
