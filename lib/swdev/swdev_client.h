@@ -185,6 +185,15 @@ int swdev_ctl_get_rq_capture(struct swdev_ctl *ctl, const char *devname, uint32_
  */
 int swdev_ctl_get_cmd_count(struct swdev_ctl *ctl, const char *devname, uint16_t opcode,
 			    uint64_t *count);
+/**
+ * Test mode: disassociate every uverbs file of @p devname, as the kernel
+ * does when a device is removed or reset: the daemon destroys the files'
+ * objects and closes their connections, so that every later command of
+ * those files' processes fails with EIO (and closing them works). New
+ * opens of the device work. 0 and *nfiles (may be NULL) the files
+ * disassociated, or a positive errno (ENODEV, EPERM outside test mode).
+ */
+int swdev_ctl_disassociate(struct swdev_ctl *ctl, const char *devname, uint32_t *nfiles);
 /** Round trip to the daemon without touching any device: 0 when it answers. */
 int swdev_ctl_ping(struct swdev_ctl *ctl);
 

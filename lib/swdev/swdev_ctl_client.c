@@ -280,6 +280,21 @@ swdev_ctl_set_fault(struct swdev_ctl *ctl, const char *devname, uint16_t opcode,
 }
 
 int
+swdev_ctl_disassociate(struct swdev_ctl *ctl, const char *devname, uint32_t *nfiles)
+{
+	struct swdev_ctl_req req;
+	struct swdev_ctl_rep rep;
+	int err;
+
+	memset(&req, 0, sizeof(req));
+	req.op = SWDEV_CTL_DISASSOCIATE;
+	err = ctl_call(ctl, &req, devname, &rep);
+	if (err == 0 && nfiles != NULL)
+		*nfiles = rep.nfiles;
+	return err;
+}
+
+int
 swdev_ctl_ping(struct swdev_ctl *ctl)
 {
 	struct swdev_ctl_req req;

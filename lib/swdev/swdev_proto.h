@@ -160,6 +160,13 @@ enum swdev_ctl_op {
 	 * nfiles = the number of devices; ENODEV past the last. Any allowed peer.
 	 */
 	SWDEV_CTL_DEVICE = 12,
+	/**
+	 * Test mode: every uverbs file of the device is disassociated, as the
+	 * kernel does at a device's removal or reset: its connections are
+	 * closed, its objects destroyed; reply: nfiles = the files. ENODEV
+	 * for an unknown device.
+	 */
+	SWDEV_CTL_DISASSOCIATE = 13,
 	SWDEV_CTL_MAX,
 };
 

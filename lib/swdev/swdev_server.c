@@ -1325,6 +1325,7 @@ static const char *const ctl_op_names[SWDEV_CTL_MAX] = {
 	[SWDEV_CTL_RQ_CAPTURE] = "RQ_CAPTURE",
 	[SWDEV_CTL_CMD_COUNT] = "CMD_COUNT",
 	[SWDEV_CTL_DEVICE] = "DEVICE",
+	[SWDEV_CTL_DISASSOCIATE] = "DISASSOCIATE",
 };
 
 static const char *
@@ -1343,7 +1344,8 @@ static bool
 ctl_op_test_only(uint32_t op)
 {
 	return op == SWDEV_CTL_INJECT || op == SWDEV_CTL_FAULT || op == SWDEV_CTL_RX ||
-	       op == SWDEV_CTL_RX_BATCH || op == SWDEV_CTL_RQ_CAPTURE;
+	       op == SWDEV_CTL_RX_BATCH || op == SWDEV_CTL_RQ_CAPTURE ||
+	       op == SWDEV_CTL_DISASSOCIATE;
 }
 
 /*
@@ -1378,6 +1380,36 @@ ctl_permitted(struct swdev_server *srv, const struct ctl *k, const struct swdev_
 	default:
 		return true;	/* EINVAL below */
 	}
+}
+
+/*
+ * DISASSOCIATE: close the connection of every uverbs file of @p devname
+ * (its channels with it) and destroy the file's objects, as the kernel's
+ * disassociation at a device's removal does. The processes' next command
+ * on such a file finds its channel closed: EIO, as from a removed device.
+ * New opens of the device work. 0 and *nfiles, or ENODEV.
+ */
+static int
+ctl_disassociate(struct swdev_server *srv, const char *devname, uint32_t *nfiles)
+{
+	unsigned int i, n = swdev_engine_num_devices(srv->eng);
+	struct conn *c, *next;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(swdev_engine_device_name(srv->eng, i), devname) == 0)
+			break;
+	if (i == n)
+		return ENODEV;
+	*nfiles = 0;
+	for (c = srv->conns; c != NULL; c = next) {
+		next = c->next;
+		if (c->file == NULL || strcmp(swdev_file_devname(c->file), devname) != 0)
+			continue;
+		conn_close(srv, c, "disassociated by a control request");
+		(*nfiles)++;
+	}
+	swdev_log(SWDEV_LOG_INFO, "%s: %u files disassociated", devname, *nfiles);
+	return 0;
 }
 
 /*
@@ -1529,6 +1561,8 @@ ctl_run(struct swdev_server *srv, const struct swdev_ctl_req *req, const char *d
 			 swdev_engine_device_name(srv->eng, req->idx));
 		*outlen = SWDEV_PROTO_NAME_LEN;
 		return 0;
+	case SWDEV_CTL_DISASSOCIATE:
+		return ctl_disassociate(srv, devname, &rep->nfiles);
 	case SWDEV_CTL_CMD_COUNT:
 		memset(&cc, 0, sizeof(cc));
 		err = swdev_ctl_cmd_count(srv->eng, devname, req->opcode, &cc.count);

@@ -141,6 +141,8 @@ other_client(void *arg)
 		CHECK(err == EPERM, "fault injection: %s", strerror(err));
 		err = swdev_ctl_get_rq_capture(ctl, MP_DEV, 1, 0, cap, sizeof(cap), &ci);
 		CHECK(err == EPERM, "captured frames: %s", strerror(err));
+		err = swdev_ctl_disassociate(ctl, MP_DEV, NULL);
+		CHECK(err == EPERM, "disassociation: %s", strerror(err));
 		err = mp_counter_query(ctr, base, false, &pk, NULL, NULL, NULL);
 		CHECK(err == 0 && pk == 0, "its counter: no packets, no fault: %s %lu",
 		      strerror(err), (unsigned long)pk);
@@ -342,6 +344,9 @@ test_test_mode(void)
 		/* no RQ 1 on the device: ENOENT once the request is let through */
 		err = swdev_ctl_get_rq_capture(ctl, MP_DEV, 1, 0, cap, sizeof(cap), &ci);
 		CHECK(err == (mode ? ENOENT : EPERM), "captured frames: %s", strerror(err));
+		err = swdev_ctl_disassociate(ctl, "mlx5_nosuch", NULL);
+		CHECK(err == (mode ? ENODEV : EPERM), "disassociation of no device: %s",
+		      strerror(err));
 		err = mp_counter_query(ctr, base, false, &pk, NULL, &status, NULL);
 		if (mode)
 			CHECK(err == EREMOTEIO && status == 0x3, "the fault hits the next query: "
