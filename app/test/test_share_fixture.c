@@ -84,7 +84,7 @@ chain_destroy(struct tir_chain *c)
 	}
 }
 
-static int
+int
 chain_create(struct mdevx_ctx *ctx, struct tir_chain *c)
 {
 	struct mdevx_cq_attr cqa = { .log_cq_size = 6, .eq_vector = 0 };

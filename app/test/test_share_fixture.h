@@ -85,6 +85,8 @@ bool wait_at_least(volatile uint32_t *v, uint32_t want, unsigned int ms);
 int publish_counter(struct mdevx_share_dev *dev, const char *name, uint32_t bulk);
 /* A case: DEV and DEV2 hold no object (within 5 s). */
 int test_nothing_left(void);
+/* The objects a TIR needs, on @p ctx: 0, or -1 (a line printed, none left). */
+int chain_create(struct mdevx_ctx *ctx, struct tir_chain *c);
 /* The attributes of a direct TIR to RQ 0 and an RSS TIR over the RQT of @p c. */
 void tir_attrs(const struct tir_chain *c, struct mdevx_tir_attr *direct,
 	       struct mdevx_tir_attr *rss);

@@ -44,6 +44,14 @@
  *   Coordinating destroy with the importers is the application's job.
  * - mdevx_close() fails with EBUSY while local objects or imports of the
  *   context are alive.
+ * - A lost device (removed or reset: the kernel disassociated its uverbs
+ *   file, every command fails with EIO or ENOLINK without reaching it):
+ *   the first destroy that fails so probes the device, marks the context
+ *   lost and logs one line; from then on every destroy of an object,
+ *   matcher or rule of the context releases it locally and returns 0, so
+ *   that the context can be closed, as ibv_close_device() can after a
+ *   fatal event. A destroy the device itself refuses (a status) is no loss:
+ *   its error is returned and the object stays.
  * - Objects must not be released while another thread uses them.
  */
 #ifndef MDEVX_H

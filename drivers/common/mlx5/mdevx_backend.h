@@ -86,6 +86,14 @@ struct mdevx_backend_ops {
 	int (*flow_destroy_handle)(void *bctx, uint32_t handle);
 	/** Free @p bflow, a rule already gone from the device, without a command. */
 	void (*flow_forget)(void *bflow);
+	/**
+	 * Free the backend's own state of @p bobj (a DEVX object, PD, UAR or
+	 * umem) of a lost device, without a command. The provider's object is
+	 * left to the context, as rdma-core leaves it after a failed destroy.
+	 */
+	void (*obj_forget)(void *bobj);
+	/** The same for a matcher of a lost device. */
+	void (*matcher_forget)(void *bmatcher);
 };
 
 /** rdma-core backend. */

@@ -199,6 +199,41 @@ mdevx_cmd_general(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out
 	return finish(in, inlen, rc, out, outlen);
 }
 
+/*
+ * A lost device: the kernel fails every command of a disassociated uverbs
+ * file (device removed or reset) with EIO, and every non-destroy command
+ * of a device in internal error state with ENOLINK (EIO before Linux 6.0),
+ * neither executed by the device. Its destroys are faked successful by the
+ * kernel in internal error state; after a disassociation the kernel
+ * destroyed the objects already, and rdma-core fails the destroy with EIO
+ * (libibverbs' verbs objects release anyway only with
+ * RDMAV_ALLOW_DISASSOC_DESTROY set): the library releases locally then,
+ * as ibv_close_device() works.
+ */
+bool
+mdevx_ctx_lost(struct mdevx_ctx *ctx, int err)
+{
+	uint8_t in[MDEVX_ST_SZ_BYTES(query_hca_cap_in)] = { 0 };
+	uint8_t out[MDEVX_ST_SZ_BYTES(query_hca_cap_out)];
+	int rc;
+
+	if (__atomic_load_n(&ctx->lost, __ATOMIC_ACQUIRE))
+		return true;
+	if (err != EIO && err != ENOLINK)
+		return false;
+	MDEVX_SET(query_hca_cap_in, in, opcode, MDEVX_CMD_OP_QUERY_HCA_CAP);
+	MDEVX_SET(query_hca_cap_in, in, op_mod, MDEVX_HCA_CAP_OP_MOD_GENERAL_CUR);
+	memset(out, 0, sizeof(out));
+	rc = ctx->ops->general_cmd(ctx->bctx, in, sizeof(in), out, sizeof(out));
+	if (rc != EIO && rc != ENOLINK)
+		return false;	/* answered (a status is an answer), or another failure */
+	if (!__atomic_exchange_n(&ctx->lost, true, __ATOMIC_ACQ_REL))
+		MDEVX_LOG(ERR, "%s: the device is lost (commands fail with errno=%d (%s) without "
+			  "reaching it): objects are released locally from now on; close the "
+			  "context", ctx->devstr, rc, strerror(rc));
+	return true;
+}
+
 int
 mdevx_cmd_general_quiet(struct mdevx_ctx *ctx, const void *in, size_t inlen, void *out,
 			size_t outlen)

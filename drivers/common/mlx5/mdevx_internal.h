@@ -49,6 +49,12 @@ struct mdevx_ctx {
 	struct mdevx_caps caps;
 	bool imported;			/**< made by mdevx_import_device() */
 	uint32_t nobjs;			/**< live wrappers; registry lock */
+	/*
+	 * The device no longer executes commands (removed, reset, the
+	 * software device's daemon gone): set once by mdevx_ctx_lost(), read
+	 * with atomics. Destroys then release locally.
+	 */
+	bool lost;
 	size_t attr_size;		/**< backend export attributes, 0 = ask the backend */
 	/* NIC receive flow table capabilities (optional page; 0 if unread). */
 	bool has_ft_caps;
@@ -279,6 +285,14 @@ int mdevx_cmd_general_quiet(struct mdevx_ctx *ctx, const void *in, size_t inlen,
 			    size_t outlen);
 /** Record and log a failure that has no mailbox (verbs ops, destroy). */
 void mdevx_cmd_fail(uint16_t opcode, const char *what, int err);
+/*
+ * After a destroy of @p ctx failed with @p err: is the device lost? Known
+ * already, or, for EIO and ENOLINK, a probe command (QUERY_HCA_CAP) that
+ * fails the same way without the device executing it: the context is
+ * marked lost, and one line says so. A device that answers the probe
+ * (with any status) is not lost.
+ */
+bool mdevx_ctx_lost(struct mdevx_ctx *ctx, int err);
 
 /** Set errno to @p err and return -err (int API convention). */
 static inline int

@@ -102,7 +102,9 @@ mdevx_obj_free_owned(struct mdevx_obj *obj)
 		if (sub[i] == NULL)
 			continue;
 		rc = backend_release(sub[i]);
-		if (rc != 0)
+		if (rc != 0 && mdevx_ctx_lost(sub[i]->ctx, rc))
+			sub[i]->ctx->ops->obj_forget(sub[i]->bobj);
+		else if (rc != 0)
 			mdevx_cmd_fail(0, "releasing a CQ/RQ resource", rc);
 		free(sub[i]);
 	}
@@ -212,6 +214,11 @@ mdevx_obj_destroy(struct mdevx_obj *obj)
 		return mdevx_ret(EBUSY);
 	}
 	rc = backend_release(obj);
+	if (rc != 0 && mdevx_ctx_lost(obj->ctx, rc)) {
+		/* The device destroyed it already, or never will: release locally. */
+		obj->ctx->ops->obj_forget(obj->bobj);
+		rc = 0;
+	}
 	if (rc != 0) {
 		mdevx_obj_destroy_abort(obj);
 		snprintf(what, sizeof(what), "destroying %s %#x", mdevx_obj_kind_name(obj->kind),

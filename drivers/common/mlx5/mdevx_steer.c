@@ -181,6 +181,11 @@ mdevx_matcher_destroy(struct mdevx_matcher *matcher)
 	if (rc != 0)
 		return mdevx_ret(rc);
 	rc = matcher->ctx->ops->matcher_destroy(matcher->bmatcher);
+	/* A lost device: released locally, libmlx5's struct left to the context. */
+	if (rc != 0 && mdevx_ctx_lost(matcher->ctx, rc)) {
+		matcher->ctx->ops->matcher_forget(matcher->bmatcher);
+		rc = 0;
+	}
 	mdevx_reg_lock();
 	if (rc != 0)
 		mdevx_reg_add_locked(matcher, MDEVX_REG_MATCHER);	/* still alive */
@@ -448,6 +453,8 @@ mdevx_rule_destroy(struct mdevx_rule *rule)
 			MDEVX_LOG(WARNING, "rule %u is no longer in the uverbs file: released",
 				  rule->handle);
 			gone = true;
+		} else if (rc != 0 && mdevx_ctx_lost(rule->matcher->ctx, rc)) {
+			gone = true;	/* the device's rules went with it */
 		} else if (rc != 0) {
 			mdevx_cmd_fail(0, "destroying a rule", rc);
 			return mdevx_ret(rc);
