@@ -53,7 +53,6 @@
 #include <rte_thash.h>
 
 #include <mdevx.h>
-#include <mdevx_prm.h>
 #include <mdevx_share.h>
 #include <swdev_client.h>
 
@@ -431,42 +430,36 @@ demo_plan(struct demo_state *st, const struct demo_opts *o)
 /* Secondary                                                         */
 /* ---------------------------------------------------------------- */
 
-/* Match IP protocol UDP and the UDP destination port (IPv4 or IPv6). */
-static void
-rule_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
-{
-	memset(mask, 0, MDEVX_MATCH_PARAM_LEN);
-	memset(value, 0, MDEVX_MATCH_PARAM_LEN);
-	MDEVX_SET(fte_match_param, mask, outer_headers.ip_protocol, 0xff);
-	MDEVX_SET(fte_match_param, mask, outer_headers.udp_dport, 0xffff);
-	MDEVX_SET(fte_match_param, value, outer_headers.ip_protocol, IPPROTO_UDP);
-	MDEVX_SET(fte_match_param, value, outer_headers.udp_dport, port);
-}
-
 /* Install secondary @p id's rule on its imports: a matcher of its own, one rule. */
 static int
 rule_install(struct mdevx_share_dev *dev, int id, const struct rule_plan *p,
 	     mdevx_share_imp_t tir, mdevx_share_imp_t cnt, struct mdevx_matcher **m,
 	     mdevx_share_rule_t *rule, struct demo_reader *me)
 {
-	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
 	struct mdevx_share_rule_attr ra;
 	struct mdevx_matcher_attr ma;
+	struct mdevx_match match;
 
-	rule_mask_value(mask, value, p->port);
+	/* IP protocol UDP and the UDP destination port (IPv4 or IPv6). */
+	if (mdevx_match_init(&match) != 0 ||
+	    mdevx_match_set(&match, MDEVX_MATCH_IP_PROTOCOL, IPPROTO_UDP, 0xff) != 0 ||
+	    mdevx_match_set(&match, MDEVX_MATCH_UDP_DPORT, p->port, 0xffff) != 0) {
+		snprintf(me->error, sizeof(me->error), "match: %s", strerror(errno));
+		return -1;
+	}
 	memset(&ma, 0, sizeof(ma));
 	ma.priority = (uint16_t)(id + 1);
 	ma.match_criteria_enable = MDEVX_MATCH_OUTER;
-	ma.mask = mask;
-	ma.mask_len = sizeof(mask);
+	ma.mask = match.mask;
+	ma.mask_len = sizeof(match.mask);
 	*m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
 	if (*m == NULL) {
 		snprintf(me->error, sizeof(me->error), "matcher: %s", strerror(errno));
 		return -1;
 	}
 	memset(&ra, 0, sizeof(ra));
-	ra.value = value;
-	ra.value_len = sizeof(value);
+	ra.value = match.value;
+	ra.value_len = sizeof(match.value);
 	ra.dest = MDEVX_RULE_DEST_OBJ;
 	ra.dest_imp = tir;
 	ra.counter_imp = cnt;

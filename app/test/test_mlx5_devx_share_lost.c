@@ -16,7 +16,6 @@
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,24 +27,12 @@
 #include <mdevx_share.h>
 #include <swdev_client.h>
 
-#include "mdevx_prm.h"
 #include "process.h"
 #include "test.h"
 #include "test_share_fixture.h"
 #include "test_share_util.h"
 
 #define LOST_LINE "the device is lost"
-
-static void
-udp_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
-{
-	memset(mask, 0, MDEVX_MATCH_PARAM_LEN);
-	memset(value, 0, MDEVX_MATCH_PARAM_LEN);
-	MDEVX_SET(fte_match_param, mask, outer_headers.ip_protocol, 0xff);
-	MDEVX_SET(fte_match_param, mask, outer_headers.udp_dport, 0xffff);
-	MDEVX_SET(fte_match_param, value, outer_headers.ip_protocol, IPPROTO_UDP);
-	MDEVX_SET(fte_match_param, value, outer_headers.udp_dport, port);
-}
 
 /* What test_lost_local() makes on its context. */
 struct lost_objs {
@@ -96,7 +83,7 @@ lost_objs_make(struct lost_objs *o, const char *devstr)
 	o->cnt = mdevx_counter_alloc(o->ctx, 4);
 	o->extra = mdevx_counter_alloc(o->ctx, 1);
 	TEST_ASSERT(o->cnt != NULL && o->extra != NULL, "counter: %s", strerror(errno));
-	udp_mask_value(mask, value, 4789);
+	test_udp_mask_value(mask, value, 4789);
 	o->m = mdevx_matcher_create(o->ctx, &ma);
 	TEST_ASSERT_NOT_NULL(o->m, "matcher: %s", strerror(errno));
 	memset(&ra, 0, sizeof(ra));
@@ -226,7 +213,7 @@ role_lost_holder(int argc, char **argv)
 	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &ctr) == 0 &&
 		   mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 		   "import: %s", strerror(errno));
-	udp_mask_value(mask, value, 4789);
+	test_udp_mask_value(mask, value, 4789);
 	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
 	ROLE_CHECK(m != NULL, "matcher: %s", strerror(errno));
 	memset(&ra, 0, sizeof(ra));

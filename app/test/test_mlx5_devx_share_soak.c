@@ -38,12 +38,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <netinet/in.h>
 
 #include <rte_memzone.h>
 
 #include <mdevx.h>
-#include <mdevx_prm.h>
 #include <mdevx_share.h>
 #include <mdevx_share_internal.h>
 #include <swdev_client.h>
@@ -237,17 +235,6 @@ epoch_wait(struct soak_sync *s, uint32_t last, uint32_t *now)
 	}
 }
 
-static void
-rule_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
-{
-	memset(mask, 0, MDEVX_MATCH_PARAM_LEN);
-	memset(value, 0, MDEVX_MATCH_PARAM_LEN);
-	MDEVX_SET(fte_match_param, mask, outer_headers.ip_protocol, 0xff);
-	MDEVX_SET(fte_match_param, mask, outer_headers.udp_dport, 0xffff);
-	MDEVX_SET(fte_match_param, value, outer_headers.ip_protocol, IPPROTO_UDP);
-	MDEVX_SET(fte_match_param, value, outer_headers.udp_dport, port);
-}
-
 /*
  * One epoch: import a bulk by name and check counter 0; a rule installer
  * also imports a TIR and puts a rule on both. Readers spread over the
@@ -369,7 +356,7 @@ role_soak(int argc, char **argv)
 			.mask = mask, .mask_len = sizeof(mask),
 		};
 
-		rule_mask_value(mask, value, (uint16_t)(5000 + me));
+		test_udp_mask_value(mask, value, (uint16_t)(5000 + me));
 		m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
 		ROLE_CHECK(m != NULL, "matcher: %s", strerror(errno));
 	}

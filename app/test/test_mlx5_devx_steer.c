@@ -211,14 +211,72 @@ udp_frame(uint8_t *f, uint16_t dport, size_t payload)
 	return len;
 }
 
-/* Outer ethertype, IP protocol and UDP destination port: mask or value. */
+/*
+ * Outer ethertype, IP protocol and UDP destination port: mask or value,
+ * made by the library's match helpers (test_match_fields() checks them
+ * against the PRM layout).
+ */
 static void
 udp_match(uint8_t *m, bool mask, uint16_t dport)
 {
-	memset(m, 0, MDEVX_MATCH_PARAM_LEN);
-	MDEVX_SET(fte_match_param, m, outer_headers.ethertype, mask ? 0xffff : 0x0800);
-	MDEVX_SET(fte_match_param, m, outer_headers.ip_protocol, mask ? 0xff : 17);
-	MDEVX_SET(fte_match_param, m, outer_headers.udp_dport, mask ? 0xffff : dport);
+	struct mdevx_match mt;
+
+	if (mdevx_match_init(&mt) != 0 ||
+	    mdevx_match_set(&mt, MDEVX_MATCH_ETHERTYPE, 0x0800, 0xffff) != 0 ||
+	    mdevx_match_set(&mt, MDEVX_MATCH_IP_PROTOCOL, 17, 0xff) != 0 ||
+	    mdevx_match_set(&mt, MDEVX_MATCH_UDP_DPORT, dport, 0xffff) != 0)
+		printf("udp_match: %s\n", strerror(errno));
+	memcpy(m, mask ? mt.mask : mt.value, MDEVX_MATCH_PARAM_LEN);
+}
+
+/*
+ * The PRM bytes of field @p f set to all ones of @p width bits in @p buf,
+ * written with the PRM layout macros (independently of mdevx_match_set()).
+ */
+static void
+prm_field_ones(uint8_t *buf, enum mdevx_match_field f)
+{
+	uint8_t *ip;
+
+	switch (f) {
+	case MDEVX_MATCH_SMAC:
+		MDEVX_SET(fte_match_param, buf, outer_headers.smac_47_16, UINT32_MAX);
+		MDEVX_SET(fte_match_param, buf, outer_headers.smac_15_0, 0xffff);
+		break;
+	case MDEVX_MATCH_DMAC:
+		MDEVX_SET(fte_match_param, buf, outer_headers.dmac_47_16, UINT32_MAX);
+		MDEVX_SET(fte_match_param, buf, outer_headers.dmac_15_0, 0xffff);
+		break;
+#define ONES(id, fld) case id: \
+		MDEVX_SET(fte_match_param, buf, outer_headers.fld, UINT32_MAX); break
+	ONES(MDEVX_MATCH_ETHERTYPE, ethertype);
+	ONES(MDEVX_MATCH_VLAN_PRIO, first_prio);
+	ONES(MDEVX_MATCH_VLAN_CFI, first_cfi);
+	ONES(MDEVX_MATCH_VLAN_ID, first_vid);
+	ONES(MDEVX_MATCH_CVLAN_TAG, cvlan_tag);
+	ONES(MDEVX_MATCH_SVLAN_TAG, svlan_tag);
+	ONES(MDEVX_MATCH_IP_VERSION, ip_version);
+	ONES(MDEVX_MATCH_IP_PROTOCOL, ip_protocol);
+	ONES(MDEVX_MATCH_IP_DSCP, ip_dscp);
+	ONES(MDEVX_MATCH_IP_ECN, ip_ecn);
+	ONES(MDEVX_MATCH_IP_TTL, ttl_hoplimit);
+	ONES(MDEVX_MATCH_FRAG, frag);
+	ONES(MDEVX_MATCH_TCP_SPORT, tcp_sport);
+	ONES(MDEVX_MATCH_TCP_DPORT, tcp_dport);
+	ONES(MDEVX_MATCH_TCP_FLAGS, tcp_flags);
+	ONES(MDEVX_MATCH_UDP_SPORT, udp_sport);
+	ONES(MDEVX_MATCH_UDP_DPORT, udp_dport);
+#undef ONES
+	case MDEVX_MATCH_SRC_IPV4:
+	case MDEVX_MATCH_DST_IPV4:
+		ip = f == MDEVX_MATCH_SRC_IPV4 ?
+		     MDEVX_ADDR_OF(fte_match_param, buf, outer_headers.src_ipv4_src_ipv6) :
+		     MDEVX_ADDR_OF(fte_match_param, buf, outer_headers.dst_ipv4_dst_ipv6);
+		memset(ip + 12, 0xff, 4);
+		break;
+	default:
+		break;
+	}
 }
 
 #define OUTER_LEN 64u
@@ -600,6 +658,76 @@ test_flow_bad_attrs(void)
 }
 
 /* ---------------- root matchers and rules ---------------- */
+
+/*
+ * Each field of the match helpers: all ones land exactly on the PRM
+ * field's bits (in mask and value), a value reads back, and a field
+ * cleared with mask 0 is gone; a mask wider than the field, value bits
+ * outside the mask, no such field and NULL are EINVAL with the match
+ * unchanged. IPv6 addresses land on their 16 bytes.
+ */
+#define SAME_BYTES(a, b, n, ...) TEST_ASSERT(memcmp(a, b, n) == 0, __VA_ARGS__)
+
+static int
+test_match_fields(void)
+{
+	static const uint8_t widths[MDEVX_MATCH_FIELD_MAX] = {
+		48, 48, 16, 3, 1, 12, 1, 1, 4, 8, 6, 2, 8, 1, 32, 32, 16, 16, 9, 16, 16,
+	};
+	uint8_t ref[MDEVX_MATCH_PARAM_LEN], a6[16], m6[16];
+	struct mdevx_match m, copy;
+	uint64_t v, mk;
+
+	for (int f = 0; f < MDEVX_MATCH_FIELD_MAX; f++) {
+		uint64_t ones = (UINT64_C(1) << widths[f]) - 1;
+		uint64_t val = UINT64_C(0x5a5a5a5a5a5a) & ones;
+
+		memset(ref, 0, sizeof(ref));
+		prm_field_ones(ref, (enum mdevx_match_field)f);
+		TEST_ASSERT_SUCCESS(mdevx_match_init(&m), "init");
+		TEST_ASSERT_SUCCESS(mdevx_match_set(&m, (enum mdevx_match_field)f, ones, ones),
+				    "field %d: %s", f, strerror(errno));
+		SAME_BYTES(m.mask, ref, sizeof(ref), "field %d's mask bits", f);
+		SAME_BYTES(m.value, ref, sizeof(ref), "field %d's value bits",
+					      f);
+		TEST_ASSERT_SUCCESS(mdevx_match_set(&m, (enum mdevx_match_field)f, val, ones),
+				    "field %d", f);
+		TEST_ASSERT_SUCCESS(mdevx_match_get(&m, (enum mdevx_match_field)f, &v, &mk),
+				    "get %d", f);
+		TEST_ASSERT(v == val && mk == ones, "field %d: %#" PRIx64 "/%#" PRIx64, f, v, mk);
+		/* Wider than the field; value outside the mask: refused, nothing changed. */
+		memcpy(&copy, &m, sizeof(m));
+		TEST_ASSERT_RC_ERRNO(mdevx_match_set(&m, (enum mdevx_match_field)f, 0,
+						     ones << 1 | 1), EINVAL);
+		TEST_ASSERT_RC_ERRNO(mdevx_match_set(&m, (enum mdevx_match_field)f, 1, 0), EINVAL);
+		SAME_BYTES(&m, &copy, sizeof(m), "field %d: a refusal wrote", f);
+		TEST_ASSERT_SUCCESS(mdevx_match_set(&m, (enum mdevx_match_field)f, 0, 0), "clear");
+		memset(ref, 0, sizeof(ref));
+		SAME_BYTES(m.mask, ref, sizeof(ref), "field %d not cleared", f);
+	}
+	TEST_ASSERT_RC_ERRNO(mdevx_match_set(&m, MDEVX_MATCH_FIELD_MAX, 0, 0), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_match_get(&m, MDEVX_MATCH_FIELD_MAX, &v, &mk), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_match_set(NULL, MDEVX_MATCH_UDP_DPORT, 0, 0), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_match_get(&m, MDEVX_MATCH_UDP_DPORT, NULL, &mk), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_match_init(NULL), EINVAL);
+	/* 2001:db8::1/64 as the destination: its 16 bytes, the source untouched. */
+	memset(a6, 0, sizeof(a6));
+	memset(m6, 0, sizeof(m6));
+	a6[0] = 0x20, a6[1] = 0x01, a6[2] = 0x0d, a6[3] = 0xb8;
+	memset(m6, 0xff, 8);
+	TEST_ASSERT_SUCCESS(mdevx_match_init(&m), "init");
+	TEST_ASSERT_SUCCESS(mdevx_match_set_ipv6(&m, 1, a6, m6), "ipv6: %s", strerror(errno));
+	SAME_BYTES(MDEVX_ADDR_OF(fte_match_param, m.value,
+						    outer_headers.dst_ipv4_dst_ipv6), a6, 16, "dst");
+	SAME_BYTES(MDEVX_ADDR_OF(fte_match_param, m.mask,
+						    outer_headers.dst_ipv4_dst_ipv6), m6, 16, "mask");
+	TEST_ASSERT_SUCCESS(mdevx_match_get(&m, MDEVX_MATCH_SRC_IPV4, &v, &mk), "src");
+	TEST_ASSERT(v == 0 && mk == 0, "the source was written");
+	a6[15] = 1;	/* outside the /64 */
+	TEST_ASSERT_RC_ERRNO(mdevx_match_set_ipv6(&m, 0, a6, m6), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_match_set_ipv6(&m, 0, NULL, m6), EINVAL);
+	return TEST_SUCCESS;
+}
 
 static int
 test_matcher_bad_attrs(void)
@@ -1243,6 +1371,7 @@ static struct unit_test_suite steer_suite = {
 		TEST_CASE_ST(NULL, case_teardown, test_flow_table_query),
 		TEST_CASE_ST(NULL, case_teardown, test_flow_group_fte),
 		TEST_CASE_ST(NULL, case_teardown, test_flow_bad_attrs),
+		TEST_CASE(test_match_fields),
 		TEST_CASE_ST(NULL, case_teardown, test_matcher_bad_attrs),
 		TEST_CASE_ST(NULL, case_teardown, test_rule_basic),
 		TEST_CASE_ST(NULL, case_teardown, test_rule_bad_attrs),

@@ -234,17 +234,6 @@ pcap_generate(void)
 
 #define ROLE_CHECK(cond, ...) TEST_ROLE_CHECK(&s->failures, cond, __VA_ARGS__)
 
-static void
-rule_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
-{
-	memset(mask, 0, MDEVX_MATCH_PARAM_LEN);
-	memset(value, 0, MDEVX_MATCH_PARAM_LEN);
-	MDEVX_SET(fte_match_param, mask, outer_headers.ip_protocol, 0xff);
-	MDEVX_SET(fte_match_param, mask, outer_headers.udp_dport, 0xffff);
-	MDEVX_SET(fte_match_param, value, outer_headers.ip_protocol, IPPROTO_UDP);
-	MDEVX_SET(fte_match_param, value, outer_headers.udp_dport, port);
-}
-
 /* Counter @p off of the imported bulk against the primary's expectation. */
 static bool
 counter_is(struct mdevx_share_dev *dev, mdevx_share_imp_t cnt, uint32_t off, uint64_t packets,
@@ -286,7 +275,7 @@ role_steer(int argc, char **argv)
 			   "import %s: %s", rule_ctr[r], strerror(errno));
 	ROLE_CHECK(mdevx_share_import(dev, rule_tir[me], MDEVX_OBJ_TIR, &tir) == 0,
 		   "import %s: %s", rule_tir[me], strerror(errno));
-	rule_mask_value(mask, value, rule_port[me]);
+	test_udp_mask_value(mask, value, rule_port[me]);
 	memset(&ma, 0, sizeof(ma));
 	ma.priority = (uint16_t)(me + 1);
 	ma.match_criteria_enable = MDEVX_MATCH_OUTER;
@@ -649,7 +638,7 @@ port_matcher(struct mdevx_ctx *ctx, uint16_t prio)
 		.mask = mask, .mask_len = sizeof(mask),
 	};
 
-	rule_mask_value(mask, value, 0);
+	test_udp_mask_value(mask, value, 0);
 	return mdevx_matcher_create(ctx, &ma);
 }
 
@@ -664,8 +653,8 @@ test_steer_rule_api(void)
 	struct mdevx_matcher *m;
 	uint32_t own = UINT32_MAX, n, h1 = 0, h2 = 0;
 
-	rule_mask_value(mask, v5000, rule_port[RULE_A]);
-	rule_mask_value(mask, v6000, rule_port[RULE_B]);
+	test_udp_mask_value(mask, v5000, rule_port[RULE_A]);
+	test_udp_mask_value(mask, v6000, rule_port[RULE_B]);
 	m = port_matcher(mdevx_share_dev_ctx(pdev), 0);
 	TEST_ASSERT_NOT_NULL(m, "matcher: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_direct", MDEVX_OBJ_TIR, &tir), "imp");
@@ -800,7 +789,7 @@ role_steer_odd(int argc, char **argv)
 	TEST_ROLE_CHECK(&s->failures, !with_cnt ||
 			mdevx_share_import(dev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt) == 0,
 			"import: %s", strerror(errno));
-	rule_mask_value(mask, value, rule_port[RULE_B]);
+	test_udp_mask_value(mask, value, rule_port[RULE_B]);
 	m = port_matcher(mdevx_share_dev_ctx(dev), 3);
 	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
 	memset(&ra, 0, sizeof(ra));
@@ -915,7 +904,7 @@ test_steer_forged_messages(void)
 
 	m = port_matcher(mdevx_share_dev_ctx(pdev), 0);
 	TEST_ASSERT_NOT_NULL(m, "matcher: %s", strerror(errno));
-	rule_mask_value(mask, value, rule_port[RULE_B]);
+	test_udp_mask_value(mask, value, rule_port[RULE_B]);
 	memset(&ra, 0, sizeof(ra));
 	ra.value = value;
 	ra.value_len = sizeof(value);
@@ -950,7 +939,7 @@ secondary_rule(struct mdevx_share_dev *dev, struct mdevx_matcher *m, uint16_t po
 	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
 	struct mdevx_share_rule_attr ra;
 
-	rule_mask_value(mask, value, port);
+	test_udp_mask_value(mask, value, port);
 	memset(&ra, 0, sizeof(ra));
 	ra.value = value;
 	ra.value_len = sizeof(value);
@@ -1143,7 +1132,7 @@ role_steer_churn(int argc, char **argv)
 	TEST_ROLE_CHECK(&s->failures,
 			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 			"import: %s", strerror(errno));
-	rule_mask_value(mask, value, 1);
+	test_udp_mask_value(mask, value, 1);
 	memset(MDEVX_ADDR_OF(fte_match_param, mask, outer_headers.dst_ipv4_dst_ipv6) + 12, 0xff,
 	       4);
 	memset(&ma, 0, sizeof(ma));
@@ -1255,7 +1244,7 @@ role_steer_mass(int argc, char **argv)
 		printf("mass: attach/import: %s\n", strerror(errno));
 		_exit(1);
 	}
-	rule_mask_value(mask, value, 1);
+	test_udp_mask_value(mask, value, 1);
 	memset(MDEVX_ADDR_OF(fte_match_param, mask, outer_headers.dst_ipv4_dst_ipv6) + 12, 0xff,
 	       4);
 	memset(&ma, 0, sizeof(ma));
@@ -1427,7 +1416,7 @@ role_steer_perf(int argc, char **argv)
 			mdevx_share_import(dev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt) == 0 &&
 			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 			"import: %s", strerror(errno));
-	rule_mask_value(mask, value, 1);
+	test_udp_mask_value(mask, value, 1);
 	memset(MDEVX_ADDR_OF(fte_match_param, mask, outer_headers.dst_ipv4_dst_ipv6) + 12, 0xff,
 	       4);
 	memset(&ma, 0, sizeof(ma));

@@ -5,6 +5,7 @@
  * fixture and the tracked children of a test case.
  */
 #include <dirent.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -377,4 +378,17 @@ log_cap_once(struct log_cap *c, const char *prefix, const char *n1, const char *
 		printf("log: %s (want %s / %s / %s):\n%s", why, n1 != NULL ? n1 : "-",
 		       n2 != NULL ? n2 : "-", n3 != NULL ? n3 : "-", c->text);
 	return why;
+}
+
+void
+test_udp_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
+{
+	struct mdevx_match m;
+
+	if (mdevx_match_init(&m) != 0 ||
+	    mdevx_match_set(&m, MDEVX_MATCH_IP_PROTOCOL, IPPROTO_UDP, 0xff) != 0 ||
+	    mdevx_match_set(&m, MDEVX_MATCH_UDP_DPORT, port, 0xffff) != 0)
+		printf("test_udp_mask_value: %s\n", strerror(errno));
+	memcpy(mask, m.mask, MDEVX_MATCH_PARAM_LEN);
+	memcpy(value, m.value, MDEVX_MATCH_PARAM_LEN);
 }

@@ -189,4 +189,11 @@ unsigned int log_cap_take(struct log_cap *c, const char *prefix);
 const char *log_cap_once(struct log_cap *c, const char *prefix, const char *n1, const char *n2,
 			 const char *n3);
 
+/**
+ * The match of the steering tests, made with mdevx_match_set(): IP
+ * protocol UDP and UDP destination port @p port, as a matcher's @p mask
+ * and a rule's @p value (MDEVX_MATCH_PARAM_LEN bytes each).
+ */
+void test_udp_mask_value(uint8_t *mask, uint8_t *value, uint16_t port);
+
 #endif /* MDEVX_TEST_SHARE_UTIL_H */

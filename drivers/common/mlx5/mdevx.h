@@ -407,8 +407,9 @@ MDEVX_API int mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr
  * hold the application's own groups and entries, built as PRM mailboxes.
  * See doc/driver.rst for the rdma-core mapping and its limits.
  *
- * Match buffers (masks and values) are PRM fte_match_param bytes; this
- * library matches on the outer L2-L4 headers only (the first 64 bytes,
+ * Match buffers (masks and values) are PRM fte_match_param bytes, made by
+ * name with mdevx_match_set() (struct mdevx_match); this library matches
+ * on the outer L2-L4 headers only (the first 64 bytes,
  * fte_match_set_lyr_2_4): a set bit past them, or a criteria bit other than
  * MDEVX_MATCH_OUTER, is EINVAL before any device command.
  */
@@ -417,6 +418,70 @@ MDEVX_API int mdevx_tir_query(struct mdevx_obj *tir, struct mdevx_tir_attr *attr
 #define MDEVX_MATCH_PARAM_LEN 512
 /** match_criteria_enable: outer L2-L4 headers (the only set supported). */
 #define MDEVX_MATCH_OUTER 0x1
+
+/**
+ * The outer L2-L4 fields a match compares (PRM fte_match_set_lyr_2_4, the
+ * first 64 bytes of fte_match_param), for mdevx_match_set(). Values are
+ * numbers in host order: a MAC address is its 48 bits (00:11:22:33:44:55
+ * is 0x001122334455), an IPv4 address its 32 bits (10.0.0.1 is
+ * 0x0a000001). The VLAN fields are the first tag's. An IPv4 address is the
+ * last 4 bytes of the 16-byte IPv6 address field (mdevx_match_set_ipv6()).
+ */
+enum mdevx_match_field {
+	MDEVX_MATCH_SMAC,	/**< 48 bits */
+	MDEVX_MATCH_DMAC,	/**< 48 bits */
+	MDEVX_MATCH_ETHERTYPE,	/**< 16 bits */
+	MDEVX_MATCH_VLAN_PRIO,	/**< 3 bits */
+	MDEVX_MATCH_VLAN_CFI,	/**< 1 bit */
+	MDEVX_MATCH_VLAN_ID,	/**< 12 bits */
+	MDEVX_MATCH_CVLAN_TAG,	/**< 1 bit: a customer VLAN tag (0x8100) */
+	MDEVX_MATCH_SVLAN_TAG,	/**< 1 bit: a service VLAN tag (0x88a8) */
+	MDEVX_MATCH_IP_VERSION,	/**< 4 bits: 4 or 6 */
+	MDEVX_MATCH_IP_PROTOCOL, /**< 8 bits: 6 TCP, 17 UDP... */
+	MDEVX_MATCH_IP_DSCP,	/**< 6 bits */
+	MDEVX_MATCH_IP_ECN,	/**< 2 bits */
+	MDEVX_MATCH_IP_TTL,	/**< 8 bits: TTL or hop limit */
+	MDEVX_MATCH_FRAG,	/**< 1 bit: an IP fragment */
+	MDEVX_MATCH_SRC_IPV4,	/**< 32 bits */
+	MDEVX_MATCH_DST_IPV4,	/**< 32 bits */
+	MDEVX_MATCH_TCP_SPORT,	/**< 16 bits */
+	MDEVX_MATCH_TCP_DPORT,	/**< 16 bits */
+	MDEVX_MATCH_TCP_FLAGS,	/**< 9 bits */
+	MDEVX_MATCH_UDP_SPORT,	/**< 16 bits */
+	MDEVX_MATCH_UDP_DPORT,	/**< 16 bits */
+	MDEVX_MATCH_FIELD_MAX,
+};
+
+/**
+ * A mask and a value of MDEVX_MATCH_PARAM_LEN bytes each: mask for
+ * mdevx_matcher_attr, value for mdevx_rule_attr (and
+ * mdevx_share_rule_attr), both with length MDEVX_MATCH_PARAM_LEN.
+ */
+struct mdevx_match {
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN];
+	uint8_t value[MDEVX_MATCH_PARAM_LEN];
+};
+
+/** Clear @p m: nothing compared. 0, or -EINVAL (NULL). */
+MDEVX_API int mdevx_match_init(struct mdevx_match *m);
+/**
+ * Compare field @p f: the bits of @p mask, which must equal those of
+ * @p value (mask 0: the field is not compared any more).
+ * @return 0, or -EINVAL (NULL, no such field, a mask wider than the field,
+ *   value bits outside the mask), logged; @p m unchanged then.
+ */
+MDEVX_API int mdevx_match_set(struct mdevx_match *m, enum mdevx_match_field f,
+			      uint64_t value, uint64_t mask);
+/** What field @p f of @p m compares: 0 and @p value, @p mask; -EINVAL. */
+MDEVX_API int mdevx_match_get(const struct mdevx_match *m, enum mdevx_match_field f,
+			      uint64_t *value, uint64_t *mask);
+/**
+ * Compare the source (@p dst 0) or destination IPv6 address: 16 bytes in
+ * network order each. Overwrites that direction's IPv4 field.
+ * @return 0, or -EINVAL (NULL, address bits outside the mask).
+ */
+MDEVX_API int mdevx_match_set_ipv6(struct mdevx_match *m, int dst, const uint8_t addr[16],
+				   const uint8_t mask[16]);
 
 /** Root matcher: what mlx5dv_create_flow_matcher() takes (NIC receive). */
 struct mdevx_matcher_attr {
