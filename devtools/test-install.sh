@@ -11,11 +11,13 @@
 #      has no test hook;
 #   3. the installed programs and libraries find our libraries in the
 #      prefix without LD_LIBRARY_PATH (ldd, and --help of each program);
-#   4. test/install/share_client.c, built with nothing but
-#      `pkg-config --cflags --libs libmdevx_share`, and
+#   4. test/install/share_client.c and share_pair.c, built with nothing
+#      but `pkg-config --cflags --libs libmdevx_share`, and
 #      test/install/mdevx_client.c with `... libmdevx`, run against the
-#      installed mlx5-swdev and print their OK line; the copies of both in
-#      doc/install.rst and doc/driver.rst are the files;
+#      installed mlx5-swdev and print their OK lines (share_pair, a primary
+#      and its secondary, needs free hugepages: without, it is built and
+#      not run, said so); every C example of doc/*.rst is one of these
+#      files, shown as it is (devtools/check-doc-examples.py);
 #   5. a configuration for the system prefix (/usr) writes no -Wl,-rpath in
 #      the .pc files and no RUNPATH.
 #
@@ -43,7 +45,10 @@ cleanup() {
 		MLX5_SWDEV="$prefix/bin/mlx5-swdev" "$top/devtools/swdev-start.sh" stop "$sock" \
 			>/dev/null 2>&1
 	fi
-	rm -rf /var/run/dpdk/"$eal_prefix" 2>/dev/null
+	rm -rf /var/run/dpdk/"$eal_prefix" /var/run/dpdk/"${eal_prefix}_pair" 2>/dev/null
+	for m in $(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts); do
+		rm -f "$m/${eal_prefix}_pair"map_* 2>/dev/null
+	done
 	if [ "$keep" -eq 1 ]; then
 		echo "kept: $tmp"
 	else
@@ -165,34 +170,9 @@ ok "mlx5-swdev, mlx5-share-info, mlx5-share-demo and mlx5-attach-server --help r
 	"without LD_LIBRARY_PATH"
 
 # ---- 4. clients built with pkg-config alone ---------------------------------
-# The documentation shows the two clients: its copies must be the files.
-doc_copy() { # rst file, source file
-	python3 - "$1" "$2" <<'EOF'
-import sys
-rst, src = sys.argv[1], sys.argv[2]
-lines = open(rst).read().split("\n")
-name = "test/install/" + src.split("/test/install/")[-1]
-marker = "   :caption: " + name
-try:
-    i = lines.index(marker)
-except ValueError:
-    sys.exit(rst + ": no code block of caption " + name)
-if lines[i - 1] != ".. code-block:: c" or lines[i + 1] != "":
-    sys.exit(rst + ": the caption " + name + " is not that of a C code block")
-block = []
-for line in lines[i + 2:]:
-    if line and not line.startswith("   "):
-        break
-    block.append(line[3:])
-while block and block[-1] == "":
-    block.pop()
-if "\n".join(block) + "\n" != open(src).read():
-    sys.exit(rst + ": the code block " + name + " differs from the file")
-EOF
-}
-doc_copy "$top/doc/driver.rst" "$top/test/install/mdevx_client.c" || fail "doc/driver.rst"
-doc_copy "$top/doc/install.rst" "$top/test/install/share_client.c" || fail "doc/install.rst"
-ok "doc/driver.rst and doc/install.rst show test/install/*.c as they are"
+# The documentation shows the clients: its copies must be the files.
+python3 "$top/devtools/check-doc-examples.py" "$top" || fail "doc examples"
+ok "every C example of doc/*.rst is a test/install program, shown as it is"
 
 flags_share=$(pkg-config --cflags --libs libmdevx_share) || fail "pkg-config libmdevx_share"
 flags_mdevx=$(pkg-config --cflags --libs libmdevx) || fail "pkg-config libmdevx"
@@ -201,9 +181,12 @@ echo "pkg-config --cflags --libs libmdevx_share: $flags_share" | sed 's/ -lrte_[
 "$cc" -Wall -Wextra -Werror -o "$tmp/share_client" "$top/test/install/share_client.c" $flags_share ||
 	fail "share_client does not build with pkg-config libmdevx_share alone"
 # shellcheck disable=SC2086
+"$cc" -Wall -Wextra -Werror -o "$tmp/share_pair" "$top/test/install/share_pair.c" $flags_share ||
+	fail "share_pair does not build with pkg-config libmdevx_share alone"
+# shellcheck disable=SC2086
 "$cc" -Wall -Wextra -Werror -o "$tmp/mdevx_client" "$top/test/install/mdevx_client.c" $flags_mdevx ||
 	fail "mdevx_client does not build with pkg-config libmdevx alone"
-ok "both clients built and linked with pkg-config alone"
+ok "the three clients built and linked with pkg-config alone"
 
 # libmdevx_attach: its header (which includes mdevx.h) and library with its
 # .pc file alone; a call that needs no device runs.
@@ -251,7 +234,23 @@ cat "$tmp/out"
 [ "$rc" -eq 0 ] || fail "share_client exits $rc"
 grep -qE '^share_client: install-counters published \(1 record\), looked up \(counter [0-9]+, bulk 8\), imported, read, withdrawn on rdma:mlx5_0: OK$' \
 	"$tmp/out" || fail "share_client: no OK line"
-ok "both clients ran against the installed libraries and daemon"
+free_pages=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+if [ "${free_pages:-0}" -ge 64 ] && awk '$3 == "hugetlbfs" { f = 1 } END { exit !f }' /proc/mounts
+then
+	run_clean "$prefix/bin/mlx5-swdev" run --socket "$sock" -- "$tmp/share_pair" --no-pci \
+		--file-prefix="${eal_prefix}_pair" --log-level=lib.eal:warning > "$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	[ "$rc" -eq 0 ] || fail "share_pair exits $rc"
+	grep -q '^share_pair secondary: imported rx-counters and rx-tir, read 128 counters, steered UDP 4789 to the TIR: OK$' \
+		"$tmp/out" || fail "share_pair: no OK line of the secondary"
+	grep -q '^share_pair primary: published rx-counters and rx-tir, the secondary done, withdrawn and closed on rdma:mlx5_0: OK$' \
+		"$tmp/out" || fail "share_pair: no OK line of the primary"
+else
+	echo "share_pair: built, not run: fewer than 64 free 2 MB hugepages or no hugetlbfs" \
+		"(devtools/setup-hugepages.sh)"
+fi
+ok "the clients ran against the installed libraries and daemon"
 
 # ---- 5. a system prefix gets no rpath ---------------------------------------
 meson setup "$tmp/build-usr" "$top" --prefix=/usr -Dtests=false -Dfuzz=disabled \
