@@ -5,7 +5,8 @@
 #   1. configure the source tree with -Dtests=false and a temporary
 #      --prefix, check that no test is registered and that every program
 #      built is an installed one, build and install;
-#   2. the prefix holds the public headers only (include/mdevx), the
+#   2. the prefix holds the public headers only (include/mdevx, and
+#      include/swdev: libswdev's, out of reach of the other .pc files), the
 #      programs (no dpdk-test) and the libraries; the functions the headers
 #      declare are exactly those the libraries export, and libmdevx_share
 #      has no test hook;
@@ -103,9 +104,15 @@ ok "installed into $prefix (libdir $libdir)"
 # ---- 2. what the prefix holds ---------------------------------------------
 headers=$(cd "$prefix/include" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
 want_headers=$(printf '%s\n' mdevx/mdevx.h mdevx/mdevx_attach.h mdevx/mdevx_share.h \
-	mdevx/swdev_client.h mdevx/swdev_types.h | sort | tr '\n' ' ')
+	swdev/swdev_client.h swdev/swdev_types.h | sort | tr '\n' ' ')
 [ "$headers" = "$want_headers" ] || fail "installed headers: $headers (want: $want_headers)"
 ok "headers: $headers"
+# swdev_client.h is libswdev's: the flags of libmdevx_share alone do not reach it.
+printf '#include <swdev_client.h>\n' > "$tmp/swdev_only.c"
+# shellcheck disable=SC2046
+! "$cc" -E $(pkg-config --cflags libmdevx_share) "$tmp/swdev_only.c" > /dev/null 2>&1 ||
+	fail "swdev_client.h is reachable with libmdevx_share's flags"
+ok "swdev_client.h needs pkg-config libswdev (which also links it)"
 programs=$(cd "$prefix/bin" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$programs" = "mlx5-attach-server mlx5-share-demo mlx5-share-info mlx5-swdev " ] ||
 	fail "installed programs: $programs"
@@ -119,7 +126,7 @@ done
 
 # Every mdevx_/swdev_ function the installed headers declare is exported.
 for h in $headers; do
-	printf '#include <%s>\n' "${h#mdevx/}"
+	printf '#include <%s>\n' "${h#*/}"
 done > "$tmp/headers.c"
 # shellcheck disable=SC2046
 "$cc" -E -P $(pkg-config --cflags libmdevx_share libswdev) "$tmp/headers.c" \

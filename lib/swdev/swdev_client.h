@@ -137,7 +137,11 @@ uint32_t swdev_obj_handle(const struct swdev_obj *obj);
  */
 int swdev_flow_destroy_handle(struct swdev_ctx *ctx, uint32_t handle);
 
-/* Control path (tests): a separate socket, <sock_path>.ctl. */
+/*
+ * Control path (tests): a separate socket, <sock_path>.ctl. @p devname is
+ * a device of the daemon, by its name (mlx5_0) or by the device string a
+ * program opens (rdma:mlx5_0).
+ */
 struct swdev_ctl;
 struct swdev_ctl *swdev_ctl_open(const char *sock_path);
 void swdev_ctl_close(struct swdev_ctl *ctl);

@@ -123,6 +123,9 @@ ctl_xfer(struct swdev_ctl *ctl, struct swdev_ctl_req *req, const char *devname,
 	ssize_t got;
 
 	*outlen = 0;
+	/* The device string a program opens names the same device. */
+	if (devname != NULL && strncmp(devname, "rdma:", 5) == 0)
+		devname += 5;
 	if (ctl == NULL || devname == NULL || strlen(devname) >= sizeof(req->devname) ||
 	    paylen > SWDEV_PROTO_CTL_MAX_PAYLOAD || (paylen > 0 && pay == NULL)) {
 		errno = EINVAL;
