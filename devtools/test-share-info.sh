@@ -127,6 +127,12 @@ svc = d["service"]
 if svc is None or svc["period_ms"] != period or svc["bulks"] != len(want) \
         or svc["used"] != 128 * len(want) or svc["primary_alive"] != 1:
     errs.append("service %r" % svc)
+# the primary's secondaries: this tool among them, attached, with no rule
+peers = d.get("secondaries")
+me = [p for p in peers or [] if p.get("self") == 1]
+if not isinstance(peers, list) or len(me) != 1 or me[0]["attached"] != 1 \
+        or me[0]["rules"] != 0 or not me[0]["id"].startswith("0x"):
+    errs.append("secondaries %r" % peers)
 recs = {r["name"]: r for r in d["records"]}
 names = set(want) | {"tir-direct", "tir-rss"}
 if set(recs) != names:
@@ -180,6 +186,8 @@ info --file-prefix="$prefix" >"$tmp/table" 2>"$tmp/err"
 check "table: exit 0" test $? -eq 0
 check "table: a record line" grep -q "counters-0 .*flow_counter .*published" "$tmp/table"
 check "table: the service line" grep -q "counter service: every $period ms" "$tmp/table"
+check "table: the secondaries, this tool among them" grep -Eq \
+	"^    pid [0-9]+ +attached +0 rules  \(this tool\)\$" "$tmp/table"
 first=$(sed -n 's/^hold: counters-0 packets=\([0-9]*\) bytes=\([0-9]*\).*/\1 \2/p' "$tmp/injected")
 check "table: counters-0's total" grep -Eq "^ +total +${first% *} +${first#* }\$" "$tmp/table"
 echo "== mlx5-share-info --watch"
@@ -287,6 +295,10 @@ if command -v dpdk-telemetry.py >/dev/null; then
 		'v is None'
 	check "telemetry: records of a device" tel_check /mdevx/share/list,rdma:mlx5_0 \
 		'set(v) >= set(w)'
+	check "telemetry: the secondaries" tel_check /mdevx/share/peers \
+		'v["device"] == "rdma:mlx5_0" and v["secondaries"] == len(v["pid"]) == len(v["rules"]) == len(v["attached"]) == len(v["id"])'
+	check "telemetry: the secondaries of an unknown device" tel_check /mdevx/share/peers,nope \
+		'v is None'
 	# One name and one type per figure in telemetry and in --json.
 	tel /mdevx/share/service >"$tmp/tel_svc"
 	tel /mdevx/share/counter,counters-0 >"$tmp/tel_ctr"

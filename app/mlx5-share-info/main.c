@@ -5,8 +5,10 @@
  *
  * It starts EAL as a secondary with the primary's --file-prefix, asks the
  * primary for the devices it shares (mdevx_share_primary_devs()), attaches
- * to each, and lists the records (kind, ids, generation, owner, whether an
- * import of it passes the registry's checks). The counters of each counter
+ * to each, and lists the secondaries attached to it with their rules
+ * (mdevx_share_peers(): this tool is one of them) and the records (kind,
+ * ids, generation, owner, whether an import of it passes the registry's
+ * checks). The counters of each counter
  * record come from the primary's counter snapshot service
  * (mdevx_share_counter_read(), with the age of the values), or with
  * --fresh from one query of the device per bulk. --json prints one JSON
@@ -285,6 +287,8 @@ struct dev_read {
 	struct mdevx_share_service_stats svc;
 	unsigned int nrecs;
 	struct rec_read *recs;		/* MAX_RECS */
+	int npeers;			/* the primary's secondaries, or a negative errno */
+	struct mdevx_share_peer peers[MDEVX_SHARE_PEERS_MAX];
 };
 
 static void
@@ -344,6 +348,9 @@ read_device(struct dev_read *d, const struct opts *o)
 		bulk_free(&d->recs[i].b);
 	d->nrecs = 0;
 	d->svc_err = mdevx_share_service_stats(d->dev, &d->svc);
+	d->npeers = mdevx_share_peers(d->devstr, d->peers, MDEVX_SHARE_PEERS_MAX);
+	if (d->npeers > MDEVX_SHARE_PEERS_MAX)
+		d->npeers = MDEVX_SHARE_PEERS_MAX;
 	while (d->nrecs < MAX_RECS &&
 	       (slot = mdevx_share_record_next(d->dev, (uint32_t)(slot + 1), &rec)) >= 0) {
 		struct rec_read *r = &d->recs[d->nrecs++];
@@ -403,6 +410,24 @@ print_json_svc(const struct dev_read *d)
 	       s->primary_alive ? 1 : 0);
 }
 
+/* The primary's secondaries (this tool among them, "self"). */
+static void
+print_json_peers(const struct dev_read *d)
+{
+	if (d->npeers < 0) {
+		printf(",\"secondaries\":null,\"secondaries_error\":");
+		json_str(strerror(-d->npeers));
+		return;
+	}
+	printf(",\"secondaries\":[");
+	for (int i = 0; i < d->npeers; i++)
+		printf("%s{\"id\":\"0x%016" PRIx64 "\",\"pid\":%" PRId32 ",\"attached\":%" PRIu32
+		       ",\"rules\":%" PRIu32 ",\"self\":%d}", i ? "," : "", d->peers[i].id,
+		       d->peers[i].pid, d->peers[i].attached, d->peers[i].rules,
+		       d->peers[i].pid == getpid());
+	printf("]");
+}
+
 static void
 print_json(const struct dev_read *devs, unsigned int ndevs, const struct opts *o)
 {
@@ -422,6 +447,7 @@ print_json(const struct dev_read *devs, unsigned int ndevs, const struct opts *o
 		}
 		printf(",\"cookie\":\"0x%016" PRIx64 "\"", d->cookie);
 		print_json_svc(d);
+		print_json_peers(d);
 		printf(",\"records\":[");
 		for (j = 0; j < d->nrecs; j++) {
 			const struct rec_read *r = &d->recs[j];
@@ -481,6 +507,17 @@ print_table(const struct dev_read *devs, unsigned int ndevs, const struct opts *
 			       s->capacity, s->refreshes, s->failures, s->commands,
 			       (double)s->last_round_ns / 1e6,
 			       s->primary_alive ? "" : " (the primary is gone)");
+		if (d->npeers < 0) {
+			printf("  secondaries: unknown (%s)\n", strerror(-d->npeers));
+		} else {
+			printf("  secondaries: %d\n", d->npeers);
+			for (int p = 0; p < d->npeers; p++)
+				printf("    pid %-8" PRId32 " %-9s %3" PRIu32 " rule%s%s\n",
+				       d->peers[p].pid,
+				       d->peers[p].attached ? "attached" : "attaching",
+				       d->peers[p].rules, d->peers[p].rules == 1 ? "" : "s",
+				       d->peers[p].pid == getpid() ? "  (this tool)" : "");
+		}
 		printf("  %-24s %-12s %-9s %5s %8s %10s %10s  %s\n", "name", "kind", "state",
 		       "gen", "owner", "id", "size/tirn", "import");
 		for (j = 0; j < d->nrecs; j++) {

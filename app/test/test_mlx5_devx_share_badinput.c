@@ -279,6 +279,9 @@ test_bad_rte_errno(void)
 	/* a primary does not ask itself for its devices */
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_primary_devs(NULL, 0), EPERM);
 	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_primary_devs(NULL, 1), EINVAL);
+	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_peers(DEVSTR, NULL, 1), EINVAL);
+	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_peers(NULL, NULL, 0), EINVAL);
+	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_peers("rdma:mdevx_nosuch", NULL, 0), ENODEV);
 	/* rules */
 	rte_errno = 0;
 	errno = 0;

@@ -146,6 +146,77 @@ out:
 }
 REGISTER_TEST_SECONDARY(share_tir_holder, role_tir_holder);
 
+/*
+ * Attach, put a rule on the imports of ctr0 and tir_direct, and find
+ * itself among the primary's secondaries (asked over rte_mp) with that
+ * rule; ready, then wait for the go and release.
+ */
+static int
+role_peer(int argc, char **argv)
+{
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_matcher_attr ma = {
+		.match_criteria_enable = MDEVX_MATCH_OUTER, .mask = mask, .mask_len = sizeof(mask),
+	};
+	struct mdevx_share_peer pv[MDEVX_SHARE_PEERS_MAX];
+	struct share_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	mdevx_share_rule_t rule = { .id = 0 };
+	struct mdevx_share_rule_attr ra;
+	struct mdevx_matcher *m = NULL;
+	mdevx_share_imp_t ctr, tir;
+	int n, me = -1, ret = 1;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &ctr) == 0 &&
+		   mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
+		   "import: %s", strerror(errno));
+	test_udp_mask_value(mask, value, (uint16_t)(7000 + getpid() % 1000));
+	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	ROLE_CHECK(m != NULL, "matcher: %s", strerror(errno));
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	ra.counter_imp = ctr;
+	rule = mdevx_share_rule_create(dev, m, &ra);
+	ROLE_CHECK(rule.id != 0, "rule: %s", strerror(errno));
+	/* The primary recorded the rule when it read our message: ask until it shows. */
+	for (int tries = 0; tries < 2000; tries++) {
+		n = mdevx_share_peers(DEVSTR, pv, RTE_DIM(pv));
+		ROLE_CHECK(n >= 1 && n <= MDEVX_SHARE_PEERS_MAX, "peers: %d (%s)", n,
+			   strerror(errno));
+		for (int i = 0; i < n; i++)
+			if (pv[i].pid == getpid())
+				me = i;
+		if (me >= 0 && pv[me].rules == 1)
+			break;
+		usleep(1000);
+	}
+	ROLE_CHECK(me >= 0 && pv[me].attached == 1 && pv[me].rules == 1 && pv[me].id != 0,
+		   "this secondary among the primary's: %d, rules %u", me,
+		   me >= 0 ? pv[me].rules : 0);
+	ROLE_CHECK(mdevx_share_peers("rdma:mdevx_nosuch", pv, 1) == -ENODEV && errno == ENODEV,
+		   "peers of a device the primary does not share");
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	ret = 0;
+out:
+	if (rule.id != 0 && mdevx_share_rule_destroy(dev, rule) != 0)
+		ret = 1;
+	if (m != NULL && mdevx_matcher_destroy(m) != 0)
+		ret = 1;
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(share_peer, role_peer);
+
 /* ------------------------------------------------------------------ */
 /* mlx5_devx_share_mp_autotest                                         */
 /* ------------------------------------------------------------------ */
@@ -384,6 +455,61 @@ test_share_telemetry(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * The primary's view of its secondaries: mdevx_share_peers() and
+ * /mdevx/share/peers give each attached secondary, its pid and its one
+ * rule; once they closed, none.
+ */
+static int
+test_share_peers(void)
+{
+	struct mdevx_share_peer pv[MDEVX_SHARE_PEERS_MAX];
+	struct share_sync *s = sync_mz->addr;
+	char buf[16384], want[64];
+	pid_t pids[2];
+	int n, rc;
+
+	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
+	TEST_ASSERT_EQUAL(mdevx_share_peers(DEVSTR, pv, RTE_DIM(pv)), 0, "peers before any");
+	for (int i = 0; i < 2; i++) {
+		pids[i] = test_children_spawn(&children, "share_peer", 0, NULL);
+		TEST_ASSERT(pids[i] > 0, "spawn");
+	}
+	TEST_ASSERT(wait_at_least(&s->ready, 2, WAIT_MS), "secondaries not ready");
+	n = mdevx_share_peers(DEVSTR, pv, RTE_DIM(pv));
+	TEST_ASSERT_EQUAL(n, 2, "peers: %d", n);
+	TEST_ASSERT(pv[0].id != pv[1].id, "two peers of one id");
+	for (int i = 0; i < 2; i++) {
+		bool found = false;
+
+		for (int k = 0; k < n; k++)
+			found |= pv[k].pid == pids[i] && pv[k].attached == 1 && pv[k].rules == 1;
+		TEST_ASSERT(found, "secondary %d (pid %d) not listed with its rule", i,
+			    (int)pids[i]);
+	}
+	TEST_ASSERT_EQUAL(mdevx_share_peers(DEVSTR, pv, 1), 2, "a short list: the count");
+	TEST_ASSERT_RC_ERRNO(mdevx_share_peers(DEVSTR, NULL, 1), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_peers("rdma:mdevx_nosuch", pv, 1), ENODEV);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/peers", buf, sizeof(buf)), "peers");
+	TEST_ASSERT(strstr(buf, "\"secondaries\":2") && strstr(buf, "\"rules\":[1,1]") &&
+		    strstr(buf, "\"attached\":[1,1]"), "telemetry: %s", buf);
+	snprintf(want, sizeof(want), "%d", (int)pids[0]);
+	TEST_ASSERT(strstr(buf, want) != NULL, "telemetry without pid %s: %s", want, buf);
+	TEST_ASSERT_SUCCESS(telemetry_query("/mdevx/share/peers,nodev", buf, sizeof(buf)),
+			    "peers");
+	TEST_ASSERT(strstr(buf, "null") != NULL, "peers of no device: %s", buf);
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++) {
+		rc = test_mp_wait(pids[i], CHILD_TIMEOUT_MS);
+		TEST_ASSERT_EQUAL(rc, 0, "secondary %d exited with %d", i, rc);
+	}
+	/* A closed secondary's connection is dropped by the primary's reader. */
+	for (int tries = 0; tries < 5000 && mdevx_share_peers(DEVSTR, pv, 1) != 0; tries++)
+		usleep(1000);
+	TEST_ASSERT_EQUAL(mdevx_share_peers(DEVSTR, pv, 1), 0, "peers after their close");
+	return TEST_SUCCESS;
+}
+
 static struct unit_test_suite share_mp_suite = {
 	.suite_name = "mlx5 devx share multi-process",
 	.setup = share_suite_setup,
@@ -395,6 +521,7 @@ static struct unit_test_suite share_mp_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_share_telemetry),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_device_empty),
 		TEST_CASE_ST(case_setup, case_teardown, test_share_close_published_tir),
+		TEST_CASE_ST(case_setup, case_teardown, test_share_peers),
 		TEST_CASE(test_nothing_left),
 		TEST_CASES_END()
 	}

@@ -231,6 +231,29 @@ MDEVX_API int mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name
  */
 MDEVX_API int mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max);
 
+/** The most secondaries attached to one device. */
+#define MDEVX_SHARE_PEERS_MAX 64
+
+/** A secondary attached to a device of the primary (mdevx_share_peers()). */
+struct mdevx_share_peer {
+	uint64_t id;		/**< the primary's id of its connection (non-zero) */
+	int32_t pid;		/**< what its EAL IPC socket's name says: shown, not verified */
+	uint32_t attached;	/**< 1 once its attach completed; 0 during the handshake */
+	uint32_t rules;		/**< its root rules the primary has recorded */
+};
+
+/**
+ * The secondaries attached to the primary's device @p devstr: up to @p max
+ * into @p peers, in the primary's order. In the primary, read directly; in
+ * a secondary, asked over rte_mp (one request per secondary, bounded like
+ * an attach; the list may change between them).
+ * @return how many secondaries the device has (may exceed @p max);
+ *   -EINVAL; -ENODEV (the primary does not share @p devstr); -ETIMEDOUT,
+ *   -EOPNOTSUPP, -EPROTO, the rte_mp error (as mdevx_share_primary_devs()).
+ */
+MDEVX_API int mdevx_share_peers(const char *devstr, struct mdevx_share_peer *peers,
+				unsigned int max);
+
 /** Any process: a consistent copy of record @p name. 0 or negative errno. */
 MDEVX_API int mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name,
 				 struct mdevx_share_record *rec);

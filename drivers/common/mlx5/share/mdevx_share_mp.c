@@ -254,6 +254,31 @@ peers_release(const struct mdevx_share_dev *dev)
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
+/*
+ * share_devs_lock held: how many secondaries @p dev (primary) has, and the
+ * one of index @p idx among them (in slot order) into @p out.
+ */
+static uint32_t
+peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx, struct mdevx_share_peer *out)
+{
+	uint32_t n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < MAX_CONNS; i++) {
+		const struct mp_peer *p = &peers[i];
+
+		if (p->dev != dev || (p->state != PEER_PENDING && p->state != PEER_LIVE))
+			continue;
+		if (n++ == idx) {
+			out->id = peer_id(i);
+			out->pid = p->pid;
+			out->attached = p->state == PEER_LIVE;
+			out->rules = p->nb_rules;
+		}
+	}
+	return n;
+}
+
 /* Reader: drop the peers whose handshake expired or whose device closed. */
 static void
 peer_sweep(uint64_t now)
@@ -787,6 +812,22 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 				conn = -1;
 			}
 		}
+	} else if (req->op == MP_OP_PEER && primary) {
+		struct mdevx_share_peer pv;
+
+		rep->status = -ENODEV;
+		dev = find_dev_locked(req->devstr);
+		if (dev != NULL && dev->primary) {
+			uint32_t n = peer_at_locked(dev, req->rec_idx, &pv);
+
+			rep->status = req->rec_idx < n ? 0 : -ENOENT;
+			rep->rec_idx = req->rec_idx;
+			rep->rec_idx2 = n;
+			rep->generation = pv.id;
+			rep->generation2 = (uint64_t)(uint32_t)pv.pid;
+			rep->handle = pv.rules;
+			rep->unimported = pv.attached;
+		}
 	} else if (req->op == MP_OP_LIST && primary) {
 		uint32_t n = 0;
 
@@ -1167,6 +1208,105 @@ primary_dev_at(uint32_t idx, char *devstr, uint32_t *total)
 		return EPROTO;
 	memcpy(devstr, r.devstr, DEVSTR_MAX);
 	return 0;
+}
+
+/* One PEER request: secondary @p idx of the primary's @p devstr, *total. 0 or errno. */
+static int
+primary_peer_at(const char *devstr, uint32_t idx, struct mdevx_share_peer *out,
+		uint32_t *total)
+{
+	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
+	struct rte_mp_reply reply;
+	struct mp_param p, r;
+	struct rte_mp_msg req;
+
+	memset(&p, 0, sizeof(p));
+	p.op = MP_OP_PEER;
+	p.rec_idx = idx;
+	snprintf(p.devstr, sizeof(p.devstr), "%s", devstr);
+	mp_msg_pack(&req, MP_ACTION, &p);
+	memset(&reply, 0, sizeof(reply));
+	if (rte_mp_request_sync(&req, &reply, &ts) != 0)
+		return rte_errno != 0 ? rte_errno : EIO;
+	if (reply.nb_received != 1) {
+		free(reply.msgs);
+		return ETIMEDOUT;
+	}
+	for (int i = 0; i < reply.msgs[0].num_fds; i++)
+		close(reply.msgs[0].fds[i]);
+	if (reply.msgs[0].len_param != sizeof(r)) {
+		free(reply.msgs);
+		return EPROTO;
+	}
+	memcpy(&r, reply.msgs[0].param, sizeof(r));
+	free(reply.msgs);
+	if (r.op != MP_OP_PEER)
+		return EPROTO;
+	if (r.status == -EINVAL)	/* a library that does not know the request */
+		return EOPNOTSUPP;
+	if (r.status == -ENODEV)
+		return ENODEV;
+	*total = r.rec_idx2;
+	if (r.status != 0)
+		return r.status == -ENOENT ? ENOENT : EPROTO;
+	if (r.rec_idx != idx || r.generation == 0 || r.unimported > 1)
+		return EPROTO;
+	out->id = r.generation;
+	out->pid = (int32_t)(uint32_t)r.generation2;
+	out->attached = r.unimported;
+	out->rules = r.handle;
+	return 0;
+}
+
+int
+mdevx_share_peers(const char *devstr, struct mdevx_share_peer *out, unsigned int max)
+{
+	struct mdevx_share_peer pv;
+	struct mdevx_share_dev *dev;
+	uint32_t total = 0, i;
+	int err;
+
+	if (check_devstr_log(devstr, "mdevx_share_peers") != 0)
+		return fail(EINVAL);
+	if (out == NULL && max != 0) {
+		SHARE_LOG(ERR, "mdevx_share_peers(): NULL list of %u entries", max);
+		return fail(EINVAL);
+	}
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		pthread_mutex_lock(&share_devs_lock);
+		dev = find_dev_locked(devstr);
+		if (dev == NULL || !dev->primary) {
+			pthread_mutex_unlock(&share_devs_lock);
+			SHARE_LOG(DEBUG, "mdevx_share_peers(): %s is not shared by this process",
+				  devstr);
+			return fail(ENODEV);
+		}
+		total = peer_at_locked(dev, 0, &pv);
+		for (i = 0; i < total && i < max; i++)
+			(void)peer_at_locked(dev, i, &out[i]);
+		pthread_mutex_unlock(&share_devs_lock);
+		return (int)total;
+	}
+	/* A secondary asks, one request per secondary; the list may change meanwhile. */
+	for (i = 0; i < MAX_PEERS; i++) {
+		err = primary_peer_at(devstr, i, &pv, &total);
+		if (err == ENOENT)
+			break;
+		if (err != 0) {
+			if (err == ENODEV)
+				SHARE_LOG(DEBUG, "mdevx_share_peers(): the primary does not share "
+					  "%s", devstr);
+			else
+				SHARE_LOG(ERR, "mdevx_share_peers(): %s: secondary %u of the "
+					  "primary: %s", devstr, i, strerror(err));
+			return fail(err);
+		}
+		if (i < max)
+			out[i] = pv;
+		if (i + 1 >= total)
+			break;
+	}
+	return (int)(total < MAX_PEERS ? total : MAX_PEERS);
 }
 
 int

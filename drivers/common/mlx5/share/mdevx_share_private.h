@@ -55,7 +55,7 @@ extern int mdevx_share_logtype;
 #endif
 
 #define MP_ACTION "mdevx_share_mp"	/* ours: DPDK's mlx5 uses common_mlx5_mp */
-#define MAX_PEERS 64			/* secondaries attached to one device (handshakes too) */
+#define MAX_PEERS MDEVX_SHARE_PEERS_MAX	/* secondaries attached to one device (handshakes too) */
 #define MAX_DEVS 64			/* devices open or attached in one process */
 #define ATTACH_TIMEOUT_S 5
 #define HANDSHAKE_MS 2000u		/* an attach's HELLO after the primary's reply */
@@ -77,6 +77,7 @@ enum mp_op {
 	MP_OP_REFRESH = 8,		/* secondary -> primary: refresh a counter snapshot */
 	MP_OP_LIST = 9,			/* secondary -> primary (request): device rec_idx */
 	MP_OP_HELLO = 10,		/* secondary -> primary: attach complete */
+	MP_OP_PEER = 11,		/* any -> primary (request): secondary rec_idx of devstr */
 };
 
 /*
@@ -108,7 +109,9 @@ struct mp_param {
 	/*
 	 * The ATTACH reply also carries the counter snapshot's geometry:
 	 * rec_idx the period, rec_idx2 the capacity, handle the slots,
-	 * generation2 the primary's pid.
+	 * generation2 the primary's pid. The PEER reply: rec_idx the index
+	 * asked, rec_idx2 how many secondaries, generation the peer's id,
+	 * generation2 its pid, handle its rules, unimported 1 once attached.
 	 */
 	char mz_name[RTE_MEMZONE_NAMESIZE];
 	char devstr[DEVSTR_MAX];

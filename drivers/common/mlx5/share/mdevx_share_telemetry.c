@@ -308,6 +308,54 @@ cmd_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * The secondaries attached to a device this process shares (the first,
+ * without a parameter): one array per column, the DPDK 22.11 way (an
+ * array holds no dict), each in the order of mdevx_share_peers().
+ */
+static int
+cmd_peers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct svc_arg sa = { .filter = NULL, .dev = NULL };
+	struct mdevx_share_peer pv[MDEVX_SHARE_PEERS_MAX];
+	struct rte_tel_data *col[4];
+	int n;
+
+	RTE_SET_USED(cmd);
+	if (params != NULL && params[0] != '\0')
+		sa.filter = params;
+	mdevx_share_foreach_dev(svc_cb, &sa);
+	if (sa.dev == NULL)
+		return -EINVAL;
+	n = mdevx_share_peers(mdevx_share_dev_name(sa.dev), pv, RTE_DIM(pv));
+	if (n < 0)
+		return n == -ENODEV ? -EINVAL : n;	/* a secondary's device: not ours */
+	n = RTE_MIN(n, (int)RTE_DIM(pv));
+	for (unsigned int c = 0; c < RTE_DIM(col); c++) {
+		col[c] = rte_tel_data_alloc();
+		if (col[c] == NULL) {
+			while (c > 0)
+				rte_tel_data_free(col[--c]);
+			return -ENOMEM;
+		}
+		rte_tel_data_start_array(col[c], c == 1 ? RTE_TEL_INT_VAL : RTE_TEL_U64_VAL);
+	}
+	for (int i = 0; i < n; i++) {
+		rte_tel_data_add_array_u64(col[0], pv[i].id);
+		rte_tel_data_add_array_int(col[1], pv[i].pid);
+		rte_tel_data_add_array_u64(col[2], pv[i].attached);
+		rte_tel_data_add_array_u64(col[3], pv[i].rules);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(sa.dev));
+	rte_tel_data_add_dict_u64(d, "secondaries", (uint64_t)n);
+	rte_tel_data_add_dict_container(d, "id", col[0], 0);
+	rte_tel_data_add_dict_container(d, "pid", col[1], 0);
+	rte_tel_data_add_dict_container(d, "attached", col[2], 0);
+	rte_tel_data_add_dict_container(d, "rules", col[3], 0);
+	return 0;
+}
+
 /* Help texts: EAL refuses a command whose help does not fit RTE_TEL_MAX_STRING_LEN. */
 #define HELP_COUNTER "Snapshot of a counter record: packets, bytes, age. " \
 	"Parameters: name[,offset,n] (n 0: whole bulk, max 256)"
@@ -330,4 +378,7 @@ RTE_INIT(mdevx_share_telemetry_init)
 				   "One export record. Parameter: record name");
 	rte_telemetry_register_cmd("/mdevx/share/counter", cmd_counter, HELP_COUNTER);
 	rte_telemetry_register_cmd("/mdevx/share/service", cmd_service, HELP_SERVICE);
+	rte_telemetry_register_cmd("/mdevx/share/peers", cmd_peers,
+				   "Secondaries attached to a device this primary shares, and "
+				   "their rules. Parameter: device (optional)");
 }
