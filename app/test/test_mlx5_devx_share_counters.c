@@ -1006,6 +1006,16 @@ test_snap_badinput(void)
 	TEST_ASSERT_NOT_NULL(d2, "open: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(d2, &ss), "stats of period 0");
 	TEST_ASSERT_EQUAL(ss.period_ms, MDEVX_SHARE_COUNTER_PERIOD_DEFAULT, "period of 0");
+	/* The area of a registry of 8 records: 8 times 256 counters, not 1M. */
+	TEST_ASSERT_EQUAL(ss.capacity, 8 * MDEVX_SHARE_SNAPSHOT_PER_RECORD, "area of 0: %u",
+			  ss.capacity);
+	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(d2), "close");
+	/* The default registry's: the cap. */
+	dflt.capacity = 0;
+	d2 = mdevx_share_dev_open(DEVSTR2, &dflt);
+	TEST_ASSERT_NOT_NULL(d2, "open: %s", strerror(errno));
+	TEST_ASSERT_SUCCESS(mdevx_share_service_stats(d2, &ss), "stats");
+	TEST_ASSERT_EQUAL(ss.capacity, MDEVX_SHARE_SNAPSHOT_DEFAULT, "area: %u", ss.capacity);
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(d2), "close");
 	/* The service off: one line at open, no area, every snapshot call ENODATA. */
 	TEST_ASSERT_SUCCESS(log_cap_start(&cap, RTE_LOG_NOTICE), "log capture");

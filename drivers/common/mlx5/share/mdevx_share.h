@@ -106,8 +106,14 @@ typedef struct {
 #define MDEVX_SHARE_COUNTER_PERIOD_DEFAULT 500
 /** counter_period_ms that turns the counter snapshot service off. */
 #define MDEVX_SHARE_COUNTER_PERIOD_OFF UINT32_MAX
-/** Default capacity of the snapshot area, in counters (16 bytes each). */
+/**
+ * The snapshot area's default capacity (snapshot_counters 0), in counters
+ * of 16 bytes: MDEVX_SHARE_SNAPSHOT_PER_RECORD per record of the registry's
+ * capacity, at most MDEVX_SHARE_SNAPSHOT_DEFAULT (1M counters, 16 MiB: the
+ * default capacity of 4096 records gives it).
+ */
 #define MDEVX_SHARE_SNAPSHOT_DEFAULT (1u << 20)
+#define MDEVX_SHARE_SNAPSHOT_PER_RECORD 256u
 
 /** Open parameters (primary). */
 struct mdevx_share_conf {
@@ -119,7 +125,10 @@ struct mdevx_share_conf {
 	 * turns the service off (logged at open).
 	 */
 	uint32_t counter_period_ms;
-	/** Snapshot area, in counters; 0 = MDEVX_SHARE_SNAPSHOT_DEFAULT. */
+	/**
+	 * Snapshot area, in counters; 0 = MDEVX_SHARE_SNAPSHOT_PER_RECORD per
+	 * record of capacity, at most MDEVX_SHARE_SNAPSHOT_DEFAULT.
+	 */
 	uint32_t snapshot_counters;
 };
 

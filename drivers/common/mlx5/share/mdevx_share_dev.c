@@ -238,11 +238,14 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 {
 	struct mdevx_share_snap_geo geo = {
 		.period_ms = MDEVX_SHARE_COUNTER_PERIOD_DEFAULT,
-		.counters = MDEVX_SHARE_SNAPSHOT_DEFAULT,
 		.nb_slots = mdevx_share_reg_capacity(dev->reg),
 		.primary_pid = getpid(),
 	};
 	int err;
+
+	/* Sized by the registry: a small one reserves little hugepage memory. */
+	geo.counters = (uint32_t)RTE_MIN((uint64_t)geo.nb_slots * MDEVX_SHARE_SNAPSHOT_PER_RECORD,
+					 (uint64_t)MDEVX_SHARE_SNAPSHOT_DEFAULT);
 
 	if (conf != NULL) {
 		if (conf->counter_period_ms == MDEVX_SHARE_COUNTER_PERIOD_OFF)
@@ -261,6 +264,10 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 		SHARE_LOG(NOTICE, "%s: counter snapshot service off (counter_period_ms "
 			  "MDEVX_SHARE_COUNTER_PERIOD_OFF): counter reads are ENODATA",
 			  dev->devstr);
+	if (geo.period_ms != 0)
+		SHARE_LOG(INFO, "%s: counter snapshot every %u ms, an area of %u counters "
+			  "(%u KiB)", dev->devstr, geo.period_ms, geo.counters,
+			  (unsigned int)((uint64_t)geo.counters * 16 / 1024));
 	err = snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
 	if (err != 0) {
 		SHARE_LOG(ERR, "%s: open: counter snapshot service not started: %s",
