@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Instructions per import: import by name (mdevx_share_import() +
 # mdevx_share_unimport()) against a raw import of the same buffer
 # (mdevx_obj_import_ref() + mdevx_obj_unimport_ref()), counted by

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Every C example of the guides is a program a test builds and runs: each
 # ".. code-block:: c" of doc/*.rst carries ":caption: test/install/<file>.c"
 # and shows that file exactly (the install test, devtools/test-install.sh,

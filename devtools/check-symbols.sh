@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Fail if a dynamic symbol defined by one of our shared libraries is also
 # defined by an installed DPDK library (librte_*.so* and the PMDs). EAL loads
 # Debian's librte_common_mlx5 into every process, so a clash would make the

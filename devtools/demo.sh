@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # The main job, on the software device: set up (packages, hugepages), build,
 # then run mlx5-share-demo: a primary publishes flow counter bulks, a direct
 # TIR and an RSS TIR; secondaries attach, import them by name and read the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Run every libFuzzer target for SECONDS each, one after the other, and say
 # per target how many inputs it ran, how fast, and whether it crashed.
 #

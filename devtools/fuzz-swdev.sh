@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Fuzz the software device's command decoder with libFuzzer.
 #
 # usage: devtools/fuzz-swdev.sh [SECONDS] [libFuzzer options...]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Mutation testing: make one small single-line edit (a mutant) at a time in
 # the named C files, rebuild, run the chosen meson tests, and see whether a
 # test notices (KILLED) or not (SURVIVED). A mutant that does not compile is

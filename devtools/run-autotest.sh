@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Run one dpdk-test command the way CI must: --no-pci, a --file-prefix of
 # its own, an optional software device daemon (in test mode), and cleanup of every runtime
 # file of that prefix (and of any process still using it), pass or fail.

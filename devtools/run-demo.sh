@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Run mlx5-share-demo on a software device of its own: start the daemon on a
 # private socket, write the traffic of the steering phase with
 # test/steer/gen_steer_pcap.py (one UDP port per secondary: 5000 + i, RSS

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Reserve 2 MB hugepages and mount hugetlbfs for DPDK (root only).
 # usage: setup-hugepages.sh [NUMBER_OF_2MB_PAGES]   (default 1024 = 2 GiB)
 set -u

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Prepare a Debian 12 machine and build the project:
 #   - install the distribution packages it needs (as root, with apt-get);
 #   - reserve 2 MB hugepages and mount hugetlbfs;

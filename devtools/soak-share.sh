@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Soak test of libmdevx_share (dpdk-test command mlx5_devx_share_soak) on a
 # software device: N secondaries attached to one primary for S seconds while
 # it withdraws and republishes counter bulks and TIRs. Builds nothing: run

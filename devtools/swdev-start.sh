@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Start or stop a software mlx5 device daemon (mlx5-swdev) in the background.
 #
 #   swdev-start.sh start SOCKET [daemon options...]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Install test: what a user of an installed prefix gets (doc/install.rst).
 #   1. configure the source tree with -Dtests=false and a temporary
 #      --prefix, check that no test is registered and that every program

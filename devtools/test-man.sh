@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Check the man pages built from doc/man/*.md against the public API:
 #  (a) every page renders with man(1) without a warning, by file and by
 #      name through a man tree (so "man <function>" works, aliases too);

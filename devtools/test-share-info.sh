@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Test of app/mlx5-share-info and of the telemetry commands of the counter
 # snapshot service, against the demo's primary (devtools/run-demo.sh with
 # --hold): the tool's --json output and Debian's dpdk-telemetry.py answers

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Set up, build and run every test of the project:
 #   1. the default build: all meson test suites (fast-tests, emu, perf-tests...);
 #      fast-tests include the install test (devtools/test-install.sh: a

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The fields of a captured UDP datagram that the steering rules of the
  * demo and of the steering autotest look at, decoded with DPDK's header

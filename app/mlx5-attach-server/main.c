@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5-attach-server: serve a device opened with libmdevx to testpmd's
  * `mlx5 port attach <ident> socket=<path>` (libmdevx_attach). The program

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5-share-info: what a DPDK primary shares through libmdevx_share, seen
  * from a secondary of its instance (as dpdk-proc-info shows its ports).

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5-swdev --ctl SOCKET COMMAND ...: the control channel of a running
  * daemon for shell scripts. Results are printed as key=value lines on

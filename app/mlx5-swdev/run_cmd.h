@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /* mlx5-swdev run: a program on the daemon's devices through rdma-core. */
 #ifndef MLX5_SWDEV_RUN_CMD_H
 #define MLX5_SWDEV_RUN_CMD_H

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mdevx-test-foreign: a DPDK secondary that does not load libmdevx_share,
  * as a monitoring or capture tool of the instance would be. It joins the

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Multi-process helper of dpdk-test: relaunch this binary as a DPDK
  * secondary process (same --file-prefix, --proc-type=secondary) that runs a

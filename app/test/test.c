@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * dpdk-test main: EAL init, then either a secondary role (when relaunched
  * by process.c), the commands named by DPDK_TEST or by the arguments left

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * dpdk-test of this project: test commands registered by name, assertion
  * macros and a suite runner, with DPDK's app/test conventions (names,

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The device string the libmdevx tests open their device with:
  * "rdma:<dev>". `devtools/run-autotest.sh --rdma` runs the test under

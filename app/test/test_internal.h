@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /* Private glue between test.c and process.c. */
 #ifndef MDEVX_TEST_INTERNAL_H
 #define MDEVX_TEST_INTERNAL_H

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5_devx_share_badinput_autotest: every public call of libmdevx_share
  * with bad input gets its documented errno (and rte_errno), and the

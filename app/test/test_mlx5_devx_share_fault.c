@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5_devx_share_fault_autotest: libmdevx_share under faults. Secondaries
  * killed with SIGKILL in import/unimport loops while others go on; a

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5_devx_share_foreign_autotest: a secondary of the instance that does
  * not load libmdevx_share (mdevx-test-foreign: EAL alone, idle, as a

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5_devx_share_lost_autotest: a device lost under its users. The
  * software device disassociates every uverbs file of a device (as the

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5_devx_share_rogue_autotest: libmdevx_share against processes of its
  * own DPDK instance that do not play by the rules.

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mlx5_devx_share_scribble_autotest: what a process of the instance can do
  * to libmdevx_share through its shared memory and its refresh requests,

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The fixture of the three autotests of libmdevx_share with real secondary
  * processes on the software device (test_mlx5_devx_share_mp.c,

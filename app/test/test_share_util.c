@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Helpers of the autotests on the software device (see test_share_util.h):
  * object ids and counts, registry memzones, IPC sockets, the sync memzone

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Helpers of the autotests on the software device, shared by
  * test_mlx5_devx_export.c and test_mlx5_devx_share*.c:

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The DEVX object export record of rdma-core 63: the attributes that
  * mlx5dv_devx_obj_export() writes into the caller's buffer and

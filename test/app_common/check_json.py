@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Run test_text_escape --emit-json and parse its document with python's json:
 # each escaped string must decode to one code point per byte, equal to it.
 import json

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The assertions of the test programs that run without dpdk-test (one
  * program per test file): CHECK() and CHECK_EQ() count, and print the

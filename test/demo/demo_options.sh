@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # The demo's option table: every invalid value is refused with exit status
 # 2 and a message naming the option, before anything is built or started
 # (no setup.sh step, no software device, no pcap written), by

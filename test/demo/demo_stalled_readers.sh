@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # The demo on a machine too busy for its secondaries: every secondary is
 # stopped (SIGSTOP) once the injection phase starts, for longer than the
 # phase, then continued. The primary waits for each secondary's answer to

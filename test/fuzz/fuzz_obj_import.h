@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Fuzz harness of libmdevx's import of export buffers (mdevx_obj_import(),
  * mdevx_obj_import_ref(), mdevx_obj_import_ref_verified()) and of the use of

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /* libFuzzer entry point of the import harness (fuzz_obj_import.c). */
 #include <stddef.h>
 #include <stdint.h>

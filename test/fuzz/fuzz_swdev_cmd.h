@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /* Fuzz harness over the software device engine: shared by both drivers. */
 #ifndef FUZZ_SWDEV_CMD_H
 #define FUZZ_SWDEV_CMD_H

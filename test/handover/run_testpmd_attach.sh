@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Debian's unmodified dpdk-testpmd (DPDK 22.11, net/mlx5 loaded from the
 # PMD directory) against mlx5-attach-server on the software device:
 # `mlx5 port attach <ident> socket=<path>` must receive the command fd and

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * A client of libmdevx alone, built against an installed prefix with
  * `cc mdevx_client.c $(pkg-config --cflags --libs libmdevx)` (the install

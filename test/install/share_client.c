@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * A DPDK program using libmdevx_share, built against an installed prefix
  * with `cc share_client.c $(pkg-config --cflags --libs libmdevx_share)`

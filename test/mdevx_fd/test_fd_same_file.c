@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * mdevx_fd_same_file(), alone: the check the rdma backend makes before it
  * closes a descriptor that rdma-core may have closed already. A number

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Runs test_rdma_export_path with what it should find on this machine:
 #   - the rdma-core release: the Debian version of the package holding the
 #     libmlx5 the test program loads (epoch and revision dropped: 44.0-2 ->

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The rdma backend's export path, chosen at run time from the libmlx5 the
  * process loaded (mdevx_backend_rdma.c), without a NIC:

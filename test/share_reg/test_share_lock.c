@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Tests of the share device's import lock (mdevx_share_lock.h), alone:
  * exclusion, readers sharing it, and a writer that gets its turn in

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Unit and concurrency tests of the shared export registry (no DPDK): the
  * registry lives in a MAP_SHARED mapping, as it lives in a memzone.

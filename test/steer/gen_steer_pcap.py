@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026, the mlx5-devx-share authors.
 """Write the traffic of the steering tests and demo as a pcap file (scapy).
 
 The mix, in a random order fixed by --seed:

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /* An object-chain fixture and create helpers for the engine tests. */
 #ifndef SWDEV_TEST_UTIL_H
 #define SWDEV_TEST_UTIL_H

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Engine basics: devices, uverbs files and uids, handle namespace and reuse,
  * the kernel's DEVX checks (lengths, command classes, whitelist, destroy

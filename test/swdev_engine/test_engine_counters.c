@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Flow counters: ALLOC (single, flow_counter_bulk, flow_counter_bulk_log_size),
  * QUERY (one, a range, clear, lengths, alignment, bulk limit, handle range, the

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * CQ, RQ, RQT, TIR and their references: create/modify/query, every
  * refusal with its status and syndrome, EBUSY on destroy while referenced,

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The receive path of the software device (swdev_rx.c), through the public
  * swdev_ctl_* calls only, with objects created through PRM mailboxes and

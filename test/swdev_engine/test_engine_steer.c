@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Flow steering in the engine: DEVX flow tables, groups and entries (every
  * refusal with its status and syndrome, QUERY_FLOW_TABLE / _ENTRY), root

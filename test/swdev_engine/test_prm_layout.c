@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * PRM layout checks: every field offset, width and struct size declared in
  * lib/prm/mdevx_prm.h against the PRM offsets and widths cross-checked

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The software device's RSS hash (swdev_rss.c) against DPDK's rte_softrss()
  * (rte_thash.h), an independent implementation: random IPv4 and IPv6

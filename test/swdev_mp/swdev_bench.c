@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * swdev-bench: command round trip of the software device next to a bare
  * Unix-socket ping-pong of the same message sizes, measured in the same

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Who may use the daemon: socket modes whatever the umask, the peer uid
  * check (SO_PEERCRED) with and without --allow-uid, a daemon run as another

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The count of commands a device ran, per opcode, over the control socket
  * (CMD_COUNT): processes with files of their own send known numbers of

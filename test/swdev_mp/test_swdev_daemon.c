@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The mlx5-swdev program: --help, option errors, one instance per socket
  * path, stale and foreign files at the path, --ping, --daemon with a pid

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Objects across uverbs files and the rdma-core 63 export / import /
  * unimport semantics, through the daemon: export writes the 32-byte private

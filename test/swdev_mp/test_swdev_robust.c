@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Robustness of the daemon: garbage on a fresh connection, on a command fd
  * and on a private channel, truncated frames, huge lengths, a client that

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Root steering rules and the receive path through the daemon: a client
  * builds PD, UAR, umem, CQ, RQs, TD, TIRs and a counter bulk with PRM

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Sharing one uverbs file between processes: the creator passes its command
  * fd (SCM_RIGHTS) and 32-byte export buffers to a second process, which

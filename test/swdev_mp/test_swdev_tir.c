@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * A TIR and everything it needs (PD, UAR, umem, EQN, CQ, RQs, TD, RQT),
  * built through the daemon by a creator process, exported and used by a

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Unmodified libibverbs and libmlx5 (Debian's rdma-core 44) on the software
  * device through mlx5-swdev run and libswdev_uverbs.so: a DEVX context, a

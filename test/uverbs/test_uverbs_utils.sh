@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Debian's ibverbs-utils, unmodified, on the software device through the
 # launcher: ibv_devices and ibv_devinfo -v list every device of the daemon
 # with its GUID, firmware version and an active Ethernet port; the launcher

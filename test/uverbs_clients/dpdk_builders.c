@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Debian DPDK's DEVX command builders (librte_common_mlx5) on the software
  * device, through Debian's libibverbs and libmlx5 and the preload library:

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The part of DPDK 22.11's internal mlx5 DEVX command API (librte_common_mlx5,
  * version node INTERNAL) that the builder check calls. Debian ships the

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026, the mlx5-devx-share authors.
 """Debian's python3-pyverbs on the software device, through libmlx5 and the
 preload: open the device with DEVX, then allocate, query and destroy a flow
 counter bulk from PRM mailboxes built here, byte by byte.

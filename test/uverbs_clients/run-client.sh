@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-#
+# Copyright (c) 2026, the mlx5-devx-share authors.
 # Run a program nobody here wrote against a software device: start a daemon
 # of its own (test mode, devices mlx5_0 and mlx5_1), run the program under
 # the launcher (`mlx5-swdev run`), stop the daemon, pass or fail.

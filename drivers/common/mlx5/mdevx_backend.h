@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Backend ops table: every device access of the library goes through one of
  * these. One backend: rdma-core (mdevx_backend_rdma.c), on a NIC as on the

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /* Device capabilities: QUERY_HCA_CAP, read once when a context is made. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Device commands through the backend, with one log line per failure (at
  * most MDEVX_CMD_LOG_BURST a second for the process) and a per-thread

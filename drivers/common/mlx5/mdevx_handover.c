@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Handing a context to DPDK's net/mlx5. Since DPDK 22.03 the driver takes
  * the devargs cmd_fd (a command fd of a uverbs file: ibv_import_device())

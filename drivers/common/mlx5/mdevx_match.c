@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Match helpers: the outer L2-L4 fields of a PRM fte_match_param (its
  * first set, fte_match_set_lyr_2_4) written into a mask and value pair by

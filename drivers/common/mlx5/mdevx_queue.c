@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * What a TIR needs: transport domain, PD, UAR, umem, EQN, CQ, RQ, RQT.
  * CQ and RQ own their buffers, doorbell records, umems (and the CQ its UAR

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Flow steering: root matchers and rules (backend ops, mlx5dv_create_flow()
  * on rdma-core) and DEVX flow tables, groups and entries (PRM mailboxes

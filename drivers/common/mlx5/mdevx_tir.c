@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /* TIRs: CREATE_TIR (direct or indirect with Toeplitz RSS), QUERY_TIR. */
 #include <assert.h>
 #include <errno.h>

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Software mlx5 device engine: DEVX NIC receive flow tables (PRM "Flow
  * Table" commands): CREATE/QUERY_FLOW_TABLE, CREATE_FLOW_GROUP,

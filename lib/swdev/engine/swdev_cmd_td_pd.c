@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Software mlx5 device engine: ALLOC_TRANSPORT_DOMAIN and ALLOC_PD as DEVX
  * create commands (their DEALLOC is the prebuilt destroy command).

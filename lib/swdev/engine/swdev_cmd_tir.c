@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Software mlx5 device engine: CREATE_TIR, MODIFY_TIR, QUERY_TIR (DESTROY_TIR
  * is the prebuilt destroy command). A direct TIR names an RQ (inline_rqn),

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Index maps: small integer -> pointer, lowest free index first (as the
  * uverbs handle idr), O(1) lookup, storage grown on demand up to a limit.

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Software mlx5 device engine: the port's receive path. A frame is parsed
  * (Ethernet, one VLAN tag, IPv4 or IPv6, TCP or UDP) into the

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Software mlx5 device engine: the verbs side a DEVX user needs (PD with
  * its pdn, UAR page, EQN query, umem registration). These are uverbs

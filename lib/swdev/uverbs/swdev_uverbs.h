@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Software mlx5 device: what the launcher (mlx5-swdev run) and the preload
  * library (libswdev_uverbs.so) agree on. See doc/swdev.rst, "Running an

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Software mlx5 device: the kernel side of /dev/infiniband/uverbsN, as an
  * LD_PRELOAD library (libswdev_uverbs.so) for unmodified libibverbs and

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * The server of testpmd's `mlx5 port attach <ident> socket=<path>`: one
  * thread polling a SOCK_SEQPACKET Unix socket and every client waiting

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Shared devices: open (primary), attach (secondary), close, the exit
  * handler that closes what a primary left open, and the list of the

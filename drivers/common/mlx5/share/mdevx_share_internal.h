@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Test hooks of libmdevx_share, for app/test; not part of the API (never
  * installed). They exist only in a build with MDEVX_SHARE_TEST_HOOKS

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Private declarations shared by the files of libmdevx_share:
  *   mdevx_share_dev.c   device open (primary), attach (secondary), close,

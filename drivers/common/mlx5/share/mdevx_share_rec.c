@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Records and imports: publish and withdraw (primary), lookup and walk of
  * the registry, import by name, unimport, and the calls that use an

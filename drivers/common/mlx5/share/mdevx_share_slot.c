@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Import slots: one per import of a process on a device, in chunks that
  * never move, named by a handle (mdevx_share_imp_t) that carries the

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026, the mlx5-devx-share authors.
+ */
 /*
  * Private interface of the counter snapshot service (mdevx_share_snap.c)
  * to the rest of the library. One service per shared device: in the
