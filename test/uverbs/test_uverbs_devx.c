@@ -7,12 +7,13 @@
  * flow counter bulk created, queried and destroyed from PRM mailboxes, PD,
  * UAR, umem, EQN, a root rule counting on the bulk, ibv_import_device() of
  * a dup()ed descriptor in a forked child, the kernel's answers to bad
- * ioctls, the daemon's object counts back to 0, then the daemon killed
- * (EIO, close works) and gone (open fails at once).
+ * ioctls, the daemon's object counts back to 0, a fork() with the whole
+ * heap marked MADV_DONTFORK (as after ibv_fork_init()), then the daemon
+ * killed (EIO, close works) and gone (open fails at once).
  *
  * usage: uverbs_devx MLX5_SWDEV             (starts daemons, runs the rest
  *                                           under "MLX5_SWDEV run")
- *        uverbs_devx MLX5_SWDEV --inner main|kill [DAEMON_PID]
+ *        uverbs_devx MLX5_SWDEV --inner main|fork|kill [DAEMON_PID]
  */
 #include <endian.h>
 #include <errno.h>
@@ -781,6 +782,67 @@ test_kill(pid_t daemon)
 	      (unsigned long long)(now_ms() - t0));
 }
 
+/* [heap] of /proc/self/maps into @p base, @p len: 0 or -1. */
+static int
+heap_range(void **base, size_t *len)
+{
+	unsigned long lo, hi;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int rc = -1;
+
+	if (f == NULL)
+		return -1;
+	while (rc != 0 && fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, "[heap]") != NULL && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			*base = (void *)lo;
+			*len = hi - lo;
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/*
+ * A fork-safe process: after ibv_fork_init() (DPDK's mlx5 drivers call it)
+ * libibverbs marks the pages of the buffers it registers MADV_DONTFORK,
+ * whole pages, so whatever shares them is absent in a child of fork(). Here
+ * the whole heap is marked: the child runs the library's fork handler over
+ * the open file, then exits (it must not touch the heap itself).
+ */
+static void
+test_fork_safe(void)
+{
+	struct ibv_context *ctx;
+	void *heap = NULL;
+	size_t len = 0;
+	pid_t pid;
+	int st = -1;
+
+	printf("== fork() with the heap marked MADV_DONTFORK\n");
+	ctx = open_devx(MP_DEV);
+	CHECK(ctx != NULL, "open: %s", strerror(errno));
+	if (ctx == NULL)
+		return;
+	if (heap_range(&heap, &len) != 0) {
+		/* a sanitizer's allocator: malloc() is not on the [heap] */
+		printf("SKIP: no [heap] mapping (a sanitizer build?)\n");
+		ibv_close_device(ctx);
+		return;
+	}
+	CHECK(madvise(heap, len, MADV_DONTFORK) == 0, "MADV_DONTFORK: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid, "fork: %s", strerror(errno));
+	CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child: %s %d",
+	      st != -1 && WIFSIGNALED(st) ? "killed by signal" : "status",
+	      st != -1 && WIFSIGNALED(st) ? WTERMSIG(st) : st);
+	CHECK(madvise(heap, len, MADV_DOFORK) == 0, "MADV_DOFORK: %s", strerror(errno));
+	CHECK(ibv_close_device(ctx) == 0, "close");
+}
+
 /* A daemon that is not the harness's (the kill test reaps it itself). */
 static pid_t
 plain_daemon(const char *sock)
@@ -818,6 +880,8 @@ main(int argc, char **argv)
 		snprintf(mp_sock, sizeof(mp_sock), "%s", s != NULL ? s : "");
 		if (strcmp(argv[3], "main") == 0)
 			test_main();
+		else if (strcmp(argv[3], "fork") == 0)
+			test_fork_safe();
 		else if (argc >= 5)
 			test_kill((pid_t)atoi(argv[4]));
 		return mp_finish();
@@ -835,6 +899,12 @@ main(int argc, char **argv)
 				    mp_daemon_bin, "--inner", "main", NULL };
 
 		CHECK(mp_exited_ok(mp_run(a, 120)), "the tests under mlx5-swdev run");
+	}
+	{
+		const char *a[] = { mp_daemon_bin, "run", "--socket", mp_sock, "--", self,
+				    mp_daemon_bin, "--inner", "fork", NULL };
+
+		CHECK(mp_exited_ok(mp_run(a, 60)), "the fork-safe test under mlx5-swdev run");
 	}
 	snprintf(sock2, sizeof(sock2), "%s.kill", mp_sock);
 	kd = plain_daemon(sock2);

@@ -75,6 +75,14 @@ static int (*real_inotify_add_watch)(int, const char *, uint32_t);
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uv_file *g_files[MAX_FILES];
+/*
+ * The files themselves live in the library's own storage, never on the
+ * heap: after ibv_fork_init() (DPDK's mlx5 drivers call it) libibverbs and
+ * libmlx5 mark the heap pages of their buffers MADV_DONTFORK, whole pages,
+ * and a file sharing such a page would be absent in the child of a fork().
+ */
+static struct uv_file g_pool[MAX_FILES];
+static bool g_pool_used[MAX_FILES];
 static volatile unsigned int g_nfiles;
 static char g_sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static char g_sysfs[PATH_MAX];
@@ -493,6 +501,29 @@ uv_daemon_call(struct uv_file *f, struct uv_call *c, const void *in, size_t inle
 
 /* ---- the descriptor table (under g_lock) ---- */
 
+/* A zeroed file of the pool (chan -1), or NULL when all are in use. */
+static struct uv_file *
+file_alloc(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++) {
+		if (!g_pool_used[i]) {
+			g_pool_used[i] = true;
+			memset(&g_pool[i], 0, sizeof(g_pool[i]));
+			g_pool[i].chan = -1;
+			return &g_pool[i];
+		}
+	}
+	return NULL;
+}
+
+static void
+file_free(struct uv_file *f)
+{
+	g_pool_used[f - g_pool] = false;
+}
+
 static struct uv_file *
 table_find(int fd)
 {
@@ -532,7 +563,7 @@ table_drop(struct uv_file *f)
 	}
 	if (f->chan >= 0)
 		real_close(f->chan);
-	free(f);
+	file_free(f);
 }
 
 /* Is @p fd a main connection to our daemon? Fills its socket identity. */
@@ -599,11 +630,12 @@ lookup(int fd, bool identify)
 	}
 	if (!identify || !g_active || fd < 0 || !is_daemon_socket(fd, &st))
 		return NULL;
-	f = calloc(1, sizeof(*f));
-	if (f == NULL)
+	f = file_alloc();
+	if (f == NULL) {
+		errno = EMFILE;
 		return NULL;
+	}
 	f->fd = fd;
-	f->chan = -1;
 	f->sdev = st.st_dev;
 	f->sino = st.st_ino;
 	err = attach(f, SWDEV_OP_ATTACH, NULL);
@@ -621,7 +653,7 @@ lookup(int fd, bool identify)
 	if (err != 0) {
 		if (f->chan >= 0)
 			real_close(f->chan);
-		free(f);
+		file_free(f);
 		errno = err;
 		return NULL;
 	}
@@ -660,28 +692,30 @@ uverbs_open(int idx, int flags)
 		errno = ENXIO;	/* no driver behind the node */
 		return -1;
 	}
-	f = calloc(1, sizeof(*f));
+	pthread_mutex_lock(&g_lock);
+	f = file_alloc();
 	if (f == NULL) {
+		pthread_mutex_unlock(&g_lock);
 		real_close(fd);
-		errno = ENOMEM;
+		errno = EMFILE;
 		return -1;
 	}
 	f->fd = fd;
-	f->chan = -1;
 	f->devidx = (unsigned int)idx;
 	if (real_fstat(fd, &st) == 0) {
 		f->sdev = st.st_dev;
 		f->sino = st.st_ino;
 	}
-	pthread_mutex_lock(&g_lock);
 	err = attach(f, SWDEV_OP_OPEN, name);
 	if (err == 0)
 		err = table_add(f);
-	pthread_mutex_unlock(&g_lock);
 	if (err != 0) {
 		if (f->chan >= 0)
 			real_close(f->chan);
-		free(f);
+		file_free(f);
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (err != 0) {
 		real_close(fd);
 		errno = err == ECONNRESET || err == EPROTO ? ENXIO : err;
 		return -1;
