@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,6 @@ spawn(const char *role, const char *prefix, bool primary, const char *eal_extra,
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s", prefix);
 	snprintf(role_env, sizeof(role_env), TEST_ROLE_ENV "=%s", role);
 
-	/* Everything is built before fork(): the child only calls execve(). */
 	cargv = calloc((size_t)argc + 17, sizeof(*cargv));
 	while (environ[nenv] != NULL)
 		nenv++;
@@ -104,15 +104,17 @@ spawn(const char *role, const char *prefix, bool primary, const char *eal_extra,
 
 	fflush(stdout);
 	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		execve(cargv[0], (char *const *)(uintptr_t)cargv, (char *const *)(uintptr_t)cenv);
-		_exit(127);
-	}
+	/*
+	 * posix_spawn(), not fork(): a DPDK process with the mlx5 drivers has
+	 * called ibv_fork_init(), so heap pages (which hold these arrays and
+	 * the environment) may be MADV_DONTFORK and absent in a forked child.
+	 */
+	n = posix_spawn(&pid, cargv[0], NULL, NULL, (char *const *)(uintptr_t)cargv,
+			(char *const *)(uintptr_t)cenv);
 	free(cargv);
 	free(cenv);
-	if (pid < 0)
-		return -errno;
+	if (n != 0)
+		return -n;
 	return pid;
 }
 

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@
 #include "process.h"
 #include "test.h"
 #include "test_share_util.h"
+
+extern char **environ;
 
 /* Set by meson for the test; Debian's dpdk-test cannot join our instance (tailqs). */
 #define FOREIGN_ENV "MDEVX_TEST_FOREIGN"
@@ -91,7 +94,9 @@ static int
 foreign_start(const char *bin, pid_t *pid_out, int *stdin_fd)
 {
 	char prefix[128];
-	int in[2], out[2];
+	const char *argv[] = { bin, "--proc-type=secondary", prefix, "--no-pci", "-l", "0", NULL };
+	posix_spawn_file_actions_t fa;
+	int in[2], out[2], fl, err;
 	pid_t pid;
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", test_file_prefix());
@@ -102,26 +107,27 @@ foreign_start(const char *bin, pid_t *pid_out, int *stdin_fd)
 		close(in[1]);
 		return -1;
 	}
-	pid = fork();
-	if (pid < 0) {
+	/* The child's stdout blocks; the two ends it must not keep are closed. */
+	fl = fcntl(out[1], F_GETFL);
+	err = fl < 0 || fcntl(out[1], F_SETFL, fl & ~O_NONBLOCK) != 0 ? errno : 0;
+	if (err == 0)
+		err = posix_spawn_file_actions_init(&fa);
+	if (err == 0) {
+		posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+		posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+		posix_spawn_file_actions_adddup2(&fa, out[1], STDERR_FILENO);
+		posix_spawn_file_actions_addclose(&fa, in[1]);
+		posix_spawn_file_actions_addclose(&fa, out[0]);
+		/* posix_spawn(), not fork(): see test_mp_spawn() */
+		err = posix_spawn(&pid, bin, &fa, NULL, (char *const *)(uintptr_t)argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	if (err != 0) {
 		close(in[0]);
 		close(in[1]);
 		close(out[0]);
 		close(out[1]);
 		return -1;
-	}
-	if (pid == 0) {
-		int fl = fcntl(out[1], F_GETFL);
-
-		fcntl(out[1], F_SETFL, fl & ~O_NONBLOCK);
-		dup2(in[0], STDIN_FILENO);
-		dup2(out[1], STDOUT_FILENO);
-		dup2(out[1], STDERR_FILENO);
-		close(in[1]);
-		close(out[0]);
-		execl(bin, bin, "--proc-type=secondary", prefix, "--no-pci", "-l", "0",
-		      (char *)NULL);
-		_exit(127);
 	}
 	close(in[0]);
 	close(out[1]);

@@ -17,6 +17,7 @@
  *        (default rdma:mlx5_0; on the software device, run under `mlx5-swdev run`)
  */
 #include <errno.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@
 #include <mdevx_share.h>
 
 #define BULK 128
+
+extern char **environ;
 
 static int
 fail(const char *who, const char *what, int err)
@@ -107,7 +110,9 @@ secondary(const char *devstr)
 /*
  * This program again, with the arguments it was given (@p args, saved
  * before rte_eal_init() reordered argv), as a secondary of the same
- * instance: its exit status.
+ * instance: its exit status. posix_spawn() rather than fork(): DPDK's mlx5
+ * drivers call ibv_fork_init(), after which heap pages may be absent in a
+ * forked child.
  */
 static int
 run_secondary(char **args)
@@ -115,12 +120,8 @@ run_secondary(char **args)
 	int status;
 	pid_t pid;
 
-	pid = fork();
-	if (pid == 0) {
-		execv("/proc/self/exe", args);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+	if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ) != 0 ||
+	    waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
