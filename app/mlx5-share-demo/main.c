@@ -37,6 +37,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,6 +60,8 @@
 #include <swdev_client.h>
 
 #include "pcap_udp.h"
+
+extern char **environ;
 
 #define DEMO_MZ "mdevx_demo_state"
 #define MAX_SECONDARIES 16
@@ -866,8 +869,12 @@ static pid_t
 spawn_reader(const char *prefix_arg, int id, struct peers *pe)
 {
 	char exe[PATH_MAX], id_str[16], fds[32];
+	const char *argv[] = { exe, "--proc-type=secondary", prefix_arg, "--no-pci",
+			       "--no-telemetry", "--log-level=lib.eal:error", "--", "--reader",
+			       id_str, "--sync-fds", fds, NULL };
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int cmd[2], rep[2];
+	posix_spawn_file_actions_t fa;
+	int cmd[2], rep[2], err;
 	pid_t pid;
 
 	if (n <= 0)
@@ -883,18 +890,22 @@ spawn_reader(const char *prefix_arg, int id, struct peers *pe)
 	snprintf(id_str, sizeof(id_str), "%d", id);
 	snprintf(fds, sizeof(fds), "%d,%d", cmd[0], rep[1]);
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (fcntl(cmd[0], F_SETFD, 0) != 0 || fcntl(rep[1], F_SETFD, 0) != 0)
-			_exit(127);
-		execl(exe, exe, "--proc-type=secondary", prefix_arg, "--no-pci", "--no-telemetry",
-		      "--log-level=lib.eal:error", "--", "--reader", id_str, "--sync-fds", fds,
-		      (char *)NULL);
-		_exit(127);
+	/*
+	 * posix_spawn(), not fork(): the mlx5 drivers have called
+	 * ibv_fork_init(), so heap pages (the environment's among them) may
+	 * be absent in a forked child. A dup2() of a descriptor onto itself
+	 * clears its close-on-exec flag.
+	 */
+	err = posix_spawn_file_actions_init(&fa);
+	if (err == 0) {
+		posix_spawn_file_actions_adddup2(&fa, cmd[0], cmd[0]);
+		posix_spawn_file_actions_adddup2(&fa, rep[1], rep[1]);
+		err = posix_spawn(&pid, exe, &fa, NULL, (char *const *)(uintptr_t)argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
 	}
 	close(cmd[0]);
 	close(rep[1]);
-	if (pid < 0) {
+	if (err != 0) {
 		close(cmd[1]);
 		close(rep[0]);
 		return -1;
