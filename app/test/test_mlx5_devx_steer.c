@@ -706,6 +706,13 @@ test_match_fields(void)
 		TEST_ASSERT_SUCCESS(mdevx_match_set(&m, (enum mdevx_match_field)f, 0, 0), "clear");
 		memset(ref, 0, sizeof(ref));
 		SAME_BYTES(m.mask, ref, sizeof(ref), "field %d not cleared", f);
+		/* Among fields all set: clearing one leaves every other bit as it was. */
+		memset(&m, 0xff, sizeof(m));
+		TEST_ASSERT_SUCCESS(mdevx_match_set(&m, (enum mdevx_match_field)f, 0, 0), "clear");
+		prm_field_ones(ref, (enum mdevx_match_field)f);
+		for (size_t b = 0; b < sizeof(ref); b++)
+			TEST_ASSERT((m.mask[b] ^ ref[b]) == 0xff && (m.value[b] ^ ref[b]) == 0xff,
+				    "field %d: byte %zu of its neighbours changed", f, b);
 	}
 	TEST_ASSERT_RC_ERRNO(mdevx_match_set(&m, MDEVX_MATCH_FIELD_MAX, 0, 0), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_match_get(&m, MDEVX_MATCH_FIELD_MAX, &v, &mk), EINVAL);
