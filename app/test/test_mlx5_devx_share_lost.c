@@ -15,10 +15,20 @@
  *    its device closed, the primary's withdrawal, its queues and its close.
  * Nothing is left on the devices.
  *
+ * DPDK's mlx5 common driver, which EAL loads in every process, sets
+ * MLX5_DEVICE_FATAL_CLEANUP: libibverbs then releases its verbs objects
+ * (rules, matchers, PDs) itself when their destroy fails with EIO, and
+ * only DEVX objects meet the library's release. The suite unsets it
+ * before libibverbs starts (its first device open), as in a program that
+ * loads no DPDK driver, so that every destroy meets the library's; the
+ * run with MDEVX_TEST_KEEP_FATAL_CLEANUP=1 keeps it (meson test
+ * mlx5_devx_share_lost_autotest_dpdk).
+ *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -270,7 +280,10 @@ test_lost_shared(void)
 	TEST_ASSERT_SUCCESS(publish_objects(s), "publish");
 	pid = test_children_spawn(&children, "share_lost_holder", 0, NULL);
 	TEST_ASSERT(pid > 0, "spawn");
-	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "holder not ready");
+	if (!wait_at_least(&s->ready, 1, WAIT_MS)) {
+		rc = test_mp_wait(pid, 1000);
+		TEST_ASSERT(false, "holder not ready (its exit: %d)", rc);
+	}
 	TEST_ASSERT_SUCCESS(swdev_ctl_disassociate(ctl, DEV, &nfiles), "disassociate");
 	TEST_ASSERT_EQUAL(nfiles, 1, "files of " DEV);
 	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects after the loss");
@@ -289,9 +302,23 @@ test_lost_shared(void)
 	return TEST_SUCCESS;
 }
 
+static int
+lost_suite_setup(void)
+{
+	const char *keep = getenv("MDEVX_TEST_KEEP_FATAL_CLEANUP");
+
+	if (keep == NULL || strcmp(keep, "1") != 0) {
+		unsetenv("MLX5_DEVICE_FATAL_CLEANUP");
+		unsetenv("RDMAV_ALLOW_DISASSOC_DESTROY");
+	}
+	printf("libibverbs %s verbs objects of a lost device itself\n",
+	       getenv("MLX5_DEVICE_FATAL_CLEANUP") != NULL ? "releases" : "does not release");
+	return share_suite_setup();
+}
+
 static struct unit_test_suite share_lost_suite = {
 	.suite_name = "mlx5 devx: a device lost under its users",
-	.setup = share_suite_setup,
+	.setup = lost_suite_setup,
 	.teardown = share_suite_teardown,
 	.unit_test_cases = {
 		TEST_CASE(test_lost_local),
