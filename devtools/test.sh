@@ -8,7 +8,9 @@
 #      against it with pkg-config alone);
 #   2. an ASan/UBSan build, then a ThreadSanitizer build: the fast-tests and
 #      emu suites in each (test/tsan.supp lists TSan's known false positives);
-#   3. build checks: a build against the rdma-core 63 stand-in header in
+#   3. the 16x16 demo 10 times in a row beside a parallel build
+#      (devtools/demo-load.sh);
+#   4. build checks: a build against the rdma-core 63 stand-in header in
 #      test/rdma-core-63, which must load on the installed rdma-core and
 #      choose the export path it allows (test rdma_export_path), and a short
 #      libFuzzer run when clang is available.
@@ -20,7 +22,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
-[ "${1:-}" = "--help" ] && { sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[ "${1:-}" = "--help" ] && { sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 passed=0 failed=0 skipped=0
 
@@ -92,6 +94,9 @@ if [ "$quick" -eq 0 ]; then
 		meson test -C "$top/build-tsan" --print-errorlogs --num-processes 1 $suites
 	count_meson "$top/build-tsan"
 
+	# The demo at its maximum, again and again, beside a parallel build.
+	step "devtools/demo-load.sh: the 16x16 demo 10 times under a parallel build" \
+		"$top/devtools/demo-load.sh" --build-dir "$top/build" --runs 10
 	if [ -f "$top/test/rdma-core-63/infiniband/mlx5dv.h" ]; then
 		# One binary for every rdma-core: built with the rdma-core 63
 		# declarations, it loads here and picks the path libmlx5 allows
