@@ -7,7 +7,8 @@
  * flow counter bulk created, queried and destroyed from PRM mailboxes, PD,
  * UAR, umem, EQN, a root rule counting on the bulk, ibv_import_device() of
  * a dup()ed descriptor in a forked child, the kernel's answers to bad
- * ioctls, the daemon's object counts back to 0, a fork() with the whole
+ * ioctls, 256 descriptors in one process and refused ones, the daemon's object counts back
+ * to 0, a fork() with the whole
  * heap marked MADV_DONTFORK (as after ibv_fork_init()), then the daemon
  * killed (EIO, close works) and gone (open fails at once).
  *
@@ -17,6 +18,8 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +48,7 @@
 #include "swdev_client.h"
 
 #define MASK_LEN 64u	/* the outer headers of fte_match_param */
+#define UV_MAX_FILES 256	/* uverbs descriptors one process holds (doc/swdev.rst) */
 
 static uint8_t umem_buf[8192] __attribute__((aligned(4096)));
 
@@ -351,6 +355,132 @@ out:
 	close(fd);
 	if (ctx2 != NULL)
 		ibv_close_device(ctx2);
+}
+
+/*
+ * The table of one process: 256 uverbs descriptors at once (the context's
+ * among them), one more open is EMFILE, and so is the first use of a
+ * dup()ed one; a close makes room again, and every file leaves the daemon.
+ */
+static void
+many_files(struct ibv_context *ctx, struct swdev_ctl *ctl)
+{
+	static int fds[UV_MAX_FILES];
+	uint32_t files = 0, got = 0, pdn;
+	int n = 0, fd, err, bad = 0, i;
+	char path[128];
+	struct stat st;
+
+	printf("== %d uverbs descriptors in one process\n", UV_MAX_FILES);
+	CHECK(swdev_ctl_get_num_files(ctl, MP_DEV, &files) == 0, "the daemon's files");
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", ctx->device->dev_name);
+	for (fd = 0; fd >= 0 && n < UV_MAX_FILES;) {
+		errno = 0;
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0)
+			fds[n++] = fd;
+	}
+	err = errno;
+	CHECK(n == UV_MAX_FILES - 1 && fd < 0 && err == EMFILE,
+	      "%d opened besides the context's, then: %s", n, strerror(err));
+	for (i = 0; i < n; i++)
+		if (fstat(fds[i], &st) != 0 || !S_ISCHR(st.st_mode))
+			bad++;
+	CHECK(bad == 0, "each a uverbs file: %d are not", bad);
+	CHECK(mp_wait_files(ctl, files + (uint32_t)n, &got) == 0 && got == files + (uint32_t)n,
+	      "the daemon's files: %u, want %u", got, files + (uint32_t)n);
+	fd = dup(ctx->cmd_fd);
+	err = raw_pd_query(fd, 1, &pdn);
+	CHECK(err == EMFILE, "a dup()ed descriptor used with the table full: %s", strerror(err));
+	close(fd);
+	if (n > 0) {
+		close(fds[0]);
+		fds[0] = open(path, O_RDWR | O_CLOEXEC);
+		CHECK(fds[0] >= 0, "one closed, one opened: %s", strerror(errno));
+	}
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	CHECK(mp_wait_files(ctl, files, &got) == 0 && got == files, "all closed: %u files, want %u",
+	      got, files);
+}
+
+/* @p text (and a newline) as the whole of the launcher's sysfs file @p rel: 0 or -1. */
+static int
+sysfs_write(const char *rel, const char *text)
+{
+	const char *root = getenv("SYSFS_PATH");
+	char path[PATH_MAX];
+	FILE *f;
+	int rc;
+
+	if (root == NULL || snprintf(path, sizeof(path), "%s/%s", root, rel) >= (int)sizeof(path))
+		return -1;
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	rc = fprintf(f, "%s\n", text) < 0 ? -1 : 0;
+	return fclose(f) != 0 ? -1 : rc;
+}
+
+/*
+ * The table's failures, 300 of each (more than it holds): an open the
+ * daemon refuses (a node of the tree whose device the daemon does not
+ * serve) and the first use of a dup()ed descriptor whose device is no
+ * longer in the tree. Each gives the device's errno, never EMFILE (no
+ * file kept), and closes no other descriptor.
+ */
+static void
+refused_files(struct ibv_context *ctx)
+{
+	const char *root = getenv("SYSFS_PATH");
+	char dir[PATH_MAX], rel[PATH_MAX + 16];
+	int i, fd, err, bad_open = 0, bad_dup = 0, open_err = 0;
+	uint32_t pdn;
+
+	printf("== refused opens and descriptors\n");
+	CHECK(fcntl(STDIN_FILENO, F_GETFD) >= 0 || open("/dev/null", O_RDONLY) == STDIN_FILENO,
+	      "descriptor 0 open");
+	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs/uverbs9", root != NULL ? root : "");
+	CHECK(root != NULL && mkdir(dir, 0755) == 0 &&
+	      sysfs_write("class/infiniband_verbs/uverbs9/ibdev", "mlx5_none") == 0,
+	      "a node for a device the daemon does not serve: %s", strerror(errno));
+	for (i = 0; i < 300; i++) {
+		errno = 0;
+		fd = open("/dev/infiniband/uverbs9", O_RDWR | O_CLOEXEC);
+		err = errno;
+		if (i == 0)
+			open_err = err;
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 || err != open_err || err == EMFILE || err == 0)
+			bad_open++;
+	}
+	CHECK(bad_open == 0 && open_err == ENODEV, "300 refused opens: %d not %s (the first %s)",
+	      bad_open, strerror(ENODEV), strerror(open_err));
+	CHECK(fcntl(STDIN_FILENO, F_GETFD) >= 0, "descriptor 0 still open");
+	snprintf(rel, sizeof(rel), "%s/ibdev", dir);
+	unlink(rel);
+	rmdir(dir);
+
+	snprintf(rel, sizeof(rel), "class/infiniband_verbs/%s/ibdev", ctx->device->dev_name);
+	CHECK(sysfs_write(rel, "mlx5_moved") == 0, "the device renamed in the tree");
+	for (i = 0; i < 300; i++) {
+		fd = dup(ctx->cmd_fd);
+		err = raw_pd_query(fd, 1, &pdn);
+		close(fd);
+		if (err != ENODEV)
+			bad_dup++;
+	}
+	CHECK(sysfs_write(rel, MP_DEV) == 0, "the name back");
+	CHECK(bad_dup == 0, "300 dup()ed descriptors of a device not in the tree: %d not %s",
+	      bad_dup, strerror(ENODEV));
+	CHECK(fcntl(STDIN_FILENO, F_GETFD) >= 0, "descriptor 0 still open");
+	fd = dup(ctx->cmd_fd);
+	err = raw_pd_query(fd, 100000, &pdn);
+	close(fd);
+	CHECK(err == ENOENT, "a dup()ed descriptor once the name is back (no such PD): %s",
+	      strerror(err));
 }
 
 /* The legacy write() commands on the descriptor, as an older libibverbs sends them. */
@@ -715,6 +845,8 @@ test_main(void)
 	bad_input(ctx);
 	write_cmds(ctx, ctl, device_total(ctl));
 	fd_reuse(ctx);
+	many_files(ctx, ctl);
+	refused_files(ctx);
 	threads(ctx, ctl, device_total(ctl));
 	{
 		struct raw_cmd c;
