@@ -1170,39 +1170,56 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	return acked;
 }
 
+/*
+ * Request @p p of a secondary to the primary, its reply into @p r. 0, or
+ * errno: the request's own (EIO...), ETIMEDOUT (no reply), EPROTO (a reply
+ * of another size or operation), EOPNOTSUPP (a primary whose library does
+ * not know the operation). Descriptors in a reply are closed: none is
+ * expected.
+ */
+static int
+primary_ask(const struct mp_param *p, struct mp_param *r)
+{
+	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
+	struct rte_mp_reply reply;
+	struct rte_mp_msg req;
+	int err = 0;
+
+	mp_msg_pack(&req, MP_ACTION, p);
+	memset(&reply, 0, sizeof(reply));
+	if (rte_mp_request_sync(&req, &reply, &ts) != 0)
+		return rte_errno != 0 ? rte_errno : EIO;
+	for (int m = 0; m < reply.nb_received; m++)
+		for (int i = 0; i < reply.msgs[m].num_fds; i++)
+			close(reply.msgs[m].fds[i]);
+	if (reply.nb_received != 1)
+		err = ETIMEDOUT;
+	else if (reply.msgs[0].len_param != sizeof(*r))
+		err = EPROTO;
+	else
+		memcpy(r, reply.msgs[0].param, sizeof(*r));
+	free(reply.msgs);
+	if (err == 0 && r->op != p->op)
+		err = EPROTO;
+	if (err == 0 && r->status == -EINVAL)
+		err = EOPNOTSUPP;
+	return err;
+}
+
 /* One LIST request: device @p idx of the primary into @p devstr, *total. 0 or errno. */
 static int
 primary_dev_at(uint32_t idx, char *devstr, uint32_t *total)
 {
-	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
-	struct rte_mp_reply reply;
 	struct mp_param p, r;
-	struct rte_mp_msg req;
+	int err;
 
 	memset(&p, 0, sizeof(p));
 	p.op = MP_OP_LIST;
 	p.rec_idx = idx;
-	mp_msg_pack(&req, MP_ACTION, &p);
-	memset(&reply, 0, sizeof(reply));
-	if (rte_mp_request_sync(&req, &reply, &ts) != 0)
-		return rte_errno != 0 ? rte_errno : EIO;
-	if (reply.nb_received != 1) {
-		free(reply.msgs);
-		return ETIMEDOUT;
-	}
-	for (int i = 0; i < reply.msgs[0].num_fds; i++)
-		close(reply.msgs[0].fds[i]);
-	if (reply.msgs[0].len_param != sizeof(r)) {
-		free(reply.msgs);
-		return EPROTO;
-	}
-	memcpy(&r, reply.msgs[0].param, sizeof(r));
-	free(reply.msgs);
+	err = primary_ask(&p, &r);
+	if (err != 0)
+		return err;
 	r.devstr[DEVSTR_MAX - 1] = '\0';
-	if (r.op != MP_OP_LIST)
-		return EPROTO;
-	if (r.status == -EINVAL)	/* a library that does not know the request */
-		return EOPNOTSUPP;
 	*total = r.rec_idx2;
 	if (r.status != 0)
 		return r.status == -ENOENT ? ENOENT : EPROTO;
@@ -1217,35 +1234,16 @@ static int
 primary_peer_at(const char *devstr, uint32_t idx, struct mdevx_share_peer *out,
 		uint32_t *total)
 {
-	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
-	struct rte_mp_reply reply;
 	struct mp_param p, r;
-	struct rte_mp_msg req;
+	int err;
 
 	memset(&p, 0, sizeof(p));
 	p.op = MP_OP_PEER;
 	p.rec_idx = idx;
 	snprintf(p.devstr, sizeof(p.devstr), "%s", devstr);
-	mp_msg_pack(&req, MP_ACTION, &p);
-	memset(&reply, 0, sizeof(reply));
-	if (rte_mp_request_sync(&req, &reply, &ts) != 0)
-		return rte_errno != 0 ? rte_errno : EIO;
-	if (reply.nb_received != 1) {
-		free(reply.msgs);
-		return ETIMEDOUT;
-	}
-	for (int i = 0; i < reply.msgs[0].num_fds; i++)
-		close(reply.msgs[0].fds[i]);
-	if (reply.msgs[0].len_param != sizeof(r)) {
-		free(reply.msgs);
-		return EPROTO;
-	}
-	memcpy(&r, reply.msgs[0].param, sizeof(r));
-	free(reply.msgs);
-	if (r.op != MP_OP_PEER)
-		return EPROTO;
-	if (r.status == -EINVAL)	/* a library that does not know the request */
-		return EOPNOTSUPP;
+	err = primary_ask(&p, &r);
+	if (err != 0)
+		return err;
 	if (r.status == -ENODEV)
 		return ENODEV;
 	*total = r.rec_idx2;

@@ -277,25 +277,34 @@ svc_cb(struct mdevx_share_dev *dev, void *arg)
 		sa->dev = dev;
 }
 
+/* The device this process shares named by @p params (the first without one), or NULL. */
+static struct mdevx_share_dev *
+primary_dev_of(const char *params)
+{
+	struct svc_arg sa = { .filter = NULL, .dev = NULL };
+
+	if (params != NULL && params[0] != '\0')
+		sa.filter = params;
+	mdevx_share_foreach_dev(svc_cb, &sa);
+	return sa.dev;
+}
+
 static int
 cmd_service(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct svc_arg sa = { .filter = NULL, .dev = NULL };
+	struct mdevx_share_dev *dev = primary_dev_of(params);
 	struct mdevx_share_service_stats st;
 	int ret;
 
 	RTE_SET_USED(cmd);
-	if (params != NULL && params[0] != '\0')
-		sa.filter = params;
-	mdevx_share_foreach_dev(svc_cb, &sa);
-	if (sa.dev == NULL)
+	if (dev == NULL)
 		return -EINVAL;
 	memset(&st, 0, sizeof(st));
-	ret = mdevx_share_service_stats(sa.dev, &st);
+	ret = mdevx_share_service_stats(dev, &st);
 	if (ret != 0 && ret != -ENODATA)
 		return ret == -ENOENT ? -EINVAL : ret;
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(sa.dev));
+	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(dev));
 	rte_tel_data_add_dict_string(d, "state", ret == -ENODATA ? "off" :
 				     st.period_ms == 0 ? "off" : "running");
 	rte_tel_data_add_dict_u64(d, "period_ms", st.period_ms);
@@ -318,18 +327,15 @@ cmd_service(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 cmd_peers(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct svc_arg sa = { .filter = NULL, .dev = NULL };
+	struct mdevx_share_dev *dev = primary_dev_of(params);
 	struct mdevx_share_peer pv[MDEVX_SHARE_PEERS_MAX];
 	struct rte_tel_data *col[4];
 	int n;
 
 	RTE_SET_USED(cmd);
-	if (params != NULL && params[0] != '\0')
-		sa.filter = params;
-	mdevx_share_foreach_dev(svc_cb, &sa);
-	if (sa.dev == NULL)
+	if (dev == NULL)
 		return -EINVAL;
-	n = mdevx_share_peers(mdevx_share_dev_name(sa.dev), pv, RTE_DIM(pv));
+	n = mdevx_share_peers(mdevx_share_dev_name(dev), pv, RTE_DIM(pv));
 	if (n < 0)
 		return n == -ENODEV ? -EINVAL : n;	/* a secondary's device: not ours */
 	n = RTE_MIN(n, (int)RTE_DIM(pv));
@@ -349,7 +355,7 @@ cmd_peers(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(col[3], pv[i].rules);
 	}
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(sa.dev));
+	rte_tel_data_add_dict_string(d, "device", mdevx_share_dev_name(dev));
 	rte_tel_data_add_dict_u64(d, "secondaries", (uint64_t)n);
 	rte_tel_data_add_dict_container(d, "id", col[0], 0);
 	rte_tel_data_add_dict_container(d, "pid", col[1], 0);
