@@ -205,13 +205,8 @@ out:
 static int
 role_lost_holder(int argc, char **argv)
 {
-	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
-	struct mdevx_matcher_attr ma = {
-		.match_criteria_enable = MDEVX_MATCH_OUTER, .mask = mask, .mask_len = sizeof(mask),
-	};
 	struct share_sync *s = sync_area();
 	struct mdevx_share_dev *dev = NULL;
-	struct mdevx_share_rule_attr ra;
 	struct mdevx_counter_stats st;
 	struct mdevx_matcher *m = NULL;
 	mdevx_share_rule_t rule = { .id = 0 };
@@ -226,16 +221,9 @@ role_lost_holder(int argc, char **argv)
 	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &ctr) == 0 &&
 		   mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 		   "import: %s", strerror(errno));
-	test_udp_mask_value(mask, value, 4789);
-	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	m = test_udp_matcher(mdevx_share_dev_ctx(dev), 0);
 	ROLE_CHECK(m != NULL, "matcher: %s", strerror(errno));
-	memset(&ra, 0, sizeof(ra));
-	ra.value = value;
-	ra.value_len = sizeof(value);
-	ra.dest = MDEVX_RULE_DEST_OBJ;
-	ra.dest_imp = tir;
-	ra.counter_imp = ctr;
-	rule = mdevx_share_rule_create(dev, m, &ra);
+	rule = test_udp_rule(dev, m, 4789, tir, ctr);
 	ROLE_CHECK(rule.id != 0, "rule: %s", strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");

@@ -156,15 +156,10 @@ REGISTER_TEST_SECONDARY(share_tir_holder, role_tir_holder);
 static int
 role_peer(int argc, char **argv)
 {
-	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
-	struct mdevx_matcher_attr ma = {
-		.match_criteria_enable = MDEVX_MATCH_OUTER, .mask = mask, .mask_len = sizeof(mask),
-	};
 	struct mdevx_share_peer pv[MDEVX_SHARE_PEERS_MAX];
 	struct share_sync *s = sync_area();
 	struct mdevx_share_dev *dev = NULL;
 	mdevx_share_rule_t rule = { .id = 0 };
-	struct mdevx_share_rule_attr ra;
 	struct mdevx_matcher *m = NULL;
 	mdevx_share_imp_t ctr, tir;
 	int n, me = -1, ret = 1;
@@ -177,16 +172,9 @@ role_peer(int argc, char **argv)
 	ROLE_CHECK(mdevx_share_import(dev, "ctr0", MDEVX_OBJ_FLOW_COUNTER, &ctr) == 0 &&
 		   mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 		   "import: %s", strerror(errno));
-	test_udp_mask_value(mask, value, (uint16_t)(7000 + getpid() % 1000));
-	m = mdevx_matcher_create(mdevx_share_dev_ctx(dev), &ma);
+	m = test_udp_matcher(mdevx_share_dev_ctx(dev), 0);
 	ROLE_CHECK(m != NULL, "matcher: %s", strerror(errno));
-	memset(&ra, 0, sizeof(ra));
-	ra.value = value;
-	ra.value_len = sizeof(value);
-	ra.dest = MDEVX_RULE_DEST_OBJ;
-	ra.dest_imp = tir;
-	ra.counter_imp = ctr;
-	rule = mdevx_share_rule_create(dev, m, &ra);
+	rule = test_udp_rule(dev, m, (uint16_t)(7000 + getpid() % 1000), tir, ctr);
 	ROLE_CHECK(rule.id != 0, "rule: %s", strerror(errno));
 	/* The primary recorded the rule when it read our message: ask until it shows. */
 	for (int tries = 0; tries < 2000; tries++) {

@@ -631,19 +631,6 @@ test_steer_rules(void)
 /* Edges: refusals, the primary's own rules, deaf and lying secondaries */
 /* ------------------------------------------------------------------ */
 
-static struct mdevx_matcher *
-port_matcher(struct mdevx_ctx *ctx, uint16_t prio)
-{
-	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
-	struct mdevx_matcher_attr ma = {
-		.priority = prio, .match_criteria_enable = MDEVX_MATCH_OUTER,
-		.mask = mask, .mask_len = sizeof(mask),
-	};
-
-	test_udp_mask_value(mask, value, 0);
-	return mdevx_matcher_create(ctx, &ma);
-}
-
 static int
 test_steer_rule_api(void)
 {
@@ -657,7 +644,7 @@ test_steer_rule_api(void)
 
 	test_udp_mask_value(mask, v5000, rule_port[RULE_A]);
 	test_udp_mask_value(mask, v6000, rule_port[RULE_B]);
-	m = port_matcher(mdevx_share_dev_ctx(pdev), 0);
+	m = test_udp_matcher(mdevx_share_dev_ctx(pdev), 0);
 	TEST_ASSERT_NOT_NULL(m, "matcher: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_direct", MDEVX_OBJ_TIR, &tir), "imp");
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt), "imp");
@@ -760,8 +747,6 @@ static int
 role_steer_odd(int argc, char **argv)
 {
 	struct steer_sync *s = sync_area();
-	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
-	struct mdevx_share_rule_attr ra;
 	struct mdevx_matcher *m = NULL;
 	struct mdevx_share_dev *dev = NULL;
 	mdevx_share_imp_t tir = { 0 }, cnt = { 0 };
@@ -791,16 +776,9 @@ role_steer_odd(int argc, char **argv)
 	TEST_ROLE_CHECK(&s->failures, !with_cnt ||
 			mdevx_share_import(dev, "ctr", MDEVX_OBJ_FLOW_COUNTER, &cnt) == 0,
 			"import: %s", strerror(errno));
-	test_udp_mask_value(mask, value, rule_port[RULE_B]);
-	m = port_matcher(mdevx_share_dev_ctx(dev), 3);
+	m = test_udp_matcher(mdevx_share_dev_ctx(dev), 3);
 	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
-	memset(&ra, 0, sizeof(ra));
-	ra.value = value;
-	ra.value_len = sizeof(value);
-	ra.dest = MDEVX_RULE_DEST_OBJ;
-	ra.dest_imp = tir;
-	ra.counter_imp = cnt;
-	rule = mdevx_share_rule_create(dev, m, &ra);
+	rule = test_udp_rule(dev, m, rule_port[RULE_B], tir, cnt);
 	TEST_ROLE_CHECK(&s->failures, rule.id != 0, "rule: %s", strerror(errno));
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	TEST_ROLE_CHECK(&s->failures, test_wait_at_least(&s->phase, 1, WAIT_MS, &s->failures),
@@ -904,7 +882,7 @@ test_steer_forged_messages(void)
 	pid_t pid;
 	int st;
 
-	m = port_matcher(mdevx_share_dev_ctx(pdev), 0);
+	m = test_udp_matcher(mdevx_share_dev_ctx(pdev), 0);
 	TEST_ASSERT_NOT_NULL(m, "matcher: %s", strerror(errno));
 	test_udp_mask_value(mask, value, rule_port[RULE_B]);
 	memset(&ra, 0, sizeof(ra));
@@ -933,24 +911,6 @@ test_steer_forged_messages(void)
 	return TEST_SUCCESS;
 }
 
-/* A rule of ours on tir_direct and, with @p with_cnt, counting on "ctr". */
-static mdevx_share_rule_t
-secondary_rule(struct mdevx_share_dev *dev, struct mdevx_matcher *m, uint16_t port,
-	       mdevx_share_imp_t tir, mdevx_share_imp_t cnt)
-{
-	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
-	struct mdevx_share_rule_attr ra;
-
-	test_udp_mask_value(mask, value, port);
-	memset(&ra, 0, sizeof(ra));
-	ra.value = value;
-	ra.value_len = sizeof(value);
-	ra.dest = MDEVX_RULE_DEST_OBJ;
-	ra.dest_imp = tir;
-	ra.counter_imp = cnt;
-	return mdevx_share_rule_create(dev, m, &ra);
-}
-
 /*
  * An honest secondary (argv[0]: its index k): a rule on tir_direct, its
  * handle published; at phase 2 its rule must still be installed, then it
@@ -975,9 +935,9 @@ role_steer_honest(int argc, char **argv)
 	TEST_ROLE_CHECK(&s->failures,
 			mdevx_share_import(dev, "tir_direct", MDEVX_OBJ_TIR, &tir) == 0,
 			"import: %s", strerror(errno));
-	m = port_matcher(mdevx_share_dev_ctx(dev), (uint16_t)(4 + k));
+	m = test_udp_matcher(mdevx_share_dev_ctx(dev), (uint16_t)(4 + k));
 	TEST_ROLE_CHECK(&s->failures, m != NULL, "matcher: %s", strerror(errno));
-	rule = secondary_rule(dev, m, rule_port[k], tir, none);
+	rule = test_udp_rule(dev, m, rule_port[k], tir, none);
 	TEST_ROLE_CHECK(&s->failures, rule.id != 0, "rule: %s", strerror(errno));
 	TEST_ROLE_CHECK(&s->failures, mdevx_share_rule_handle(dev, rule, &handle) == 0,
 			"handle");

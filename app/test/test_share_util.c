@@ -394,3 +394,33 @@ test_udp_mask_value(uint8_t *mask, uint8_t *value, uint16_t port)
 	memcpy(mask, m.mask, MDEVX_MATCH_PARAM_LEN);
 	memcpy(value, m.value, MDEVX_MATCH_PARAM_LEN);
 }
+
+struct mdevx_matcher *
+test_udp_matcher(struct mdevx_ctx *ctx, uint16_t prio)
+{
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_matcher_attr ma = {
+		.priority = prio, .match_criteria_enable = MDEVX_MATCH_OUTER,
+		.mask = mask, .mask_len = sizeof(mask),
+	};
+
+	test_udp_mask_value(mask, value, 0);
+	return mdevx_matcher_create(ctx, &ma);
+}
+
+mdevx_share_rule_t
+test_udp_rule(struct mdevx_share_dev *dev, struct mdevx_matcher *m, uint16_t port,
+	      mdevx_share_imp_t tir, mdevx_share_imp_t cnt)
+{
+	uint8_t mask[MDEVX_MATCH_PARAM_LEN], value[MDEVX_MATCH_PARAM_LEN];
+	struct mdevx_share_rule_attr ra;
+
+	test_udp_mask_value(mask, value, port);
+	memset(&ra, 0, sizeof(ra));
+	ra.value = value;
+	ra.value_len = sizeof(value);
+	ra.dest = MDEVX_RULE_DEST_OBJ;
+	ra.dest_imp = tir;
+	ra.counter_imp = cnt;
+	return mdevx_share_rule_create(dev, m, &ra);
+}

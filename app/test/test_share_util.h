@@ -27,6 +27,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "mdevx_share.h"	/* mdevx_share_imp_t, mdevx_share_rule_t */
+
 struct mdevx_obj;
 struct rte_memzone;
 struct swdev_ctl;
@@ -197,5 +199,16 @@ const char *log_cap_once(struct log_cap *c, const char *prefix, const char *n1, 
  * and a rule's @p value (MDEVX_MATCH_PARAM_LEN bytes each).
  */
 void test_udp_mask_value(uint8_t *mask, uint8_t *value, uint16_t port);
+
+/** A matcher of priority @p prio on the IP protocol and UDP destination port. */
+struct mdevx_matcher *test_udp_matcher(struct mdevx_ctx *ctx, uint16_t prio);
+
+/**
+ * A rule of @p dev on matcher @p m (test_udp_matcher()) for UDP port
+ * @p port to the imported TIR @p tir, counting on the imported bulk @p cnt
+ * at offset 0 (id 0: none); its handle, id 0 with errno on failure.
+ */
+mdevx_share_rule_t test_udp_rule(struct mdevx_share_dev *dev, struct mdevx_matcher *m,
+				 uint16_t port, mdevx_share_imp_t tir, mdevx_share_imp_t cnt);
 
 #endif /* MDEVX_TEST_SHARE_UTIL_H */
