@@ -3,8 +3,8 @@
  */
 /*
  * Software mlx5 device: the daemon core's shared helpers, which the
- * channel, connection and control files and the loop call: the monotonic
- * clock, the rate-limited warnings a peer can cause, the grave of closed
+ * channel, connection and control files and the loop call: the log, the
+ * monotonic clock, the rate-limited warnings a peer can cause, the grave of closed
  * entities (freed after the event batch), the list of connections without
  * a handshake and the epoll set. Nothing here calls the private functions
  * of another file.
@@ -13,10 +13,64 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "swdev_server_priv.h"
+
+/* ---------------------------------------------------------------- logging */
+
+static enum swdev_log_level log_level = SWDEV_LOG_INFO;
+
+void
+swdev_log_set_level(enum swdev_log_level level)
+{
+	log_level = level;
+}
+
+int
+swdev_log_parse_level(const char *s)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+void
+swdev_log(enum swdev_log_level level, const char *fmt, ...)
+{
+	static const char *const tags[] = { "ERROR", "WARN", "INFO", "DEBUG" };
+	char line[1024];
+	struct timespec ts;
+	struct tm tm;
+	va_list ap;
+	int n;
+
+	if (level > log_level)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ mlx5-swdev[%d] %s: ",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		     tm.tm_sec, ts.tv_nsec / 1000, (int)getpid(), tags[level]);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* One write per line so lines of concurrent processes do not mix. */
+	n = (int)strnlen(line, sizeof(line) - 2);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* Nothing sensible to do when stderr is gone. */
+	}
+}
 
 /* --------------------------------------------------------------- entities */
 
