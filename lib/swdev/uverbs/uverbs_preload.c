@@ -17,9 +17,12 @@
  * channel of its own, registered with ATTACH the first time it uses a
  * descriptor it did not open (found by asking the socket its peer name).
  *
- * This half: the descriptor table, the daemon transport, and the libc
- * calls it takes over (open, close, the stat family, ioctl, write, mmap,
- * socket). The ioctl and write() commands: uverbs_ioctl.c.
+ * This file: the descriptor table and the libc calls it takes over (open,
+ * close, the stat family, ioctl, write, mmap, socket). The daemon
+ * transport, the copies of the caller's memory and the log:
+ * uverbs_transport.c. RDMA_VERBS_IOCTL: uverbs_ioctl.c (decoding,
+ * dispatch) and uverbs_methods.c (the methods). The write() commands:
+ * uverbs_write.c.
  */
 /* Both spellings of each call are defined here (open and open64...): the
  * headers must not rename one into the other. */
@@ -53,8 +56,6 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* How long OPEN / ATTACH wait for the daemon's answer. */
-#define ATTACH_TIMEOUT_MS 10000
 /* uverbs descriptors one process holds at once. */
 #define MAX_FILES 256
 
@@ -62,7 +63,7 @@
 
 static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
-static int (*real_close)(int);
+/* close(): uv_real_close, in uverbs_transport.c (OPEN / ATTACH close with it) */
 static int (*real_fstat)(int, struct stat *);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
 static int (*real_statx)(int, const char *, int, unsigned int, struct statx *);
@@ -87,7 +88,6 @@ static volatile unsigned int g_nfiles;
 static char g_sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static char g_sysfs[PATH_MAX];
 static bool g_active;	/* SYSFS_PATH set: the device exists for this process */
-static int g_debug;
 
 static void *
 next_sym(const char *name)
@@ -111,29 +111,20 @@ atfork_parent(void)
 	pthread_mutex_unlock(&g_lock);
 }
 
-/*
- * This thread's pid, taken once (self_pid()): the copies of the caller's
- * memory and the fork check of lookup() use it rather than a getpid() each.
- * 0: not known yet (a new thread, or the child of a fork(), which
- * atfork_child() resets). A child made by a raw clone() system call, which
- * runs no fork handlers, is not supported.
- */
-static __thread pid_t t_pid __attribute__((tls_model("initial-exec")));
-
 /* The child shares the parent's channels: it gets its own on first use. */
 static void
 atfork_child(void)
 {
 	unsigned int i;
 
-	t_pid = 0;
+	uv_t_pid = 0;
 	for (i = 0; i < MAX_FILES; i++) {
 		struct uv_file *f = g_files[i];
 
 		if (f == NULL)
 			continue;
 		if (f->chan >= 0)
-			real_close(f->chan);
+			uv_real_close(f->chan);
 		f->chan = -1;
 		f->pid = 0;
 	}
@@ -161,7 +152,7 @@ read_env(void)
 		g_active = g_sock[0] != '\0';
 	}
 	e = getenv("SWDEV_UVERBS_DEBUG");
-	g_debug = e != NULL && e[0] != '\0' && e[0] != '0';
+	uv_debug = e != NULL && e[0] != '\0' && e[0] != '0';
 }
 
 static void
@@ -169,7 +160,7 @@ init_once(void)
 {
 	real_open = (int (*)(const char *, int, ...))next_sym("open");
 	real_openat = (int (*)(int, const char *, int, ...))next_sym("openat");
-	real_close = (int (*)(int))next_sym("close");
+	uv_real_close = (int (*)(int))next_sym("close");
 	real_fstat = (int (*)(int, struct stat *))next_sym("fstat");
 	real_fstatat = (int (*)(int, const char *, struct stat *, int))next_sym("fstatat");
 	real_statx = (int (*)(int, const char *, int, unsigned int, struct statx *))
@@ -197,86 +188,10 @@ uv_ctor(void)
 	read_env();
 }
 
-void
-uv_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!g_debug)
-		return;
-	fprintf(stderr, "swdev uverbs[%d]: ", (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 ssize_t
 uv_real_write(int fd, const void *buf, size_t len)
 {
 	return real_write(fd, buf, len);
-}
-
-/* ---- the caller's memory ---- */
-
-/* This thread's pid: cached, reset in the child of a fork (atfork_child). */
-static pid_t
-self_pid(void)
-{
-	if (t_pid == 0)
-		t_pid = getpid();
-	return t_pid;
-}
-
-long
-uv_copy_in_upto(void *dst, uint64_t src, size_t len)
-{
-	struct iovec l = { .iov_base = dst, .iov_len = len };
-	struct iovec r = { .iov_base = (void *)(uintptr_t)src, .iov_len = len };
-	ssize_t n;
-
-	if (len == 0)
-		return 0;
-	if (src == 0 || src + len < src)
-		return -EFAULT;
-	n = process_vm_readv(self_pid(), &l, 1, &r, 1, 0);
-	return n < 0 ? -EFAULT : (long)n;
-}
-
-int
-uv_copy_in(void *dst, uint64_t src, size_t len)
-{
-	return uv_copy_in_upto(dst, src, len) == (long)len ? 0 : EFAULT;
-}
-
-int
-uv_copy_out2(uint64_t dst, const void *src, size_t len, uint64_t dst2, const void *src2,
-	     size_t len2)
-{
-	const uint64_t to[2] = { dst, dst2 };
-	const void *from[2] = { src, src2 };
-	const size_t n[2] = { len, len2 };
-	struct iovec l[2], r[2];
-	unsigned int i, k = 0;
-
-	for (i = 0; i < 2; i++) {
-		if (n[i] == 0)
-			continue;
-		if (to[i] == 0 || to[i] + n[i] < to[i])
-			return EFAULT;
-		l[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)from[i], .iov_len = n[i] };
-		r[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)to[i], .iov_len = n[i] };
-		k++;
-	}
-	if (k == 0)
-		return 0;
-	return process_vm_writev(self_pid(), l, k, r, k, 0) == (ssize_t)(len + len2) ? 0 : EFAULT;
-}
-
-int
-uv_copy_out(uint64_t dst, const void *src, size_t len)
-{
-	return uv_copy_out2(dst, src, len, 0, NULL, 0);
 }
 
 /* ---- sysfs of the launcher ---- */
@@ -295,7 +210,7 @@ sysfs_read(const char *rel, char *buf, size_t size)
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, size - 1);
-	real_close(fd);
+	uv_real_close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
@@ -347,156 +262,6 @@ static dev_t
 uverbs_rdev(unsigned int n)
 {
 	return makedev(SWDEV_UVERBS_MAJOR, SWDEV_UVERBS_MINOR_BASE + n);
-}
-
-/* ---- the daemon ---- */
-
-static int
-wait_readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int n;
-
-	do {
-		n = poll(&p, 1, ms);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno;
-	return n == 0 ? ETIMEDOUT : 0;
-}
-
-/*
- * A new private channel of the file behind @p f->fd: OPEN (with @p devname)
- * or ATTACH. Fills the channel, uid, file id and device name. 0 or errno.
- */
-static int
-attach(struct uv_file *f, uint16_t op, const char *devname)
-{
-	union {
-		struct swdev_req_hdr h;
-		uint8_t b[sizeof(struct swdev_req_hdr) + SWDEV_PROTO_NAME_LEN];
-	} msg;
-	struct swdev_open_rep orep;
-	struct swdev_rep_hdr rep;
-	size_t inlen = 0;
-	int sv[2], err;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return errno;
-	memset(&msg, 0, sizeof(msg));
-	if (devname != NULL) {
-		inlen = strlen(devname) + 1;
-		memcpy(msg.b + sizeof(msg.h), devname, inlen);
-	}
-	msg.h.magic = SWDEV_PROTO_MAGIC;
-	msg.h.version = SWDEV_PROTO_VERSION;
-	msg.h.op = op;
-	msg.h.seq = 1;
-	msg.h.inlen = (uint32_t)inlen;
-	err = swdev_proto_send_fd(f->fd, msg.b, sizeof(msg.h) + inlen, sv[1], 0);
-	real_close(sv[1]);
-	if (err == 0)
-		err = wait_readable(sv[0], ATTACH_TIMEOUT_MS);
-	if (err == 0)
-		err = swdev_proto_read_all(sv[0], &rep, sizeof(rep));
-	if (err == 0 && swdev_proto_check_rep(&rep, op, 1, sizeof(orep)) != 0)
-		err = EPROTO;
-	if (err == 0 && rep.err != 0)
-		err = (int)rep.err;
-	if (err == 0 && rep.outlen != sizeof(orep))
-		err = EPROTO;
-	if (err == 0)
-		err = swdev_proto_read_all(sv[0], &orep, sizeof(orep));
-	if (err != 0) {
-		real_close(sv[0]);
-		uv_log("%s on fd %d: %s", swdev_proto_op_name(op), f->fd, strerror(err));
-		return err == EPIPE ? ECONNRESET : err;
-	}
-	orep.devname[sizeof(orep.devname) - 1] = '\0';
-	memcpy(f->devname, orep.devname, sizeof(f->devname));
-	f->uid = (uint16_t)rep.val;
-	f->file_id = rep.file_id;
-	f->chan = sv[0];
-	f->seq = 1;
-	f->pid = getpid();
-	f->broken = false;
-	return 0;
-}
-
-/*
- * The reply to @p h into @p rep and @p out: one recvmsg() when the reply is
- * there whole (the channel carries one exchange at a time). 0 or errno.
- */
-static int
-read_reply(int chan, struct swdev_rep_hdr *rep, const struct swdev_req_hdr *h, void *out,
-	   size_t outlen)
-{
-	struct iovec iov[2] = {
-		{ .iov_base = rep, .iov_len = sizeof(*rep) },
-		{ .iov_base = out, .iov_len = outlen },
-	};
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = outlen > 0 ? 2 : 1 };
-	size_t got, body;
-	ssize_t n;
-
-	do {
-		n = recvmsg(chan, &msg, 0);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno;
-	if (n == 0)
-		return EPIPE;
-	got = (size_t)n;
-	if (got < sizeof(*rep)) {
-		/* a short read of the header: the rest of it, then the body below */
-		int err = swdev_proto_read_all(chan, (uint8_t *)rep + got, sizeof(*rep) - got);
-
-		if (err != 0)
-			return err;
-		got = sizeof(*rep);
-	}
-	if (swdev_proto_check_rep(rep, h->op, h->seq, (uint32_t)outlen) != 0)
-		return EPROTO;
-	body = got - sizeof(*rep);
-	if (body > rep->outlen)
-		return EPROTO;	/* more than the reply: the stream lost its frames */
-	if (body < rep->outlen)
-		return swdev_proto_read_all(chan, (uint8_t *)out + body, rep->outlen - body);
-	return 0;
-}
-
-int
-uv_daemon_call(struct uv_file *f, struct uv_call *c, const void *in, size_t inlen, void *out,
-	       size_t outlen)
-{
-	struct swdev_req_hdr h;
-	int err;
-
-	if (inlen > SWDEV_PROTO_MAX_PAYLOAD || outlen > SWDEV_PROTO_MAX_PAYLOAD)
-		return EINVAL;
-	if (f->broken || f->chan < 0)
-		return EIO;
-	memset(&h, 0, sizeof(h));
-	h.magic = SWDEV_PROTO_MAGIC;
-	h.version = SWDEV_PROTO_VERSION;
-	h.op = c->op;
-	h.seq = ++f->seq;
-	h.handle = c->handle;
-	h.inlen = (uint32_t)inlen;
-	h.outlen = (uint32_t)outlen;
-	h.arg0 = c->arg0;
-	h.arg1 = c->arg1;
-	h.arg2 = c->arg2;
-	err = swdev_proto_send_frame(f->chan, &h, in, inlen);
-	if (err == 0)
-		err = read_reply(f->chan, &c->rep, &h, out, outlen);
-	if (err != 0) {
-		uv_log("%s: %s: channel lost (%s): device gone", f->devname,
-		       swdev_proto_op_name(c->op), strerror(err));
-		f->broken = true;
-		return EIO;
-	}
-	return (int)c->rep.err;
 }
 
 /* ---- the descriptor table (under g_lock) ---- */
@@ -562,7 +327,7 @@ table_drop(struct uv_file *f)
 		}
 	}
 	if (f->chan >= 0)
-		real_close(f->chan);
+		uv_real_close(f->chan);
 	file_free(f);
 }
 
@@ -618,13 +383,13 @@ lookup(int fd, bool identify)
 		f = NULL;
 	}
 	if (f != NULL) {
-		if (f->pid == self_pid())
+		if (f->pid == uv_self_pid())
 			return f;
 		/* inherited through fork: a channel of our own */
-		err = attach(f, SWDEV_OP_ATTACH, NULL);
+		err = uv_attach(f, SWDEV_OP_ATTACH, NULL);
 		if (err != 0) {
 			f->broken = true;
-			f->pid = self_pid();
+			f->pid = uv_self_pid();
 		}
 		return f;
 	}
@@ -638,7 +403,7 @@ lookup(int fd, bool identify)
 	f->fd = fd;
 	f->sdev = st.st_dev;
 	f->sino = st.st_ino;
-	err = attach(f, SWDEV_OP_ATTACH, NULL);
+	err = uv_attach(f, SWDEV_OP_ATTACH, NULL);
 	if (err == 0) {
 		idx = devname_index(f->devname);
 		if (idx < 0) {
@@ -652,7 +417,7 @@ lookup(int fd, bool identify)
 	}
 	if (err != 0) {
 		if (f->chan >= 0)
-			real_close(f->chan);
+			uv_real_close(f->chan);
 		file_free(f);
 		errno = err;
 		return NULL;
@@ -688,7 +453,7 @@ uverbs_open(int idx, int flags)
 		if (errno == EINTR)
 			continue;
 		uv_log("open uverbs%d: daemon %s: %s", idx, g_sock, strerror(errno));
-		real_close(fd);
+		uv_real_close(fd);
 		errno = ENXIO;	/* no driver behind the node */
 		return -1;
 	}
@@ -696,7 +461,7 @@ uverbs_open(int idx, int flags)
 	f = file_alloc();
 	if (f == NULL) {
 		pthread_mutex_unlock(&g_lock);
-		real_close(fd);
+		uv_real_close(fd);
 		errno = EMFILE;
 		return -1;
 	}
@@ -706,17 +471,17 @@ uverbs_open(int idx, int flags)
 		f->sdev = st.st_dev;
 		f->sino = st.st_ino;
 	}
-	err = attach(f, SWDEV_OP_OPEN, name);
+	err = uv_attach(f, SWDEV_OP_OPEN, name);
 	if (err == 0)
 		err = table_add(f);
 	if (err != 0) {
 		if (f->chan >= 0)
-			real_close(f->chan);
+			uv_real_close(f->chan);
 		file_free(f);
 	}
 	pthread_mutex_unlock(&g_lock);
 	if (err != 0) {
-		real_close(fd);
+		uv_real_close(fd);
 		errno = err == ECONNRESET || err == EPROTO ? ENXIO : err;
 		return -1;
 	}
@@ -830,7 +595,7 @@ close(int fd)
 			table_drop(f);
 		pthread_mutex_unlock(&g_lock);
 	}
-	return real_close(fd);
+	return uv_real_close(fd);
 }
 
 /* ---- the stat family ---- */
