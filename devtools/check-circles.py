@@ -39,9 +39,10 @@ KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "c
 
 
 def strip(text):
-    """The text without comments, strings and character constants."""
+    """The text without comments, #include lines, strings and character constants."""
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"^[ \t]*#[ \t]*include[^\n]*", "", text, flags=re.M)
     text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
     return re.sub(r"'(\\.|[^'\\\n])*'", "''", text)
 
