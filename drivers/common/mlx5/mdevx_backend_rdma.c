@@ -24,9 +24,9 @@
  * the rdma-core release (from the file name of the loaded libmlx5) are
  * logged once, on the first rdma-core context the process opens or imports.
  *
- * Root steering (matchers and rules) maps onto mlx5dv_create_flow_matcher()
- * and mlx5dv_create_flow(); see doc/driver.rst for the mapping and for what
- * the removal of a rule by handle relies on.
+ * Root steering (matchers and rules, mdevx_backend_rdma_flow.c) maps onto
+ * mlx5dv_create_flow_matcher() and mlx5dv_create_flow(); see doc/driver.rst
+ * for the mapping and for what the removal of a rule by handle relies on.
  *
  * Tested without a NIC on the software device: every device autotest runs
  * this backend through Debian's libibverbs and libmlx5 and the preload
@@ -54,33 +54,6 @@
 #include "mdevx_build_config.h"
 #include "mdevx_internal.h"
 #include "mdevx_prm.h"
-
-/* Our handle on an rdma-core object: the context is known without relying
- * on rdma-core's private layout. */
-enum rdma_obj_type {
-	RDMA_OBJ_DEVX,
-	RDMA_OBJ_UMEM,
-	RDMA_OBJ_UAR,
-	RDMA_OBJ_PD,
-};
-
-struct rdma_obj {
-	struct ibv_context *ctx;
-	enum rdma_obj_type type;
-	bool imported;
-	union {
-		struct mlx5dv_devx_obj *devx;
-		struct mlx5dv_devx_umem *umem;
-		struct mlx5dv_devx_uar *uar;
-		struct ibv_pd *pd;
-	};
-};
-
-static int
-errno_or(int fallback)
-{
-	return errno != 0 ? errno : fallback;
-}
 
 /* ---- export path, resolved at run time ---- */
 
@@ -844,157 +817,7 @@ rdma_query_eqn(void *bctx, uint32_t vector, uint32_t *eqn)
 	return mlx5dv_devx_query_eqn(bctx, vector, eqn);
 }
 
-/* ---- root steering ---- */
-
-/* A match buffer as rdma-core takes it (size, then the PRM bytes). */
-static struct mlx5dv_flow_match_parameters *
-match_params(const void *buf, size_t len)
-{
-	size_t words = (len + sizeof(uint64_t) - 1) / sizeof(uint64_t);
-	struct mlx5dv_flow_match_parameters *p;
-
-	p = calloc(1, sizeof(*p) + words * sizeof(uint64_t));
-	if (p == NULL)
-		return NULL;
-	p->match_sz = len;
-	memcpy(p->match_buf, buf, len);
-	return p;
-}
-
-static int
-rdma_matcher_create(void *bctx, const struct mdevx_matcher_attr *attr, void **bmatcher)
-{
-	struct mlx5dv_flow_matcher_attr ma;
-	struct mlx5dv_flow_matcher *m;
-	int rc = 0;
-
-	memset(&ma, 0, sizeof(ma));
-	ma.type = IBV_FLOW_ATTR_NORMAL;
-	ma.priority = attr->priority;
-	ma.match_criteria_enable = attr->match_criteria_enable;
-	ma.match_mask = match_params(attr->mask, attr->mask_len);
-	if (ma.match_mask == NULL)
-		return ENOMEM;
-#if MDEVX_HAVE_FLOW_MATCHER_FT_TYPE
-	/* Without it the kernel picks the same table: NIC receive bypass. */
-	ma.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE;
-	ma.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
-#endif
-	errno = 0;
-	m = mlx5dv_create_flow_matcher(bctx, &ma);
-	if (m == NULL)
-		rc = errno_or(EIO);
-	free(ma.match_mask);
-	if (rc == 0)
-		*bmatcher = m;
-	return rc;
-}
-
-static int
-rdma_matcher_destroy(void *bmatcher)
-{
-	return mlx5dv_destroy_flow_matcher(bmatcher);
-}
-
-static int
-rdma_flow_create(void *bmatcher, const void *value, size_t len, int dest, void *dest_bobj,
-		 void *cnt_bobj, uint32_t cnt_offset, void **bflow)
-{
-	struct mlx5dv_flow_action_attr act[2];
-	struct mlx5dv_flow_match_parameters *mv;
-	struct ibv_flow *flow;
-	size_t n = 0;
-	int rc = 0;
-
-	memset(act, 0, sizeof(act));
-	if (dest == MDEVX_RULE_DEST_OBJ) {
-		act[n].type = MLX5DV_FLOW_ACTION_DEST_DEVX;
-		act[n++].obj = ((struct rdma_obj *)dest_bobj)->devx;
-	} else if (dest == MDEVX_RULE_DEST_DROP) {
-		act[n++].type = MLX5DV_FLOW_ACTION_DROP;
-	}
-	if (cnt_bobj != NULL) {
-		struct mlx5dv_devx_obj *cnt = ((struct rdma_obj *)cnt_bobj)->devx;
-
-		if (cnt_offset == 0) {
-			act[n].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
-			act[n++].obj = cnt;
-		} else {
-#if MDEVX_HAVE_FLOW_COUNTER_OFFSET
-			act[n].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET;
-			act[n].bulk_obj.obj = cnt;
-			act[n++].bulk_obj.offset = cnt_offset;
-#else
-			MDEVX_LOG_FN(ERR, "mdevx_rule_create", "built against rdma-core %s: "
-				     "cannot count on counter %u of a bulk (MLX5DV_FLOW_ACTION_"
-				     "COUNTERS_DEVX_WITH_OFFSET, rdma-core >= 60): errno=%d (%s)",
-				     MDEVX_RDMA_CORE_BUILD_RELEASE, cnt_offset, ENOTSUP,
-				     strerror(ENOTSUP));
-			return ENOTSUP;
-#endif
-		}
-	}
-	mv = match_params(value, len);
-	if (mv == NULL)
-		return ENOMEM;
-	errno = 0;
-	flow = mlx5dv_create_flow(bmatcher, mv, n, act);
-	if (flow == NULL)
-		rc = errno_or(EIO);
-	free(mv);
-	if (rc == 0)
-		*bflow = flow;
-	return rc;
-}
-
-static int
-rdma_flow_destroy(void *bflow)
-{
-	return ibv_destroy_flow(bflow);
-}
-
-static uint32_t
-rdma_flow_handle(const void *bflow)
-{
-	return ((const struct ibv_flow *)bflow)->handle;
-}
-
-/*
- * What libmlx5's destroy_flow (mlx5_destroy_flow(), rdma-core 44 to 63)
- * receives: the struct ibv_flow at the start of its private struct
- * mlx5_flow { struct ibv_flow flow_id; struct mlx5_counters *mcounters; },
- * which it reads (mcounters NULL: no verbs counters object) and free()s on
- * success. Zeroed room past the known fields, should a later version read
- * more of them.
- */
-struct rdma_flow_stub {
-	struct ibv_flow flow;
-	void *provider_priv[8];
-};
-
-static int
-rdma_flow_destroy_handle(void *bctx, uint32_t handle)
-{
-	struct rdma_flow_stub *s = calloc(1, sizeof(*s));
-	int rc;
-
-	if (s == NULL)
-		return ENOMEM;
-	s->flow.context = bctx;
-	s->flow.handle = handle;
-	/* DESTROY_FLOW on the handle in the uverbs file of bctx; frees s on success. */
-	rc = ibv_destroy_flow(&s->flow);
-	if (rc != 0)
-		free(s);
-	return rc;
-}
-
-/* libmlx5 allocated the flow (calloc) with the struct ibv_flow first. */
-static void
-rdma_flow_forget(void *bflow)
-{
-	free(bflow);
-}
+/* ---- a lost device ---- */
 
 /*
  * A lost device: libmlx5 keeps its struct of an object whose destroy
@@ -1051,13 +874,13 @@ const struct mdevx_backend_ops mdevx_backend_rdma_ops = {
 	.pd_free = rdma_pd_free,
 	.pd_handle = rdma_pd_handle,
 	.query_eqn = rdma_query_eqn,
-	.matcher_create = rdma_matcher_create,
-	.matcher_destroy = rdma_matcher_destroy,
-	.flow_create = rdma_flow_create,
-	.flow_destroy = rdma_flow_destroy,
-	.flow_handle = rdma_flow_handle,
-	.flow_destroy_handle = rdma_flow_destroy_handle,
-	.flow_forget = rdma_flow_forget,
+	.matcher_create = mdevx_rdma_matcher_create,
+	.matcher_destroy = mdevx_rdma_matcher_destroy,
+	.flow_create = mdevx_rdma_flow_create,
+	.flow_destroy = mdevx_rdma_flow_destroy,
+	.flow_handle = mdevx_rdma_flow_handle,
+	.flow_destroy_handle = mdevx_rdma_flow_destroy_handle,
+	.flow_forget = mdevx_rdma_flow_forget,
 	.obj_forget = rdma_obj_forget,
 	.matcher_forget = rdma_matcher_forget,
 };

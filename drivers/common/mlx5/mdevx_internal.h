@@ -318,6 +318,58 @@ int mdevx_caps_query(struct mdevx_ctx *ctx);
  */
 bool mdevx_rdma_export_native(void);
 
+/* ---- rdma-core backend objects (mdevx_backend_rdma.c, its _flow.c) ---- */
+
+struct ibv_context;
+struct ibv_pd;
+struct mlx5dv_devx_obj;
+struct mlx5dv_devx_uar;
+struct mlx5dv_devx_umem;
+
+/* Our handle on an rdma-core object: the context is known without relying
+ * on rdma-core's private layout. */
+enum rdma_obj_type {
+	RDMA_OBJ_DEVX,
+	RDMA_OBJ_UMEM,
+	RDMA_OBJ_UAR,
+	RDMA_OBJ_PD,
+};
+
+struct rdma_obj {
+	struct ibv_context *ctx;
+	enum rdma_obj_type type;
+	bool imported;
+	union {
+		struct mlx5dv_devx_obj *devx;
+		struct mlx5dv_devx_umem *umem;
+		struct mlx5dv_devx_uar *uar;
+		struct ibv_pd *pd;
+	};
+};
+
+/** errno when the failed call set it, else @p fallback. */
+static inline int
+errno_or(int fallback)
+{
+	return errno != 0 ? errno : fallback;
+}
+
+/* ---- rdma-core root steering (mdevx_backend_rdma_flow.c) ---- */
+
+/*
+ * The rdma backend's matcher and rule ops (struct mdevx_backend_ops, hooked
+ * into mdevx_backend_rdma_ops).
+ */
+int mdevx_rdma_matcher_create(void *bctx, const struct mdevx_matcher_attr *attr,
+			      void **bmatcher);
+int mdevx_rdma_matcher_destroy(void *bmatcher);
+int mdevx_rdma_flow_create(void *bmatcher, const void *value, size_t len, int dest,
+			   void *dest_bobj, void *cnt_bobj, uint32_t cnt_offset, void **bflow);
+int mdevx_rdma_flow_destroy(void *bflow);
+uint32_t mdevx_rdma_flow_handle(const void *bflow);
+int mdevx_rdma_flow_destroy_handle(void *bctx, uint32_t handle);
+void mdevx_rdma_flow_forget(void *bflow);
+
 /* ---- rdma-core compatibility layout (mdevx_compat.c) ---- */
 
 /** rdma-core's private struct mlx5dv_devx_obj as assumed for v38..v62+. */
