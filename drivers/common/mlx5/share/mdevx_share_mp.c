@@ -2,9 +2,13 @@
  * Copyright (c) 2026, the mlx5-devx-share authors.
  */
 /*
- * Messages between the processes of an instance: the rte_mp action
- * (attach and list requests to the primary, withdrawal notifications to
- * the secondaries), the connection of each attached secondary and the
+ * The transport of the messages between the processes of an instance:
+ * their framing, the rte_mp action and its dispatcher (the attach, list
+ * and peer requests to the primary are answered there, and so are the
+ * handshake and the acknowledgements on the connections; withdrawal
+ * notifications and refresh requests go to their handlers in
+ * mdevx_share_ops.c, rule messages to mdevx_share_rule.c), the
+ * connection of each attached secondary, the sends on it and the
  * primary's reader of them, and the wait of a withdrawal for their
  * acknowledgements.
  * Why not EAL for what secondaries send: EAL sends with a blocking call,
@@ -14,8 +18,9 @@
  * each other for good. A secondary sends on its connection without
  * blocking, and the primary's reader never sends. EAL's send calls of a
  * secondary also share a static buffer (the primary's socket path):
- * sending from our handler would race with the application's requests. DPDK's mlx5 keeps its multi-process
- * messages apart the same way (mlx5_common_mp.c).
+ * sending from our handler would race with the application's requests.
+ * DPDK's mlx5 keeps its multi-process messages apart the same way
+ * (mlx5_common_mp.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,10 +51,6 @@
 #define MAX_PENDING 8			/* withdrawals waiting for acknowledgements at once */
 
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
-#ifdef MDEVX_SHARE_TEST_HOOKS
-static int test_drop_acks;			/* atomic */
-static unsigned int test_ack_delay_ms;		/* atomic */
-#endif
 
 /* rte_mp_msg.param is only 4-byte aligned: parameters travel by copy. */
 void
@@ -61,24 +62,9 @@ mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p)
 	memcpy(msg->param, p, sizeof(*p));
 }
 
-/*
- * Is @p peer the primary's IPC socket? EAL gives a handler the path its
- * request came from: the primary's is <runtime dir>/mp_socket, every
- * secondary's has a suffix of its own.
- */
-static bool
-peer_is_primary(const char *peer)
-{
-	char path[PATH_MAX];
-	int n;
-
-	n = snprintf(path, sizeof(path), "%s/mp_socket", rte_eal_get_runtime_dir());
-	return peer != NULL && n > 0 && (size_t)n < sizeof(path) && strcmp(peer, path) == 0;
-}
-
 /* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0: for logs only. */
-static pid_t
-peer_pid(const char *path)
+pid_t
+share_peer_pid(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	long pid;
@@ -201,7 +187,7 @@ peer_new_locked(struct mdevx_share_dev *dev, const char *path, int *their)
 	}
 	peers[i].fd = sv[0];
 	peers[i].state = PEER_PENDING;
-	peers[i].pid = peer_pid(path);
+	peers[i].pid = share_peer_pid(path);
 	peers[i].dev = dev;
 	peers[i].deadline_ms = now_ms() + HANDSHAKE_MS;
 	peers[i].nb_rules = 0;
@@ -260,8 +246,8 @@ peers_release(const struct mdevx_share_dev *dev)
  * share_devs_lock held: how many secondaries @p dev (primary) has, and the
  * one of index @p idx among them (in slot order) into @p out.
  */
-static uint32_t
-peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx, struct mdevx_share_peer *out)
+uint32_t
+share_peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx, struct mdevx_share_peer *out)
 {
 	uint32_t n = 0;
 
@@ -457,8 +443,8 @@ peers_start(void)
  * ACK_SEND_TRIES from EAL's IPC thread, more from application threads,
  * whose rule messages must not be lost.
  */
-static void
-conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries)
+void
+share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries)
 {
 	int err = ENOTCONN;
 
@@ -484,7 +470,7 @@ conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries
 	struct mdevx_share_dev *d = (struct mdevx_share_dev *)(uintptr_t)dev;
 
 	pthread_mutex_lock(&d->conn_lock);
-	conn_send_locked(d, p, tries);
+	share_conn_send_locked(d, p, tries);
 	pthread_mutex_unlock(&d->conn_lock);
 }
 
@@ -503,7 +489,7 @@ ack_send(const struct mp_param *p, int tries)
 	}
 	pthread_mutex_lock(&dev->conn_lock);	/* the device is not freed under it */
 	pthread_mutex_unlock(&share_devs_lock);
-	conn_send_locked(dev, p, tries);
+	share_conn_send_locked(dev, p, tries);
 	pthread_mutex_unlock(&dev->conn_lock);
 }
 
@@ -565,73 +551,6 @@ send_detach(struct mdevx_share_dev *dev)
 }
 
 /*
- * Secondary: a withdrawal notification (one-way). Only the primary's
- * counts. Unimport, then acknowledge on our connection to the device:
- * the primary waits for the secondaries attached to the device, and
- * nobody else.
- */
-static int
-mp_withdraw(const struct mp_param *req, const char *peer)
-{
-	struct mdevx_share_dev *dev;
-	struct mp_param ack;
-
-#ifdef MDEVX_SHARE_TEST_HOOKS
-	if (__atomic_load_n(&test_drop_acks, __ATOMIC_RELAXED))
-		return 0;	/* test hook: a secondary whose handler never runs */
-#endif
-	if (!peer_is_primary(peer)) {
-		SHARE_LOG(WARNING, "withdrawal from %s, not the primary: ignored", peer);
-		return 0;
-	}
-	memset(&ack, 0, sizeof(ack));
-	pthread_mutex_lock(&share_devs_lock);
-	/* nothing imported yet by one being attached: orphaned if closed */
-	dev = find_instance_locked(req->devstr, req->cookie);
-	if (dev != NULL) {
-		uint32_t rec = req->op == MP_OP_WITHDRAW ? req->rec_idx : UINT32_MAX;
-
-		mdevx_share_lock_write(&dev->lock);
-		/* Rules first: the owner destroys the object once we acknowledge. */
-		rules_drop(dev, rec, req->generation, NULL, ACK_SEND_TRIES);
-		ack.unimported = unimport_record(dev, rec, req->generation);
-		if (req->op == MP_OP_WITHDRAW_ALL)
-			dev->orphan = true;
-		mdevx_share_unlock_write(&dev->lock);
-	}
-	pthread_mutex_unlock(&share_devs_lock);
-#ifdef MDEVX_SHARE_TEST_HOOKS
-	unsigned int delay_ms = __atomic_load_n(&test_ack_delay_ms, __ATOMIC_RELAXED);
-
-	if (unlikely(delay_ms != 0))
-		usleep(delay_ms * 1000);	/* test hook: a slow handler */
-#endif
-	ack.op = MP_OP_ACK;
-	ack.status = (int32_t)req->op;
-	ack.rec_idx = req->rec_idx;
-	ack.generation = req->generation;
-	ack.cookie = req->cookie;
-	ack.seq = req->seq;
-	memcpy(ack.devstr, req->devstr, sizeof(ack.devstr));
-	pthread_mutex_lock(&share_devs_lock);
-	/* A device we closed closed its connection: nobody waits for us. */
-	dev = find_instance_locked(req->devstr, req->cookie);
-	if (dev == NULL) {
-		pthread_mutex_unlock(&share_devs_lock);
-		return 0;
-	}
-	/*
-	 * Attaching without a connection yet: the primary does not count us
-	 * before our handshake (conn_send_locked() sends nothing).
-	 */
-	pthread_mutex_lock(&dev->conn_lock);
-	pthread_mutex_unlock(&share_devs_lock);
-	conn_send_locked(dev, &ack, ACK_SEND_TRIES);
-	pthread_mutex_unlock(&dev->conn_lock);
-	return 0;
-}
-
-/*
  * Close the descriptors that came with @p msg: EAL gives them to the
  * handler. It counts them by the sender's num_fds, not by what arrived
  * (DPDK 22.11 copies every slot of fds[] from its control buffer): past
@@ -662,94 +581,6 @@ close_received_fds(const struct rte_mp_msg *msg)
 	}
 }
 
-static int primary_dev_at(uint32_t idx, char *devstr, uint32_t *total);
-
-/* The device strings of @p list, @p n of them, comma-separated in @p buf. */
-static void
-devstr_list(char *buf, size_t len, const char (*list)[DEVSTR_MAX], uint32_t n, uint32_t total)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (uint32_t i = 0; i < n && used < len; i++) {
-		int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : ", ", list[i]);
-
-		used += w > 0 ? (size_t)w : 0;
-	}
-	if (used >= len || n < total)
-		snprintf(buf + RTE_MIN(used, len - 5), 5, " ...");
-}
-
-/*
- * Primary, share_devs_lock held: an attach of @p devstr refused (not a
- * device string it shares), with its list. The secondary's line names
- * them too (attach_refused_log()).
- */
-static void
-attach_refusal_debug_locked(const char *devstr, const char *peer)
-{
-	char devs[8][DEVSTR_MAX];
-	struct mdevx_share_dev *dev;
-	char list[512];
-	uint32_t n = 0;
-
-	TAILQ_FOREACH(dev, &share_devs, next) {
-		if (!dev->primary)
-			continue;
-		if (n < RTE_DIM(devs))
-			memcpy(devs[n], dev->devstr, DEVSTR_MAX);
-		n++;
-	}
-	devstr_list(list, sizeof(list), (const char (*)[DEVSTR_MAX])devs,
-		    RTE_MIN(n, (uint32_t)RTE_DIM(devs)), n);
-	SHARE_LOG(DEBUG, "attach of %s by pid %d (by its socket) refused: not a device string "
-		  "this primary shares (%s)", devstr, (int)peer_pid(peer),
-		  n == 0 ? "none" : list);
-}
-
-/*
- * Secondary: the primary refused to attach @p devstr (ENODEV: it does not
- * share that string). One line naming the strings it shares, asked with
- * LIST requests: the ATTACH reply has no room for them.
- */
-void
-attach_refused_log(const char *devstr)
-{
-	char devs[8][DEVSTR_MAX];
-	uint32_t total = 0, n = 0;
-	char list[512];
-	int err = 0;
-
-	for (uint32_t i = 0; i < MAX_DEVS; i++) {
-		char one[DEVSTR_MAX];
-
-		err = primary_dev_at(i, one, &total);
-		if (err == ENOENT) {
-			err = 0;
-			break;
-		}
-		if (err != 0)
-			break;
-		if (n < RTE_DIM(devs))
-			memcpy(devs[n++], one, DEVSTR_MAX);
-		if (i + 1 >= total)
-			break;
-	}
-	if (err != 0) {
-		SHARE_LOG(ERR, "%s: attach refused: the primary does not share this device "
-			  "string (its list could not be read: %s; the primary logs refused "
-			  "attaches at DEBUG level)", devstr, strerror(err));
-	} else if (total == 0) {
-		SHARE_LOG(ERR, "%s: attach refused: the primary shares no device (it opens "
-			  "one with mdevx_share_dev_open())", devstr);
-	} else {
-		devstr_list(list, sizeof(list), (const char (*)[DEVSTR_MAX])devs, n, total);
-		SHARE_LOG(ERR, "%s: attach refused: the primary does not share this device "
-			  "string; it shares: %s (attach with one of these strings)", devstr,
-			  list);
-	}
-}
-
 /*
  * Runs on the EAL IPC thread. No allocation, no request of our own: the
  * attach reply carries the command fd (the receiver gets its own
@@ -777,7 +608,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	memcpy(&req_buf, msg->param, sizeof(req_buf));
 	req_buf.devstr[DEVSTR_MAX - 1] = '\0';
 	if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) && !primary)
-		return mp_withdraw(req, peer);
+		return share_mp_withdraw(req, peer);
 	memset(&rep_buf, 0, sizeof(rep_buf));
 	rep->op = req->op;
 	memcpy(rep->devstr, req->devstr, sizeof(rep->devstr));
@@ -788,7 +619,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			rep->status = -ENODEV;
 			/* DEBUG: any process of the instance can send these */
 			if (rte_log_can_log(mdevx_share_logtype, RTE_LOG_DEBUG))
-				attach_refusal_debug_locked(req->devstr, (const char *)peer);
+				share_attach_refusal_debug_locked(req->devstr, (const char *)peer);
 		} else if ((err = peer_new_locked(dev, peer, &conn)) != 0) {
 			rep->status = -err;
 			SHARE_LOG(ERR, "%s: attach of %s refused: %s (%u secondaries at most)",
@@ -820,7 +651,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -ENODEV;
 		dev = find_dev_locked(req->devstr);
 		if (dev != NULL && dev->primary) {
-			uint32_t n = peer_at_locked(dev, req->rec_idx, &pv);
+			uint32_t n = share_peer_at_locked(dev, req->rec_idx, &pv);
 
 			rep->status = req->rec_idx < n ? 0 : -ENOENT;
 			rep->rec_idx = req->rec_idx;
@@ -921,18 +752,6 @@ RTE_INIT(mdevx_share_mp_init)
 }
 
 #ifdef MDEVX_SHARE_TEST_HOOKS
-void
-mdevx_share_test_drop_acks(int drop)
-{
-	__atomic_store_n(&test_drop_acks, drop, __ATOMIC_RELAXED);
-}
-
-void
-mdevx_share_test_ack_delay(unsigned int ms)
-{
-	__atomic_store_n(&test_ack_delay_ms, ms, __ATOMIC_RELAXED);
-}
-
 unsigned int
 mdevx_share_test_peers(const struct mdevx_share_dev *dev)
 {
@@ -1046,23 +865,6 @@ notify_peer_gone(uint64_t id)
 	pthread_mutex_unlock(&pending_lock);
 }
 
-/*
- * Primary, reader: a refresh request of peer @p id, for a device it is
- * attached to: it costs a bulk query of a published bulk, nothing else.
- */
-static void
-peer_refresh(const struct mp_param *p, uint64_t id)
-{
-	struct mdevx_share_dev *dev;
-
-	pthread_mutex_lock(&share_devs_lock);
-	dev = peer_dev_locked(id, NULL);
-	if (dev != NULL && dev->primary && dev->cookie == p->cookie &&
-	    strcmp(dev->devstr, p->devstr) == 0)
-		snap_request(dev->snap, p->rec_idx, p->generation);
-	pthread_mutex_unlock(&share_devs_lock);
-}
-
 /* Primary, reader: one message of peer @p id. */
 static void
 peer_msg(const struct mp_param *p, uint64_t id)
@@ -1074,7 +876,7 @@ peer_msg(const struct mp_param *p, uint64_t id)
 	else if (p->op == MP_OP_RULE_ADD || p->op == MP_OP_RULE_DEL)
 		peer_rule_msg(p, id);
 	else if (p->op == MP_OP_REFRESH)
-		peer_refresh(p, id);
+		share_peer_refresh(p, id);
 }
 
 /*
@@ -1168,177 +970,4 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	pthread_cond_broadcast(&pending_cond);	/* a free slot for a waiter */
 	pthread_mutex_unlock(&pending_lock);
 	return acked;
-}
-
-/*
- * Request @p p of a secondary to the primary, its reply into @p r. 0, or
- * errno: the request's own (EIO...), ETIMEDOUT (no reply), EPROTO (a reply
- * of another size or operation), EOPNOTSUPP (a primary whose library does
- * not know the operation). Descriptors in a reply are closed: none is
- * expected.
- */
-static int
-primary_ask(const struct mp_param *p, struct mp_param *r)
-{
-	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
-	struct rte_mp_reply reply;
-	struct rte_mp_msg req;
-	int err = 0;
-
-	mp_msg_pack(&req, MP_ACTION, p);
-	memset(&reply, 0, sizeof(reply));
-	if (rte_mp_request_sync(&req, &reply, &ts) != 0)
-		return rte_errno != 0 ? rte_errno : EIO;
-	for (int m = 0; m < reply.nb_received; m++)
-		for (int i = 0; i < reply.msgs[m].num_fds; i++)
-			close(reply.msgs[m].fds[i]);
-	if (reply.nb_received != 1)
-		err = ETIMEDOUT;
-	else if (reply.msgs[0].len_param != sizeof(*r))
-		err = EPROTO;
-	else
-		memcpy(r, reply.msgs[0].param, sizeof(*r));
-	free(reply.msgs);
-	if (err == 0 && r->op != p->op)
-		err = EPROTO;
-	if (err == 0 && r->status == -EINVAL)
-		err = EOPNOTSUPP;
-	return err;
-}
-
-/* One LIST request: device @p idx of the primary into @p devstr, *total. 0 or errno. */
-static int
-primary_dev_at(uint32_t idx, char *devstr, uint32_t *total)
-{
-	struct mp_param p, r;
-	int err;
-
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_LIST;
-	p.rec_idx = idx;
-	err = primary_ask(&p, &r);
-	if (err != 0)
-		return err;
-	r.devstr[DEVSTR_MAX - 1] = '\0';
-	*total = r.rec_idx2;
-	if (r.status != 0)
-		return r.status == -ENOENT ? ENOENT : EPROTO;
-	if (r.rec_idx != idx || check_devstr(r.devstr) != 0)
-		return EPROTO;
-	memcpy(devstr, r.devstr, DEVSTR_MAX);
-	return 0;
-}
-
-/* One PEER request: secondary @p idx of the primary's @p devstr, *total. 0 or errno. */
-static int
-primary_peer_at(const char *devstr, uint32_t idx, struct mdevx_share_peer *out,
-		uint32_t *total)
-{
-	struct mp_param p, r;
-	int err;
-
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_PEER;
-	p.rec_idx = idx;
-	snprintf(p.devstr, sizeof(p.devstr), "%s", devstr);
-	err = primary_ask(&p, &r);
-	if (err != 0)
-		return err;
-	if (r.status == -ENODEV)
-		return ENODEV;
-	*total = r.rec_idx2;
-	if (r.status != 0)
-		return r.status == -ENOENT ? ENOENT : EPROTO;
-	if (r.rec_idx != idx || r.generation == 0 || r.unimported > 1)
-		return EPROTO;
-	out->id = r.generation;
-	out->pid = (int32_t)(uint32_t)r.generation2;
-	out->attached = r.unimported;
-	out->rules = r.handle;
-	return 0;
-}
-
-int
-mdevx_share_peers(const char *devstr, struct mdevx_share_peer *out, unsigned int max)
-{
-	struct mdevx_share_peer pv;
-	struct mdevx_share_dev *dev;
-	uint32_t total = 0, i;
-	int err;
-
-	if (check_devstr_log(devstr, "mdevx_share_peers") != 0)
-		return fail(EINVAL);
-	if (out == NULL && max != 0) {
-		SHARE_LOG(ERR, "mdevx_share_peers(): NULL list of %u entries", max);
-		return fail(EINVAL);
-	}
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
-		pthread_mutex_lock(&share_devs_lock);
-		dev = find_dev_locked(devstr);
-		if (dev == NULL || !dev->primary) {
-			pthread_mutex_unlock(&share_devs_lock);
-			SHARE_LOG(DEBUG, "mdevx_share_peers(): %s is not shared by this process",
-				  devstr);
-			return fail(ENODEV);
-		}
-		total = peer_at_locked(dev, 0, &pv);
-		for (i = 0; i < total && i < max; i++)
-			(void)peer_at_locked(dev, i, &out[i]);
-		pthread_mutex_unlock(&share_devs_lock);
-		return (int)total;
-	}
-	/* A secondary asks, one request per secondary; the list may change meanwhile. */
-	for (i = 0; i < MAX_PEERS; i++) {
-		err = primary_peer_at(devstr, i, &pv, &total);
-		if (err == ENOENT)
-			break;
-		if (err != 0) {
-			if (err == ENODEV)
-				SHARE_LOG(DEBUG, "mdevx_share_peers(): the primary does not share "
-					  "%s", devstr);
-			else
-				SHARE_LOG(ERR, "mdevx_share_peers(): %s: secondary %u of the "
-					  "primary: %s", devstr, i, strerror(err));
-			return fail(err);
-		}
-		if (i < max)
-			out[i] = pv;
-		if (i + 1 >= total)
-			break;
-	}
-	return (int)(total < MAX_PEERS ? total : MAX_PEERS);
-}
-
-int
-mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max)
-{
-	uint32_t total = 0, i;
-	char devstr[DEVSTR_MAX];
-	int err;
-
-	if (devs == NULL && max != 0) {
-		SHARE_LOG(ERR, "mdevx_share_primary_devs(): NULL list of %u entries", max);
-		return fail(EINVAL);
-	}
-	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
-		SHARE_LOG(ERR, "mdevx_share_primary_devs() in the primary: only a secondary "
-			  "asks the primary for its devices");
-		return fail(EPERM);
-	}
-	/* at most the devices a process holds; the list may change meanwhile */
-	for (i = 0; i < MAX_DEVS; i++) {
-		err = primary_dev_at(i, devstr, &total);
-		if (err == ENOENT)
-			break;
-		if (err != 0) {
-			SHARE_LOG(ERR, "mdevx_share_primary_devs(): device %u of the primary: %s",
-				  i, strerror(err));
-			return fail(err);
-		}
-		if (i < max)
-			memcpy(devs[i], devstr, DEVSTR_MAX);
-		if (i + 1 >= total)
-			break;
-	}
-	return (int)(total < MAX_DEVS ? total : MAX_DEVS);
 }

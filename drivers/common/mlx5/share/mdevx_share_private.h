@@ -5,9 +5,13 @@
  * Private declarations shared by the files of libmdevx_share:
  *   mdevx_share_dev.c   device open (primary), attach (secondary), close,
  *                       the primary's exit handler, the device list;
- *   mdevx_share_mp.c    rte_mp messages, the connection of each attached
- *                       secondary and the primary's reader of them,
- *                       withdrawal notifications;
+ *   mdevx_share_mp.c    the transport: rte_mp messages and their
+ *                       dispatcher, the connection of each attached
+ *                       secondary and the primary's reader of them, the
+ *                       wait of withdrawal notifications;
+ *   mdevx_share_ops.c   the handlers of the operations (withdrawal,
+ *                       refresh, refused attaches) and the requests of a
+ *                       secondary to the primary (LIST, PEER);
  *   mdevx_share_slot.c  import slots (the handles of mdevx_share_imp_t);
  *   mdevx_share_rec.c   records (publish, withdraw, lookup, walk), imports
  *                       and the queries on them;
@@ -315,16 +319,36 @@ void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param
 int mp_get(void);
 int peers_start(void);
 void peers_release(const struct mdevx_share_dev *dev);
+/* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0: for logs only. */
+pid_t share_peer_pid(const char *path);
+/*
+ * share_devs_lock held: how many secondaries @p dev (primary) has, and the
+ * one of index @p idx among them (in slot order) into @p out.
+ */
+uint32_t share_peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx,
+			      struct mdevx_share_peer *out);
 struct mdevx_share_dev *peer_dev_locked(uint64_t id, pid_t *pid);
 uint32_t *peer_nb_rules_locked(uint64_t id);
 void ack_send(const struct mp_param *p, int tries);
-void attach_refused_log(const char *devstr);
+/* Secondary, dev->conn_lock held: @p p on our connection, without blocking. */
+void share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_param *p,
+			    int tries);
 void conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries);
 void conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
 int send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms);
 void send_detach(struct mdevx_share_dev *dev);
 unsigned int notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx,
 			     uint64_t gen, int *nb_sent, bool *complete);
+
+/* mdevx_share_ops.c (the first three: the handlers mdevx_share_mp.c's dispatcher calls) */
+/* Secondary: a withdrawal notification of @p peer: unimport, acknowledge. */
+int share_mp_withdraw(const struct mp_param *req, const char *peer);
+/* Primary, reader: a refresh request of peer @p id. */
+void share_peer_refresh(const struct mp_param *p, uint64_t id);
+/* Primary, share_devs_lock held: the debug line of a refused attach. */
+void share_attach_refusal_debug_locked(const char *devstr, const char *peer);
+/* Secondary: the primary refused to attach @p devstr; one line naming what it shares. */
+void attach_refused_log(const char *devstr);
 
 /* mdevx_share_slot.c */
 struct imp_slot *slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h,
