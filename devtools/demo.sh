@@ -31,7 +31,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# The demo's option table (app/mlx5-share-demo/main.c checks the same
+# The demo's option table (app/mlx5-share-demo/demo_options.c checks the same
 # ranges; test/demo/demo_options.sh compares the two).
 bad() {
 	echo "demo.sh: $* (see --help)" >&2
