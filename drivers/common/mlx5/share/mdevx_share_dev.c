@@ -2,12 +2,11 @@
  * Copyright (c) 2026, the mlx5-devx-share authors.
  */
 /*
- * Shared devices: open (primary), attach (secondary), close, the exit
- * handler that closes what a primary left open, and the list of the
- * process's devices. See mdevx_share.h.
+ * Shared devices: open (primary), close, the exit handler that closes
+ * what a primary left open, and the list of the process's devices. The
+ * secondary's attach is in mdevx_share_attach.c. See mdevx_share.h.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -40,7 +39,7 @@ RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
 
 struct mdevx_share_devs_head share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
 /* Secondary: orphaned devices a new attach replaced; they wait for their close. */
-static struct mdevx_share_devs_head orphan_devs = TAILQ_HEAD_INITIALIZER(orphan_devs);
+struct mdevx_share_devs_head share_orphan_devs = TAILQ_HEAD_INITIALIZER(share_orphan_devs);
 /*
  * share_devs_lock guards the device list and mp_registered. The IPC handler
  * takes it, so it is only held for list operations, never across device
@@ -50,7 +49,7 @@ static struct mdevx_share_devs_head orphan_devs = TAILQ_HEAD_INITIALIZER(orphan_
  * share_open_lock serialises open, attach and close (outer lock).
  */
 pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
 static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) */
 /*
@@ -58,10 +57,8 @@ static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) 
  * (share_devs_lock; one at a time, under share_open_lock). The handler
  * marks it orphaned when the primary closes meanwhile.
  */
-static struct mdevx_share_dev *attaching;
+struct mdevx_share_dev *share_attaching;
 #ifdef MDEVX_SHARE_TEST_HOOKS
-static void (*test_attach_hook)(void *arg);
-static void *test_attach_arg;
 static void (*test_close_hook)(void *arg);
 static void *test_close_arg;
 #endif
@@ -86,8 +83,8 @@ dev_live(const struct mdevx_share_dev *dev)
 }
 
 /* share_open_lock held. 0 or ENOSPC. */
-static int
-dev_live_add(struct mdevx_share_dev *dev)
+int
+share_dev_live_add(struct mdevx_share_dev *dev)
 {
 	for (unsigned int i = 0; i < MAX_DEVS; i++) {
 		if (live_devs[i] == NULL) {
@@ -100,8 +97,8 @@ dev_live_add(struct mdevx_share_dev *dev)
 }
 
 /* share_open_lock held. */
-static void
-dev_live_del(const struct mdevx_share_dev *dev)
+void
+share_dev_live_del(const struct mdevx_share_dev *dev)
 {
 	for (unsigned int i = 0; i < MAX_DEVS; i++)
 		if (live_devs[i] == dev)
@@ -144,13 +141,13 @@ find_instance_locked(const char *devstr, uint64_t cookie)
 
 	if (dev != NULL && dev->cookie == cookie)
 		return dev;
-	if (attaching != NULL && strcmp(attaching->devstr, devstr) == 0 &&
-	    (attaching->cookie == 0 || attaching->cookie == cookie))
-		return attaching;
+	if (share_attaching != NULL && strcmp(share_attaching->devstr, devstr) == 0 &&
+	    (share_attaching->cookie == 0 || share_attaching->cookie == cookie))
+		return share_attaching;
 	return NULL;
 }
 
-/* The list @p dev is on (share_devs or orphan_devs), or NULL. */
+/* The list @p dev is on (share_devs or share_orphan_devs), or NULL. */
 static struct mdevx_share_devs_head *
 dev_list_locked(const struct mdevx_share_dev *dev)
 {
@@ -159,20 +156,13 @@ dev_list_locked(const struct mdevx_share_dev *dev)
 	TAILQ_FOREACH(d, &share_devs, next)
 		if (d == dev)
 			return &share_devs;
-	TAILQ_FOREACH(d, &orphan_devs, next)
+	TAILQ_FOREACH(d, &share_orphan_devs, next)
 		if (d == dev)
-			return &orphan_devs;
+			return &share_orphan_devs;
 	return NULL;
 }
 
 #ifdef MDEVX_SHARE_TEST_HOOKS
-void
-mdevx_share_test_attach_hook(void (*fn)(void *arg), void *arg)
-{
-	test_attach_arg = arg;
-	test_attach_hook = fn;
-}
-
 void
 mdevx_share_test_close_hook(void (*fn)(void *arg), void *arg)
 {
@@ -185,8 +175,8 @@ mdevx_share_test_close_hook(void (*fn)(void *arg), void *arg)
 /* Devices                                                           */
 /* ---------------------------------------------------------------- */
 
-static struct mdevx_share_dev *
-dev_new(const char *devstr)
+struct mdevx_share_dev *
+share_dev_new(const char *devstr)
 {
 	struct mdevx_share_dev *dev = calloc(1, sizeof(*dev));
 
@@ -204,8 +194,8 @@ dev_new(const char *devstr)
 	return dev;
 }
 
-static void
-dev_free(struct mdevx_share_dev *dev)
+void
+share_dev_free(struct mdevx_share_dev *dev)
 {
 	for (uint32_t c = 0; c < IMP_MAX_CHUNKS && dev->chunks[c] != NULL; c++)
 		free(dev->chunks[c]);
@@ -341,7 +331,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		SHARE_LOG(ERR, "%s: open: already open in this process", devstr);
 		goto err_unlock;
 	}
-	dev = dev_new(devstr);
+	dev = share_dev_new(devstr);
 	if (dev == NULL) {
 		err = ENOMEM;
 		SHARE_LOG(ERR, "%s: open: out of memory", devstr);
@@ -408,7 +398,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 			SHARE_LOG(WARNING, "atexit() failed: close the devices before exit");
 		}
 	}
-	err = dev_live_add(dev);
+	err = share_dev_live_add(dev);
 	if (err != 0)
 		goto err_reg;
 	pthread_mutex_lock(&share_devs_lock);
@@ -426,7 +416,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 		pthread_mutex_unlock(&share_devs_lock);
 	}
 	if (err != 0) {
-		dev_live_del(dev);
+		share_dev_live_del(dev);
 		goto err_reg;
 	}
 	pthread_mutex_unlock(&share_open_lock);
@@ -456,216 +446,7 @@ err_close:
 err_unlock:
 	pthread_mutex_unlock(&share_open_lock);
 	if (dev != NULL)
-		dev_free(dev);
-err_out:
-	set_errno(err);
-	return NULL;
-}
-
-struct mdevx_share_dev *
-mdevx_share_dev_attach(const char *devstr)
-{
-	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
-	struct mdevx_share_dev *dev;
-	struct rte_mp_msg req;
-	struct mp_param p_buf, *p = &p_buf, r_buf;
-	struct rte_mp_reply reply;
-	const struct mp_param *r = &r_buf;
-	uint64_t t0 = now_ms(), elapsed;
-	int err, fd = -1, conn = -1;
-
-	err = check_devstr_log(devstr, __func__);
-	if (err != 0)
-		goto err_out;
-	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
-		err = EPERM;
-		SHARE_LOG(ERR, "%s: mdevx_share_dev_attach() in the primary: only a secondary "
-			  "attaches; the primary calls mdevx_share_dev_open()", devstr);
-		goto err_out;
-	}
-	pthread_mutex_lock(&share_open_lock);
-	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(devstr);
-	/*
-	 * orphan is set by the handler under share_devs_lock too. A closed
-	 * registry (the primary closed without our acknowledgement; it keeps
-	 * the memzone, so reading its flag is safe) counts the same.
-	 */
-	if (dev != NULL && (dev->orphan || mdevx_share_reg_is_closed(dev->reg))) {
-		/* The primary closed it: keep it for its close, attach anew. */
-		TAILQ_REMOVE(&share_devs, dev, next);
-		TAILQ_INSERT_TAIL(&orphan_devs, dev, next);
-		dev = NULL;
-	}
-	if (dev != NULL) {
-		dev->refcnt++;
-		pthread_mutex_unlock(&share_devs_lock);
-		pthread_mutex_unlock(&share_open_lock);
-		return dev;
-	}
-	pthread_mutex_unlock(&share_devs_lock);
-	dev = dev_new(devstr);
-	if (dev == NULL) {
-		err = ENOMEM;
-		SHARE_LOG(ERR, "%s: attach: out of memory", devstr);
-		goto err_unlock;
-	}
-	pthread_mutex_lock(&share_devs_lock);
-	err = -mp_get();
-	if (err == 0)
-		attaching = dev;
-	pthread_mutex_unlock(&share_devs_lock);
-	if (err != 0)
-		goto err_free;
-
-	memset(p, 0, sizeof(*p));
-	p->op = MP_OP_ATTACH;
-	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
-	mp_msg_pack(&req, MP_ACTION, p);
-	memset(&reply, 0, sizeof(reply));
-	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
-		err = rte_errno != 0 ? rte_errno : EIO;
-		SHARE_LOG(ERR, "%s: attach request to the primary failed: %s", devstr,
-			  rte_strerror(err));
-		goto err_free;
-	}
-	if (reply.nb_received != 1) {
-		err = ETIMEDOUT;
-		SHARE_LOG(ERR, "%s: the primary did not answer within %d s", devstr,
-			  ATTACH_TIMEOUT_S);
-		free(reply.msgs);
-		goto err_free;
-	}
-	memcpy(&r_buf, reply.msgs[0].param, sizeof(r_buf));
-	r_buf.devstr[DEVSTR_MAX - 1] = '\0';
-	r_buf.mz_name[RTE_MEMZONE_NAMESIZE - 1] = '\0';
-	/* A late answer to an earlier attach (another device) is no answer. */
-	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH ||
-	    strcmp(r->devstr, devstr) != 0) {
-		err = EPROTO;
-	} else if (r->status != 0) {
-		err = -r->status;
-	} else if (reply.msgs[0].num_fds != 2) {
-		err = EPROTO;
-	} else {
-		/* the command descriptor, and our connection to the primary */
-		fd = reply.msgs[0].fds[0];
-		conn = reply.msgs[0].fds[1];
-		/* received without close-on-exec, as EAL receives */
-		if (fcntl(conn, F_SETFD, FD_CLOEXEC) != 0)
-			err = errno;
-		dev->mz = err == 0 ? rte_memzone_lookup(r->mz_name) : NULL;
-		if (err == 0 && dev->mz == NULL)
-			err = ENOENT;
-	}
-	/* the handler compares the cookie (find_instance_locked()), sends on conn */
-	if (err == 0)
-		conn_attached(dev, conn, r->cookie);
-	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
-		close(reply.msgs[0].fds[i]);
-	free(reply.msgs);
-	if (err == ENODEV) {
-		/* the primary shares no device of that string */
-		attach_refused_log(devstr);
-		goto err_free;
-	}
-	if (err != 0) {
-		SHARE_LOG(ERR, "%s: attach refused: %s", devstr, strerror(err));
-		goto err_free;
-	}
-	/* Counted by the primary before anything of the device is read; within the bound. */
-	elapsed = now_ms() - t0;
-	err = send_hello(dev, elapsed >= ATTACH_TIMEOUT_S * 1000u ? 0 :
-			 RTE_MIN(HANDSHAKE_MS, ATTACH_TIMEOUT_S * 1000u - (unsigned int)elapsed));
-	if (err != 0) {
-		close(fd);
-		SHARE_LOG(ERR, "%s: the primary did not complete the attach: %s", devstr,
-			  strerror(err));
-		goto err_free;
-	}
-	SHARE_TEST_HOOK(test_attach_hook, test_attach_arg);
-	/*
-	 * The primary may have closed the device since it answered: once our
-	 * handler acknowledged that, the memzone is freed. The registry is
-	 * read under the import lock, which the handler takes to mark the
-	 * device orphaned, as every later read of it is.
-	 */
-	mdevx_share_lock_read(&dev->lock);
-	if (dev->orphan) {
-		err = ENODEV;
-	} else {
-		dev->reg = mdevx_share_reg_attach(dev->mz->addr, dev->mz->len);
-		if (dev->reg == NULL)
-			err = errno == ENOMEM ? ENOMEM : EPROTO;
-		else if (mdevx_share_reg_cookie(dev->reg) != dev->cookie)
-			err = EPROTO;
-	}
-	if (err == 0) {
-		struct mdevx_share_snap_geo geo = {
-			.period_ms = r->rec_idx, .counters = r->rec_idx2,
-			.nb_slots = r->handle, .primary_pid = (pid_t)r->generation2,
-		};
-		int serr = snap_attach(&dev->snap, dev->mz->name, &geo);
-
-		/* The device works without: reads of the snapshot give ENODATA. */
-		if (serr != 0)
-			SHARE_LOG(WARNING, "%s: counter snapshot not mapped: %s", devstr,
-				  strerror(serr));
-	}
-	mdevx_share_unlock_read(&dev->lock);
-	if (err != 0) {
-		close(fd);
-		if (err == ENODEV)
-			SHARE_LOG(ERR, "%s: the primary closed the device during the attach",
-				  devstr);
-		else
-			SHARE_LOG(ERR, "%s: registry %s is not the device's", devstr,
-				  dev->mz->name);
-		goto err_free;
-	}
-	dev->ctx = mdevx_import_device(devstr, fd);
-	if (dev->ctx == NULL) {
-		err = errno;
-		close(fd);
-		SHARE_LOG(ERR, "%s: importing the device context failed: %s", devstr,
-			  strerror(err));
-		goto err_free;
-	}
-	if (mdevx_export_size(dev->ctx, &dev->export_size) != 0) {
-		err = ENOTSUP;
-		SHARE_LOG(ERR, "%s: attach: the imported context cannot export objects", devstr);
-		mdevx_close(dev->ctx);
-		goto err_free;
-	}
-	err = dev_live_add(dev);
-	pthread_mutex_lock(&share_devs_lock);
-	attaching = NULL;
-	if (err == 0 && dev->orphan)
-		err = ENODEV;
-	if (err == 0)
-		TAILQ_INSERT_TAIL(&share_devs, dev, next);
-	pthread_mutex_unlock(&share_devs_lock);
-	if (err == ENODEV)
-		dev_live_del(dev);
-	if (err != 0) {
-		if (err == ENODEV)
-			SHARE_LOG(ERR, "%s: the primary closed the device during the attach",
-				  devstr);
-		mdevx_close(dev->ctx);
-		goto err_free;
-	}
-	pthread_mutex_unlock(&share_open_lock);
-	SHARE_LOG(INFO, "%s: attached, cookie %#" PRIx64, devstr, dev->cookie);
-	return dev;
-
-err_free:
-	pthread_mutex_lock(&share_devs_lock);
-	if (attaching == dev)
-		attaching = NULL;
-	pthread_mutex_unlock(&share_devs_lock);
-	dev_free(dev);
-err_unlock:
-	pthread_mutex_unlock(&share_open_lock);
+		share_dev_free(dev);
 err_out:
 	set_errno(err);
 	return NULL;
@@ -688,9 +469,9 @@ close_abort(struct mdevx_share_dev *dev, int ret, bool logged)
 	}
 	pthread_mutex_lock(&share_devs_lock);
 	dev->refcnt = 1;
-	TAILQ_INSERT_TAIL(dev->orphan ? &orphan_devs : &share_devs, dev, next);
+	TAILQ_INSERT_TAIL(dev->orphan ? &share_orphan_devs : &share_devs, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
-	(void)dev_live_add(dev);	/* its slot was freed by this close: there is room */
+	(void)share_dev_live_add(dev);	/* its slot was freed by this close: there is room */
 	pthread_mutex_unlock(&share_open_lock);
 	if (!logged)
 		SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
@@ -771,7 +552,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 			  "context: not closing", dev->devstr, app);
 		return fail(EBUSY);
 	}
-	dev_live_del(dev);
+	share_dev_live_del(dev);
 	dev->refcnt = 0;
 	TAILQ_REMOVE(list, dev, next);
 	pthread_mutex_unlock(&share_devs_lock);
@@ -847,7 +628,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	if (dev->primary)
 		peers_release(dev);
 	pthread_mutex_unlock(&share_open_lock);
-	dev_free(dev);
+	share_dev_free(dev);
 	return ret == 0 ? 0 : fail(-ret);
 }
 

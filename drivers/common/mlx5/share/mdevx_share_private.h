@@ -3,8 +3,9 @@
  */
 /*
  * Private declarations shared by the files of libmdevx_share:
- *   mdevx_share_dev.c   device open (primary), attach (secondary), close,
- *                       the primary's exit handler, the device list;
+ *   mdevx_share_dev.c   device open (primary), close, the primary's exit
+ *                       handler, the device list;
+ *   mdevx_share_attach.c  the secondary's attach;
  *   mdevx_share_mp.c    the transport: rte_mp messages and their
  *                       dispatcher, the connection of each attached
  *                       secondary and the primary's reader of them, the
@@ -313,6 +314,20 @@ int mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev);
 int check_devstr(const char *devstr);
 struct mdevx_share_dev *find_dev_locked(const char *devstr);
 struct mdevx_share_dev *find_instance_locked(const char *devstr, uint64_t cookie);
+/*
+ * For mdevx_share_attach.c. share_open_lock serialises open, attach and
+ * close (outer lock, before share_devs_lock).
+ */
+extern pthread_mutex_t share_open_lock;
+/* Secondary: orphaned devices a new attach replaced; they wait for their close. */
+extern struct mdevx_share_devs_head share_orphan_devs;
+/* Secondary: the device an attach is making, before it is on share_devs (share_devs_lock). */
+extern struct mdevx_share_dev *share_attaching;
+struct mdevx_share_dev *share_dev_new(const char *devstr);
+void share_dev_free(struct mdevx_share_dev *dev);
+/* share_open_lock held: the handles the application holds. 0 or ENOSPC. */
+int share_dev_live_add(struct mdevx_share_dev *dev);
+void share_dev_live_del(const struct mdevx_share_dev *dev);
 
 /* mdevx_share_mp.c */
 void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p);
