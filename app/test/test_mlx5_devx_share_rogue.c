@@ -302,9 +302,9 @@ case_teardown(void)
 
 /*
  * What the rogue knows of the region: the layout of registry version 4
- * (drivers/common/mlx5/share/mdevx_share_reg.c, struct reg_hdr and struct
- * reg_rec). Nothing checks that it is right: a wrong guess only scribbles
- * elsewhere.
+ * (drivers/common/mlx5/share/mdevx_share_reg_layout.h, struct reg_hdr and
+ * struct reg_rec). Nothing checks that it is right: a wrong guess only
+ * scribbles elsewhere.
  */
 struct field {
 	uint16_t off, len;

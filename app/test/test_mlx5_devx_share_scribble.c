@@ -110,7 +110,7 @@ now_us(void)
 
 /*
  * The registry header as the rogue knows it (registry format 4,
- * drivers/common/mlx5/share/mdevx_share_reg.c, struct reg_hdr).
+ * drivers/common/mlx5/share/mdevx_share_reg_layout.h, struct reg_hdr).
  */
 struct hdr_word {
 	const char *name;

@@ -48,8 +48,11 @@
  *
  * Internal: libmdevx_share.so does not export these functions (its
  * version map names the API of mdevx_share.h only) and this header is not
- * installed. Tests compile mdevx_share_reg.c themselves or link the
- * library's static test build (mdevx_share_test_dep).
+ * installed. The registry's sources are mdevx_share_reg.c (format,
+ * handles, header, the writer) and mdevx_share_reg_lookup.c (name hashing,
+ * lookup, verified reads), with their layout in mdevx_share_reg_layout.h.
+ * Tests compile both files themselves or link the library's static test
+ * build (mdevx_share_test_dep).
  */
 #ifndef MDEVX_SHARE_REG_H
 #define MDEVX_SHARE_REG_H
