@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,10 +138,28 @@ raw_ioctl(int fd, void *hdr)
 	return ioctl(fd, RDMA_VERBS_IOCTL, hdr) == 0 ? 0 : errno;
 }
 
+/*
+ * An ioctl command of at most 4 attributes. The header is spelled out:
+ * struct ib_uverbs_ioctl_hdr ends in a flexible array, which may not sit
+ * inside another struct (clang's -Wgnu-variable-sized-type-not-at-end).
+ */
 struct raw_cmd {
-	struct ib_uverbs_ioctl_hdr hdr;
+	struct {
+		uint16_t length;
+		uint16_t object_id;
+		uint16_t method_id;
+		uint16_t num_attrs;
+		uint64_t reserved1;
+		uint32_t driver_id;
+		uint32_t reserved2;
+	} hdr;
 	struct ib_uverbs_attr attrs[4];
 };
+_Static_assert(sizeof(((struct raw_cmd *)0)->hdr) == sizeof(struct ib_uverbs_ioctl_hdr) &&
+	       offsetof(struct raw_cmd, attrs) == offsetof(struct ib_uverbs_ioctl_hdr, attrs),
+	       "raw_cmd's header is the kernel's");
+_Static_assert(sizeof(struct ib_uverbs_alloc_pd_resp) == sizeof(uint32_t),
+	       "ALLOC_PD's response is a handle, then the driver's data");
 
 static void
 raw_init(struct raw_cmd *c, uint16_t object, uint16_t method, uint16_t nattrs)
@@ -501,7 +520,7 @@ write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
 	} dp;
 	struct ib_uverbs_query_device_resp qr;
 	struct {
-		struct ib_uverbs_alloc_pd_resp core;
+		uint32_t pd_handle;	/* struct ib_uverbs_alloc_pd_resp, before its driver_data[] */
 		struct mlx5_ib_alloc_pd_resp drv;
 	} ar;
 	ssize_t n;
@@ -543,7 +562,7 @@ write_cmds(struct ibv_context *ctx, struct swdev_ctl *ctl, uint32_t base)
 	memset(&dp, 0, sizeof(dp));
 	dp.hdr.command = IB_USER_VERBS_CMD_DEALLOC_PD;
 	dp.hdr.in_words = sizeof(dp) / 4;
-	dp.core.pd_handle = ar.core.pd_handle;
+	dp.core.pd_handle = ar.pd_handle;
 	n = write(ctx->cmd_fd, &dp, sizeof(dp));
 	CHECK(n == (ssize_t)sizeof(dp), "DEALLOC_PD: %zd", n);
 	errno = 0;
