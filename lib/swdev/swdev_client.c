@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -122,23 +121,6 @@ connect_path(const char *path)
 	return fd;
 }
 
-/* Wait for @p fd to be readable within @p ms. 0 or errno (ETIMEDOUT). */
-static int
-wait_readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int n;
-
-	do {
-		n = poll(&p, 1, ms);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno;
-	if (n == 0)
-		return ETIMEDOUT;
-	return 0;
-}
-
 /*
  * Register a new private channel of the file behind @p cmd_fd (OPEN with
  * @p devname, or ATTACH) and fill @p ctx from the answer. 0 or errno.
@@ -173,7 +155,7 @@ attach_channel(struct swdev_ctx *ctx, int cmd_fd, uint16_t op, const char *devna
 	close(sv[1]);
 	if (err != 0)
 		goto fail;
-	err = wait_readable(sv[0], ATTACH_TIMEOUT_MS);
+	err = swdev_proto_wait_readable(sv[0], ATTACH_TIMEOUT_MS);
 	if (err == 0)
 		err = swdev_proto_read_all(sv[0], &rep, sizeof(rep));
 	if (err == EPIPE)

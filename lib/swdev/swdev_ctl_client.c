@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <pcap/pcap.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -120,8 +119,7 @@ ctl_xfer(struct swdev_ctl *ctl, struct swdev_ctl_req *req, const char *devname,
 		struct swdev_ctl_rep rep;
 		uint8_t out[CTL_REP_MAX];
 	} r;
-	struct pollfd p;
-	int err, fd, trunc, n;
+	int err, fd, trunc;
 	ssize_t got;
 
 	*outlen = 0;
@@ -149,14 +147,10 @@ ctl_xfer(struct swdev_ctl *ctl, struct swdev_ctl_req *req, const char *devname,
 		err = EIO;
 		goto out;
 	}
-	p.fd = ctl->fd;
-	p.events = POLLIN;
-	do {
-		n = poll(&p, 1, CTL_TIMEOUT_MS);
-	} while (n < 0 && errno == EINTR);
-	if (n <= 0) {
+	err = swdev_proto_wait_readable(ctl->fd, CTL_TIMEOUT_MS);
+	if (err != 0) {
 		ctl->broken = true;
-		err = n == 0 ? ETIMEDOUT : EIO;
+		err = err == ETIMEDOUT ? ETIMEDOUT : EIO;
 		goto out;
 	}
 	got = swdev_proto_recv_fd(ctl->fd, &r, sizeof(r), &fd, &trunc, 0);

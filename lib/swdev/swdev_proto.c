@@ -6,6 +6,7 @@
  * client library.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -242,4 +243,18 @@ swdev_proto_ctl_path(const char *sock_path, char *buf, size_t size)
 	if (n < 0 || (size_t)n >= size || (size_t)n >= sizeof(sa.sun_path))
 		return ENAMETOOLONG;
 	return 0;
+}
+
+int
+swdev_proto_wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	return n == 0 ? ETIMEDOUT : 0;
 }

@@ -249,6 +249,8 @@ ssize_t swdev_proto_recv_fd(int sock, void *buf, size_t len, int *fd, int *trunc
 int swdev_proto_write_all(int sock, const void *buf, size_t len);
 /** Read exactly @p len bytes from a blocking stream. 0, EPIPE on EOF, or errno. */
 int swdev_proto_read_all(int sock, void *buf, size_t len);
+/** Wait up to @p ms for @p fd to be readable (EINTR retried). 0, ETIMEDOUT, or errno. */
+int swdev_proto_wait_readable(int fd, int ms);
 
 /**
  * Send a request header @p h and its payload (@p inlen bytes, may be 0) on

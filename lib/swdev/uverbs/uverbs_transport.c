@@ -8,7 +8,6 @@
  * other file of this folder (only the wire protocol, swdev_proto.c).
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,20 +115,6 @@ uv_copy_out(uint64_t dst, const void *src, size_t len)
 
 /* ---- the daemon ---- */
 
-static int
-wait_readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int n;
-
-	do {
-		n = poll(&p, 1, ms);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno;
-	return n == 0 ? ETIMEDOUT : 0;
-}
-
 /*
  * A new private channel of the file behind @p f->fd: OPEN (with @p devname)
  * or ATTACH. Fills the channel, uid, file id and device name. 0 or errno.
@@ -161,7 +146,7 @@ uv_attach(struct uv_file *f, uint16_t op, const char *devname)
 	err = swdev_proto_send_fd(f->fd, msg.b, sizeof(msg.h) + inlen, sv[1], 0);
 	uv_real_close(sv[1]);
 	if (err == 0)
-		err = wait_readable(sv[0], ATTACH_TIMEOUT_MS);
+		err = swdev_proto_wait_readable(sv[0], ATTACH_TIMEOUT_MS);
 	if (err == 0)
 		err = swdev_proto_read_all(sv[0], &rep, sizeof(rep));
 	if (err == 0 && swdev_proto_check_rep(&rep, op, 1, sizeof(orep)) != 0)
