@@ -75,16 +75,16 @@ static int (*real_inotify_add_watch)(int, const char *, uint32_t);
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct uv_file *g_files[MAX_FILES];
 /*
- * The files themselves live in the library's own storage, never on the
- * heap: after ibv_fork_init() (DPDK's mlx5 drivers call it) libibverbs and
- * libmlx5 mark the heap pages of their buffers MADV_DONTFORK, whole pages,
- * and a file sharing such a page would be absent in the child of a fork().
+ * The table of files (g_used[i]: g_files[i] is one), in the library's own
+ * storage, never on the heap: after ibv_fork_init() (DPDK's mlx5 drivers
+ * call it) libibverbs and libmlx5 mark the heap pages of their buffers
+ * MADV_DONTFORK, whole pages, and a file sharing such a page would be
+ * absent in the child of a fork().
  */
-static struct uv_file g_pool[MAX_FILES];
-static bool g_pool_used[MAX_FILES];
-static volatile unsigned int g_nfiles;
+static struct uv_file g_files[MAX_FILES];
+static bool g_used[MAX_FILES];
+static volatile unsigned int g_nfiles;	/* entries in use: 0 lets calls skip the lock */
 static char g_sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static char g_sysfs[PATH_MAX];
 static bool g_active;	/* SYSFS_PATH set: the device exists for this process */
@@ -119,9 +119,9 @@ atfork_child(void)
 
 	uv_t_pid = 0;
 	for (i = 0; i < MAX_FILES; i++) {
-		struct uv_file *f = g_files[i];
+		struct uv_file *f = &g_files[i];
 
-		if (f == NULL)
+		if (!g_used[i])
 			continue;
 		if (f->chan >= 0)
 			uv_real_close(f->chan);
@@ -266,27 +266,22 @@ uverbs_rdev(unsigned int n)
 
 /* ---- the descriptor table (under g_lock) ---- */
 
-/* A zeroed file of the pool (chan -1), or NULL when all are in use. */
+/* A new zeroed entry (chan -1) of the table, or NULL when all are in use. */
 static struct uv_file *
-file_alloc(void)
+table_new(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < MAX_FILES; i++) {
-		if (!g_pool_used[i]) {
-			g_pool_used[i] = true;
-			memset(&g_pool[i], 0, sizeof(g_pool[i]));
-			g_pool[i].chan = -1;
-			return &g_pool[i];
+		if (!g_used[i]) {
+			g_used[i] = true;
+			__atomic_add_fetch(&g_nfiles, 1, __ATOMIC_RELEASE);
+			memset(&g_files[i], 0, sizeof(g_files[i]));
+			g_files[i].chan = -1;
+			return &g_files[i];
 		}
 	}
 	return NULL;
-}
-
-static void
-file_free(struct uv_file *f)
-{
-	g_pool_used[f - g_pool] = false;
 }
 
 static struct uv_file *
@@ -295,40 +290,19 @@ table_find(int fd)
 	unsigned int i;
 
 	for (i = 0; i < MAX_FILES; i++)
-		if (g_files[i] != NULL && g_files[i]->fd == fd)
-			return g_files[i];
+		if (g_used[i] && g_files[i].fd == fd)
+			return &g_files[i];
 	return NULL;
 }
 
-static int
-table_add(struct uv_file *f)
-{
-	unsigned int i;
-
-	for (i = 0; i < MAX_FILES; i++) {
-		if (g_files[i] == NULL) {
-			g_files[i] = f;
-			__atomic_add_fetch(&g_nfiles, 1, __ATOMIC_RELEASE);
-			return 0;
-		}
-	}
-	return EMFILE;
-}
-
+/* The entry goes, and this process's channel with it (not the caller's descriptor). */
 static void
 table_drop(struct uv_file *f)
 {
-	unsigned int i;
-
-	for (i = 0; i < MAX_FILES; i++) {
-		if (g_files[i] == f) {
-			g_files[i] = NULL;
-			__atomic_sub_fetch(&g_nfiles, 1, __ATOMIC_RELEASE);
-		}
-	}
 	if (f->chan >= 0)
 		uv_real_close(f->chan);
-	file_free(f);
+	g_used[f - g_files] = false;
+	__atomic_sub_fetch(&g_nfiles, 1, __ATOMIC_RELEASE);
 }
 
 /* Is @p fd a main connection to our daemon? Fills its socket identity. */
@@ -395,7 +369,7 @@ lookup(int fd, bool identify)
 	}
 	if (!identify || !g_active || fd < 0 || !is_daemon_socket(fd, &st))
 		return NULL;
-	f = file_alloc();
+	f = table_new();
 	if (f == NULL) {
 		errno = EMFILE;
 		return NULL;
@@ -412,13 +386,10 @@ lookup(int fd, bool identify)
 		} else {
 			f->devidx = (unsigned int)idx;
 			f->has_ctx = true;	/* the file's context is another process's */
-			err = table_add(f);
 		}
 	}
 	if (err != 0) {
-		if (f->chan >= 0)
-			uv_real_close(f->chan);
-		file_free(f);
+		table_drop(f);
 		errno = err;
 		return NULL;
 	}
@@ -458,7 +429,7 @@ uverbs_open(int idx, int flags)
 		return -1;
 	}
 	pthread_mutex_lock(&g_lock);
-	f = file_alloc();
+	f = table_new();
 	if (f == NULL) {
 		pthread_mutex_unlock(&g_lock);
 		uv_real_close(fd);
@@ -472,13 +443,8 @@ uverbs_open(int idx, int flags)
 		f->sino = st.st_ino;
 	}
 	err = uv_attach(f, SWDEV_OP_OPEN, name);
-	if (err == 0)
-		err = table_add(f);
-	if (err != 0) {
-		if (f->chan >= 0)
-			uv_real_close(f->chan);
-		file_free(f);
-	}
+	if (err != 0)
+		table_drop(f);
 	pthread_mutex_unlock(&g_lock);
 	if (err != 0) {
 		uv_real_close(fd);
