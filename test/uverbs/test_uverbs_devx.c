@@ -487,9 +487,10 @@ refused_files(struct ibv_context *ctx)
 	for (i = 0; i < 300; i++) {
 		fd = dup(ctx->cmd_fd);
 		err = raw_pd_query(fd, 1, &pdn);
-		close(fd);
-		if (err != ENODEV)
+		/* used again before its close: refused again, nothing was kept of it */
+		if (err != ENODEV || raw_pd_query(fd, 1, &pdn) != ENODEV)
 			bad_dup++;
+		close(fd);
 	}
 	CHECK(sysfs_write(rel, MP_DEV) == 0, "the name back");
 	CHECK(bad_dup == 0, "300 dup()ed descriptors of a device not in the tree: %d not %s",
