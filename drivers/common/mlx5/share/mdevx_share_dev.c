@@ -2,9 +2,10 @@
  * Copyright (c) 2026, the mlx5-devx-share authors.
  */
 /*
- * Shared devices: open (primary), close, the exit handler that closes
- * what a primary left open, and the list of the process's devices. The
- * secondary's attach is in mdevx_share_attach.c. See mdevx_share.h.
+ * Shared devices: open (primary), close, and the exit handler that
+ * closes what a primary left open. The secondary's attach is in
+ * mdevx_share_attach.c, the list of the process's devices in
+ * mdevx_share_list.c. See mdevx_share.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,81 +30,18 @@
 #include "mdevx_share_private.h"
 #include "mdevx_share_snap.h"
 
-RTE_LOG_REGISTER(mdevx_share_logtype, pmd.common.mdevx.share, NOTICE);
-
 #define DEFAULT_CAPACITY 4096
 #define DEFAULT_WITHDRAW_TIMEOUT_MS 2000
 #define NOTIFY_SLACK_S 2		/* a withdraw waits its bound and this more */
 #define EXIT_MARGIN_MS 1000		/* exit handler: beyond the withdraw waits */
 #define SNAP_COUNTERS_MAX (1u << 26)	/* counter snapshot: 1 GiB of values */
 
-struct mdevx_share_devs_head share_devs = TAILQ_HEAD_INITIALIZER(share_devs);
-/* Secondary: orphaned devices a new attach replaced; they wait for their close. */
-struct mdevx_share_devs_head share_orphan_devs = TAILQ_HEAD_INITIALIZER(share_orphan_devs);
-/*
- * share_devs_lock guards the device list and mp_registered. The IPC handler
- * takes it, so it is only held for list operations, never across device
- * commands, memzone calls or rte_mp requests: those need the EAL IPC thread
- * (the answer to our own attach request, the memory hotplug sync of a
- * memzone reservation), which would be waiting for the lock.
- * share_open_lock serialises open, attach and close (outer lock).
- */
-pthread_mutex_t share_devs_lock = PTHREAD_MUTEX_INITIALIZER;
-pthread_mutex_t share_open_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int open_count;		/* opens, in memzone names (share_open_lock) */
 static pid_t exit_pid;			/* registered share_exit(); 0 before (share_open_lock) */
-/*
- * Secondary: the device an attach is making, before it is on share_devs
- * (share_devs_lock; one at a time, under share_open_lock). The handler
- * marks it orphaned when the primary closes meanwhile.
- */
-struct mdevx_share_dev *share_attaching;
 #ifdef MDEVX_SHARE_TEST_HOOKS
 static void (*test_close_hook)(void *arg);
 static void *test_close_arg;
 #endif
-
-/*
- * Handles the application holds: every device from its open or attach to
- * its close. A call with any other pointer (one closed already, say) gives
- * ENOENT without reading it. Read without a lock on the import path; a
- * close racing a call on the same device is the application's bug.
- */
-static struct mdevx_share_dev *live_devs[MAX_DEVS];
-
-static bool
-dev_live(const struct mdevx_share_dev *dev)
-{
-	if (dev == NULL)
-		return false;
-	for (unsigned int i = 0; i < MAX_DEVS; i++)
-		if (__atomic_load_n(&live_devs[i], __ATOMIC_ACQUIRE) == dev)
-			return true;
-	return false;
-}
-
-/* share_open_lock held. 0 or ENOSPC. */
-int
-share_dev_live_add(struct mdevx_share_dev *dev)
-{
-	for (unsigned int i = 0; i < MAX_DEVS; i++) {
-		if (live_devs[i] == NULL) {
-			__atomic_store_n(&live_devs[i], dev, __ATOMIC_RELEASE);
-			return 0;
-		}
-	}
-	SHARE_LOG(ERR, "%s: %u devices open in this process already", dev->devstr, MAX_DEVS);
-	return ENOSPC;
-}
-
-/* share_open_lock held. */
-void
-share_dev_live_del(const struct mdevx_share_dev *dev)
-{
-	for (unsigned int i = 0; i < MAX_DEVS; i++)
-		if (live_devs[i] == dev)
-			__atomic_store_n(&live_devs[i], NULL, __ATOMIC_RELEASE);
-}
 
 /* For memzone names only (with the open counter): not an identity. */
 static uint32_t
@@ -116,35 +54,6 @@ devstr_key(const char *s)
 		h *= 16777619u;
 	}
 	return h;
-}
-
-struct mdevx_share_dev *
-find_dev_locked(const char *devstr)
-{
-	struct mdevx_share_dev *dev;
-
-	TAILQ_FOREACH(dev, &share_devs, next)
-		if (strcmp(dev->devstr, devstr) == 0)
-			return dev;
-	return NULL;
-}
-
-/*
- * The open device of a withdrawal notification: its string and instance
- * both, or the one being attached (whose instance is not known before the
- * primary's answer).
- */
-struct mdevx_share_dev *
-find_instance_locked(const char *devstr, uint64_t cookie)
-{
-	struct mdevx_share_dev *dev = find_dev_locked(devstr);
-
-	if (dev != NULL && dev->cookie == cookie)
-		return dev;
-	if (share_attaching != NULL && strcmp(share_attaching->devstr, devstr) == 0 &&
-	    (share_attaching->cookie == 0 || share_attaching->cookie == cookie))
-		return share_attaching;
-	return NULL;
 }
 
 /* The list @p dev is on (share_devs or share_orphan_devs), or NULL. */
@@ -269,29 +178,6 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 	/* its rounds repair the registry's header too */
 	snap_watch_reg(dev->snap, dev->reg);
 	return 0;
-}
-
-int
-check_devstr(const char *devstr)
-{
-	if (devstr == NULL || devstr[0] == '\0')
-		return EINVAL;
-	if (strnlen(devstr, DEVSTR_MAX) >= DEVSTR_MAX)
-		return ENAMETOOLONG;
-	return 0;
-}
-
-int
-check_devstr_log(const char *devstr, const char *fn)
-{
-	int err = check_devstr(devstr);
-
-	if (err == EINVAL)
-		SHARE_LOG(ERR, "%s(): device string %s", fn, devstr == NULL ? "NULL" : "empty");
-	else if (err == ENAMETOOLONG)
-		SHARE_LOG(ERR, "%s(): device string of %zu bytes or more, longer than %d",
-			  fn, (size_t)DEVSTR_MAX, DEVSTR_MAX - 1);
-	return err;
 }
 
 struct mdevx_share_dev *
@@ -792,28 +678,6 @@ share_exit(void)
 	}
 }
 
-/* 0, EINVAL (NULL) or ENOENT (not an open device: closed already, say). */
-int
-check_dev(const struct mdevx_share_dev *dev)
-{
-	if (dev == NULL)
-		return EINVAL;
-	return dev_live(dev) ? 0 : ENOENT;
-}
-
-int
-check_dev_log(const struct mdevx_share_dev *dev, const char *fn)
-{
-	int err = check_dev(dev);
-
-	/* By pointer only: a device that is not open must not be read. */
-	if (err == EINVAL)
-		SHARE_LOG(ERR, "%s(): NULL device", fn);
-	else if (err != 0)
-		SHARE_LOG(ERR, "%s(): device %p is not open (closed already?)", fn,
-			  (const void *)dev);
-	return err;
-}
 
 struct mdevx_ctx *
 mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)

@@ -3,8 +3,10 @@
  */
 /*
  * Private declarations shared by the files of libmdevx_share:
+ *   mdevx_share_list.c  the bottom: the log type, the device list and its
+ *                       locks, the handles held, the argument checks;
  *   mdevx_share_dev.c   device open (primary), close, the primary's exit
- *                       handler, the device list;
+ *                       handler;
  *   mdevx_share_attach.c  the secondary's attach;
  *   mdevx_share_mp.c    the transport: rte_mp messages and their
  *                       dispatcher, the connection of each attached
@@ -251,7 +253,7 @@ struct mdevx_share_dev {
 TAILQ_HEAD(mdevx_share_devs_head, mdevx_share_dev);
 
 /*
- * The devices of the process (mdevx_share_dev.c), under share_devs_lock,
+ * The devices of the process (mdevx_share_list.c), under share_devs_lock,
  * which the IPC handler takes too: it is only held for list operations,
  * never across device commands, memzone calls or rte_mp requests.
  */
@@ -300,34 +302,34 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* mdevx_share_dev.c */
+/* mdevx_share_list.c */
 int check_dev(const struct mdevx_share_dev *dev);
 /* check_dev(), and one line naming public call @p fn for a refusal. */
 int check_dev_log(const struct mdevx_share_dev *dev, const char *fn);
 #define CHECK_DEV(dev) check_dev_log((dev), __func__)
 /* check_devstr(), and one line naming public call @p fn for a refusal. */
 int check_devstr_log(const char *devstr, const char *fn);
-/* The telemetry commands: @p fn on every device, under the list's lock. */
-void mdevx_share_foreach_dev(void (*fn)(struct mdevx_share_dev *dev, void *arg), void *arg);
-const char *mdevx_share_dev_name(const struct mdevx_share_dev *dev);
-int mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev);
 int check_devstr(const char *devstr);
 struct mdevx_share_dev *find_dev_locked(const char *devstr);
 struct mdevx_share_dev *find_instance_locked(const char *devstr, uint64_t cookie);
-/*
- * For mdevx_share_attach.c. share_open_lock serialises open, attach and
- * close (outer lock, before share_devs_lock).
- */
+/* share_open_lock serialises open, attach and close (outer lock, before share_devs_lock). */
 extern pthread_mutex_t share_open_lock;
 /* Secondary: orphaned devices a new attach replaced; they wait for their close. */
 extern struct mdevx_share_devs_head share_orphan_devs;
 /* Secondary: the device an attach is making, before it is on share_devs (share_devs_lock). */
 extern struct mdevx_share_dev *share_attaching;
-struct mdevx_share_dev *share_dev_new(const char *devstr);
-void share_dev_free(struct mdevx_share_dev *dev);
 /* share_open_lock held: the handles the application holds. 0 or ENOSPC. */
 int share_dev_live_add(struct mdevx_share_dev *dev);
 void share_dev_live_del(const struct mdevx_share_dev *dev);
+
+/* mdevx_share_dev.c */
+/* The telemetry commands: @p fn on every device, under the list's lock. */
+void mdevx_share_foreach_dev(void (*fn)(struct mdevx_share_dev *dev, void *arg), void *arg);
+const char *mdevx_share_dev_name(const struct mdevx_share_dev *dev);
+int mdevx_share_dev_is_primary(const struct mdevx_share_dev *dev);
+/* For mdevx_share_attach.c. */
+struct mdevx_share_dev *share_dev_new(const char *devstr);
+void share_dev_free(struct mdevx_share_dev *dev);
 
 /* mdevx_share_mp.c */
 void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p);
