@@ -1413,7 +1413,7 @@ test_rogue_fd_flood(void)
  * socket there. How many were sent.
  */
 static int
-send_forged(int conn, const struct mp_param *p, pid_t as_pid)
+send_forged(int conn, const struct mp_msg *p, pid_t as_pid)
 {
 	struct sockaddr_un old = { .sun_family = AF_UNIX };
 	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
@@ -1531,23 +1531,18 @@ role_ack_forger(int argc, char **argv)
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	while (!s->stop) {
 		struct eal_mp_wire in;
-		struct mp_param req, ack;
+		struct mp_msg req, ack;
 		ssize_t n = recv(fd, &in, sizeof(in), 0);
 
 		if (n < (ssize_t)EAL_MP_WIRE_LEN || strcmp(in.msg.name, MP_ACTION) != 0 ||
-		    in.msg.len_param != sizeof(req))
+		    mp_msg_unpack(&in.msg, &req) != 0)
 			continue;
-		memcpy(&req, in.msg.param, sizeof(req));
-		if (req.op != MP_OP_WITHDRAW)
+		if (req.hdr.op != MP_OP_WITHDRAW)
 			continue;
-		memset(&ack, 0, sizeof(ack));
-		ack.op = MP_OP_ACK;
-		ack.status = (int32_t)req.op;
-		ack.rec_idx = req.rec_idx;
-		ack.generation = req.generation;
-		ack.cookie = req.cookie;
-		ack.seq = req.seq;
-		memcpy(ack.devstr, req.devstr, sizeof(ack.devstr));
+		mp_msg_init(&ack, MP_OP_ACK, req.hdr.devstr, req.hdr.cookie);
+		ack.ack.op = req.hdr.op;
+		ack.ack.rec = req.withdraw.rec;
+		ack.ack.seq = req.withdraw.seq;
 		for (int k = 0; k < 8; k++)
 			s->val[0] += send_forged(mdevx_share_test_conn_fd(dev), &ack,
 						 s->victim_pid);
@@ -1652,7 +1647,7 @@ role_detach_forger(int argc, char **argv)
 {
 	struct rogue_sync *s = sync_area();
 	struct mdevx_share_dev *dev = NULL;
-	struct mp_param p;
+	struct mp_msg p;
 	int ret = 1;
 
 	RTE_SET_USED(argc);
@@ -1660,10 +1655,7 @@ role_detach_forger(int argc, char **argv)
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_DETACH;
-	p.cookie = mdevx_share_dev_cookie(dev);
-	snprintf(p.devstr, sizeof(p.devstr), "%s", DEVSTR);
+	mp_msg_init(&p, MP_OP_DETACH, DEVSTR, mdevx_share_dev_cookie(dev));
 	s->val[0] = send_forged(mdevx_share_test_conn_fd(dev), &p, s->victim_pid);
 	mdevx_share_test_rule_msg(dev, 1, 0xdead0);
 	sync_set(&s->forged, 1);
@@ -1734,7 +1726,7 @@ role_phantom(int argc, char **argv)
 	const char *dir = rte_eal_get_runtime_dir();
 	int fd[NB_PHANTOMS + 1], ret = 1;
 	struct eal_mp_wire out;
-	struct mp_param p;
+	struct mp_msg p;
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
@@ -1742,9 +1734,7 @@ role_phantom(int argc, char **argv)
 		fd[k] = -1;
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	snprintf(to.sun_path, sizeof(to.sun_path), "%s/mp_socket", dir);
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_ATTACH;
-	snprintf(p.devstr, sizeof(p.devstr), "%s", DEVSTR);
+	mp_msg_init(&p, MP_OP_ATTACH, DEVSTR, 0);
 	memset(&out, 0, sizeof(out));
 	out.type = EAL_MP_REQ;
 	mp_msg_pack(&out.msg, MP_ACTION, &p);
@@ -1902,7 +1892,7 @@ role_ack_flooder(int argc, char **argv)
 {
 	struct rogue_sync *s = sync_area();
 	struct mdevx_share_dev *dev = NULL;
-	struct mp_param p;
+	struct mp_msg p;
 	uint64_t k = 0;
 	int ret = 1, fd;
 
@@ -1915,14 +1905,12 @@ role_ack_flooder(int argc, char **argv)
 	ROLE_CHECK(fd >= 0, "no connection");
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-		memset(&p, 0, sizeof(p));
-		p.op = MP_OP_ACK;
-		p.status = (int32_t)(k % 3 == 0 ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW);
-		p.rec_idx = (uint32_t)(k % 20);
-		p.generation = k;
-		p.cookie = k % 2 ? mdevx_share_dev_cookie(dev) : k;
-		p.seq = UINT64_MAX - k;
-		snprintf(p.devstr, sizeof(p.devstr), "%s", k % 5 ? DEVSTR : "rdma:mlx5_9");
+		mp_msg_init(&p, MP_OP_ACK, k % 5 ? DEVSTR : "rdma:mlx5_9",
+			    k % 2 ? mdevx_share_dev_cookie(dev) : k);
+		p.ack.op = k % 3 == 0 ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW;
+		p.ack.rec.idx = (uint32_t)(k % 20);
+		p.ack.rec.gen = k;
+		p.ack.seq = UINT64_MAX - k;
 		if (send(fd, &p, sizeof(p), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(p))
 			__atomic_add_fetch(&s->val[1], 1, __ATOMIC_RELAXED);
 		else

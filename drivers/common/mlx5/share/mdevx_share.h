@@ -248,7 +248,8 @@ MDEVX_API int mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], uns
 /** A secondary attached to a device of the primary (mdevx_share_peers()). */
 struct mdevx_share_peer {
 	uint64_t id;		/**< the primary's id of its connection (non-zero) */
-	int32_t pid;		/**< what its EAL IPC socket's name says: shown, not verified */
+	int32_t pid;		/**< the kernel's (SCM_CREDENTIALS) once attached, before that
+				 * what its request said: shown, not an identity */
 	uint32_t attached;	/**< 1 once its attach completed; 0 during the handshake */
 	uint32_t rules;		/**< its root rules the primary has recorded */
 };

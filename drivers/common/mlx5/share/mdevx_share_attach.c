@@ -48,9 +48,9 @@ mdevx_share_dev_attach(const char *devstr)
 	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
 	struct mdevx_share_dev *dev;
 	struct rte_mp_msg req;
-	struct mp_param p_buf, *p = &p_buf, r_buf;
+	struct mp_msg p_buf, *p = &p_buf, r_buf;
 	struct rte_mp_reply reply;
-	const struct mp_param *r = &r_buf;
+	const struct mp_msg *r = &r_buf;
 	uint64_t t0 = now_ms(), elapsed;
 	int err, fd = -1, conn = -1;
 
@@ -98,9 +98,7 @@ mdevx_share_dev_attach(const char *devstr)
 	if (err != 0)
 		goto err_free;
 
-	memset(p, 0, sizeof(*p));
-	p->op = MP_OP_ATTACH;
-	snprintf(p->devstr, sizeof(p->devstr), "%s", devstr);
+	mp_msg_init(p, MP_OP_ATTACH, devstr, 0);
 	mp_msg_pack(&req, MP_ACTION, p);
 	memset(&reply, 0, sizeof(reply));
 	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
@@ -116,15 +114,12 @@ mdevx_share_dev_attach(const char *devstr)
 		free(reply.msgs);
 		goto err_free;
 	}
-	memcpy(&r_buf, reply.msgs[0].param, sizeof(r_buf));
-	r_buf.devstr[DEVSTR_MAX - 1] = '\0';
-	r_buf.mz_name[RTE_MEMZONE_NAMESIZE - 1] = '\0';
 	/* A late answer to an earlier attach (another device) is no answer. */
-	if (reply.msgs[0].len_param != sizeof(*r) || r->op != MP_OP_ATTACH ||
-	    strcmp(r->devstr, devstr) != 0) {
+	if (mp_msg_unpack(&reply.msgs[0], &r_buf) != 0 || r->hdr.op != MP_OP_ATTACH ||
+	    r->hdr.role != MP_ROLE_PRIMARY || strcmp(r->hdr.devstr, devstr) != 0) {
 		err = EPROTO;
-	} else if (r->status != 0) {
-		err = -r->status;
+	} else if (r->hdr.status != 0) {
+		err = -r->hdr.status;
 	} else if (reply.msgs[0].num_fds != 2) {
 		err = EPROTO;
 	} else {
@@ -134,13 +129,13 @@ mdevx_share_dev_attach(const char *devstr)
 		/* received without close-on-exec, as EAL receives */
 		if (fcntl(conn, F_SETFD, FD_CLOEXEC) != 0)
 			err = errno;
-		dev->mz = err == 0 ? rte_memzone_lookup(r->mz_name) : NULL;
+		dev->mz = err == 0 ? rte_memzone_lookup(r->attach.mz_name) : NULL;
 		if (err == 0 && dev->mz == NULL)
 			err = ENOENT;
 	}
 	/* the handler compares the cookie (find_instance_locked()), sends on conn */
 	if (err == 0)
-		conn_attached(dev, conn, r->cookie);
+		conn_attached(dev, conn, r->hdr.cookie);
 	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
 		close(reply.msgs[0].fds[i]);
 	free(reply.msgs);
@@ -182,8 +177,8 @@ mdevx_share_dev_attach(const char *devstr)
 	}
 	if (err == 0) {
 		struct mdevx_share_snap_geo geo = {
-			.period_ms = r->rec_idx, .counters = r->rec_idx2,
-			.nb_slots = r->handle, .primary_pid = (pid_t)r->generation2,
+			.period_ms = r->attach.period_ms, .counters = r->attach.counters,
+			.nb_slots = r->attach.nb_slots, .primary_pid = (pid_t)r->attach.primary_pid,
 		};
 		int serr = snap_attach(&dev->snap, dev->mz->name, &geo);
 

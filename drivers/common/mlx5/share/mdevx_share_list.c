@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/queue.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include "mdevx_share.h"
@@ -154,4 +156,41 @@ check_dev_log(const struct mdevx_share_dev *dev, const char *fn)
 		SHARE_LOG(ERR, "%s(): device %p is not open (closed already?)", fn,
 			  (const void *)dev);
 	return err;
+}
+
+void
+share_devstr_list(char *buf, size_t len, const char (*list)[DEVSTR_MAX], uint32_t n,
+		  uint32_t total)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < n && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : ", ", list[i]);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+	if (used >= len || n < total)
+		snprintf(buf + RTE_MIN(used, len - 5), 5, " ...");
+}
+
+void
+share_devs_describe_locked(char *buf, size_t len)
+{
+	char devs[8][DEVSTR_MAX];
+	struct mdevx_share_dev *dev;
+	uint32_t n = 0;
+
+	TAILQ_FOREACH(dev, &share_devs, next) {
+		if (!dev->primary)
+			continue;
+		if (n < RTE_DIM(devs))
+			memcpy(devs[n], dev->devstr, DEVSTR_MAX);
+		n++;
+	}
+	if (n == 0)
+		snprintf(buf, len, "none");
+	else
+		share_devstr_list(buf, len, (const char (*)[DEVSTR_MAX])devs,
+				  RTE_MIN(n, (uint32_t)RTE_DIM(devs)), n);
 }

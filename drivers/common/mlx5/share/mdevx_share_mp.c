@@ -3,14 +3,14 @@
  */
 /*
  * The transport of the messages between the processes of an instance:
- * their framing, the rte_mp action and its dispatcher (the attach, list
- * and peer requests to the primary are answered there, and so are the
- * handshake and the acknowledgements on the connections; withdrawal
- * notifications and refresh requests go to their handlers in
- * mdevx_share_ops.c, rule messages to mdevx_share_rule.c), the
+ * their framing (struct mp_msg), the rte_mp action and its dispatcher
+ * (the attach, list and peer requests to the primary are answered
+ * there, and so are the handshake and the acknowledgements on the
+ * connections; every other operation goes to the handler the file above
+ * registered for it: share_mp_on_notify(), share_mp_on_peer()), the
  * connection of each attached secondary, the sends on it and the
  * primary's reader of them, and the wait of a withdrawal for their
- * acknowledgements.
+ * acknowledgements. It calls no function of the files above it.
  * Why not EAL for what secondaries send: EAL sends with a blocking call,
  * and a secondary's IPC thread blocked sending to the primary's full
  * queue stops reading its own while the primary's IPC thread, blocked
@@ -52,28 +52,78 @@
 
 static bool mp_registered;		/* our rte_mp action (never unregistered) */
 
-/* rte_mp_msg.param is only 4-byte aligned: parameters travel by copy. */
+/* The handlers of the files above (set by their constructors, read after). */
+static share_mp_notify_fn *notify_fns[MP_OP_MAX + 1];
+static share_mp_peer_fn *peer_fns[MP_OP_MAX + 1];
+static share_mp_gone_fn *peer_gone_fn;
+static share_mp_idle_fn *idle_fn;
+
 void
-mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p)
+share_mp_on_notify(enum mp_op op, share_mp_notify_fn *fn)
+{
+	if ((unsigned int)op <= MP_OP_MAX)
+		notify_fns[op] = fn;
+}
+
+void
+share_mp_on_peer(enum mp_op op, share_mp_peer_fn *fn)
+{
+	if ((unsigned int)op <= MP_OP_MAX)
+		peer_fns[op] = fn;
+}
+
+void
+share_mp_on_peer_gone(share_mp_gone_fn *fn)
+{
+	peer_gone_fn = fn;
+}
+
+void
+share_mp_on_idle(share_mp_idle_fn *fn)
+{
+	idle_fn = fn;
+}
+
+void
+mp_msg_init(struct mp_msg *m, enum mp_op op, const char *devstr, uint64_t cookie)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdr.op = (uint16_t)op;
+	m->hdr.role = rte_eal_process_type() == RTE_PROC_PRIMARY ? MP_ROLE_PRIMARY :
+		      MP_ROLE_SECONDARY;
+	m->hdr.pid = (int32_t)getpid();
+	m->hdr.cookie = cookie;
+	if (devstr != NULL)
+		snprintf(m->hdr.devstr, sizeof(m->hdr.devstr), "%s", devstr);
+}
+
+/* rte_mp_msg.param is only 4-byte aligned: messages travel by copy. */
+void
+mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_msg *m)
 {
 	memset(msg, 0, sizeof(*msg));
 	snprintf(msg->name, sizeof(msg->name), "%s", name);
-	msg->len_param = sizeof(*p);
-	memcpy(msg->param, p, sizeof(*p));
+	msg->len_param = sizeof(*m);
+	memcpy(msg->param, m, sizeof(*m));
 }
 
-/* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0: for logs only. */
-pid_t
-share_peer_pid(const char *path)
+/* The strings of @p m ended where they must end: it is input. */
+static void
+mp_msg_terminate(struct mp_msg *m)
 {
-	const char *base = strrchr(path, '/');
-	long pid;
+	m->hdr.devstr[DEVSTR_MAX - 1] = '\0';
+	if (m->hdr.op == MP_OP_ATTACH)
+		m->attach.mz_name[RTE_MEMZONE_NAMESIZE - 1] = '\0';
+}
 
-	base = base != NULL ? base + 1 : path;
-	if (strncmp(base, "mp_socket_", 10) != 0)
-		return 0;
-	pid = strtol(base + 10, NULL, 10);
-	return pid > 0 && pid <= INT32_MAX ? (pid_t)pid : 0;
+int
+mp_msg_unpack(const struct rte_mp_msg *msg, struct mp_msg *m)
+{
+	if (msg->len_param != (int)sizeof(*m))
+		return EPROTO;
+	memcpy(m, msg->param, sizeof(*m));
+	mp_msg_terminate(m);
+	return 0;
 }
 
 
@@ -102,7 +152,8 @@ struct mp_peer {
 	int fd;				/* our end of the connection */
 	uint32_t gen;			/* part of the peer's id */
 	uint32_t state;
-	pid_t pid;			/* its IPC socket's name says: for logs only */
+	pid_t pid;			/* the kernel's, with its HELLO (SCM_CREDENTIALS); 0 before */
+	pid_t asked_pid;		/* what its attach request said: for logs only */
 	struct mdevx_share_dev *dev;	/* NULL once released */
 	uint64_t deadline_ms;		/* PEER_PENDING */
 	uint32_t nb_rules;		/* rules it announced, on its device */
@@ -130,9 +181,16 @@ peer_slot_locked(uint64_t id)
 	return i;
 }
 
+/* The pid shown for peer @p p: the kernel's once it completed its attach. */
+static pid_t
+peer_shown_pid(const struct mp_peer *p)
+{
+	return p->pid != 0 ? p->pid : p->asked_pid;
+}
+
 /*
  * share_devs_lock held: the device of the peer @p id (NULL if it is gone
- * or its device closed), and what its socket name said its pid was.
+ * or its device closed), and the pid shown for it (peer_shown_pid()).
  */
 struct mdevx_share_dev *
 peer_dev_locked(uint64_t id, pid_t *pid)
@@ -142,7 +200,7 @@ peer_dev_locked(uint64_t id, pid_t *pid)
 	if (i == MAX_CONNS)
 		return NULL;
 	if (pid != NULL)
-		*pid = peers[i].pid;
+		*pid = peer_shown_pid(&peers[i]);
 	return peers[i].dev;
 }
 
@@ -155,15 +213,17 @@ peer_nb_rules_locked(uint64_t id)
 
 /*
  * Primary, share_devs_lock held: a connection for a secondary attaching
- * @p dev from IPC socket @p path; *their receives the end to pass. 0 or
+ * @p dev, whose request says it is @p asked_pid; *their receives the end
+ * to pass. Our end gets the credentials of each message (SO_PASSCRED):
+ * the pid shown once the peer completes its attach is the kernel's. 0 or
  * ENOSPC (MAX_PEERS on the device, or MAX_CONNS in all) or errno.
  */
 static int
-peer_new_locked(struct mdevx_share_dev *dev, const char *path, int *their)
+peer_new_locked(struct mdevx_share_dev *dev, pid_t asked_pid, int *their)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	uint32_t i = 0, k;
-	int sv[2], err;
+	int sv[2], err, on = 1;
 
 	if (dev->nb_peers >= MAX_PEERS || peer_epfd < 0)
 		return ENOSPC;
@@ -178,6 +238,12 @@ peer_new_locked(struct mdevx_share_dev *dev, const char *path, int *their)
 	peer_next = (i + 1) % MAX_CONNS;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return errno;
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0) {
+		err = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
 	ev.data.u64 = ((uint64_t)peers[i].gen << 32) | i;
 	if (epoll_ctl(peer_epfd, EPOLL_CTL_ADD, sv[0], &ev) != 0) {
 		err = errno;
@@ -187,7 +253,8 @@ peer_new_locked(struct mdevx_share_dev *dev, const char *path, int *their)
 	}
 	peers[i].fd = sv[0];
 	peers[i].state = PEER_PENDING;
-	peers[i].pid = share_peer_pid(path);
+	peers[i].pid = 0;
+	peers[i].asked_pid = asked_pid > 0 ? asked_pid : 0;
 	peers[i].dev = dev;
 	peers[i].deadline_ms = now_ms() + HANDSHAKE_MS;
 	peers[i].nb_rules = 0;
@@ -214,9 +281,10 @@ peer_drop_locked(uint32_t i, const char *why)
 	close(p->fd);
 	if (dev != NULL) {
 		dev->nb_peers--;
-		SHARE_LOG(DEBUG, "%s: secondary (pid %d by its socket) %s", dev->devstr,
-			  (int)p->pid, why);
-		prules_owner_gone(dev, id);
+		SHARE_LOG(DEBUG, "%s: secondary (pid %d) %s", dev->devstr,
+			  (int)peer_shown_pid(p), why);
+		if (peer_gone_fn != NULL)
+			peer_gone_fn(dev, id);
 	}
 	notify_peer_gone(id);
 	p->fd = -1;
@@ -259,7 +327,7 @@ share_peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx, struct mde
 			continue;
 		if (n++ == idx) {
 			out->id = peer_id(i);
-			out->pid = p->pid;
+			out->pid = peer_shown_pid(p);
 			out->attached = p->state == PEER_LIVE;
 			out->rules = p->nb_rules;
 		}
@@ -276,9 +344,9 @@ peer_sweep(uint64_t now)
 		if (peers[i].state == PEER_RELEASED) {
 			peer_drop_locked(i, "released");
 		} else if (peers[i].state == PEER_PENDING && now >= peers[i].deadline_ms) {
-			SHARE_LOG(WARNING, "%s: attach of pid %d (by its socket) not completed "
-				  "within %u ms: dropped", peers[i].dev->devstr, (int)peers[i].pid,
-				  HANDSHAKE_MS);
+			SHARE_LOG(WARNING, "%s: attach of pid %d (by its request) not "
+				  "completed within %u ms: dropped", peers[i].dev->devstr,
+				  (int)peers[i].asked_pid, HANDSHAKE_MS);
 			peer_drop_locked(i, "never completed its attach");
 		}
 	}
@@ -286,18 +354,18 @@ peer_sweep(uint64_t now)
 }
 
 /*
- * Reader: peer @p id completes its attach. From now on withdrawals wait
- * for it; it reads the registry only once told so (our answer on its
- * connection). A device being closed is off the list: the peer is
- * dropped, its attach fails. Both under share_devs_lock, so a withdrawal
- * that does not count the peer marked its record withdrawn before the
- * peer could import it.
+ * Reader: peer @p id completes its attach; the kernel says it is process
+ * @p pid (0: unknown). From now on withdrawals wait for it; it reads the
+ * registry only once told so (our answer on its connection). A device
+ * being closed is off the list: the peer is dropped, its attach fails.
+ * Both under share_devs_lock, so a withdrawal that does not count the
+ * peer marked its record withdrawn before the peer could import it.
  */
 static void
-peer_hello(const struct mp_param *p, uint64_t id)
+peer_hello(const struct mp_msg *p, uint64_t id, pid_t pid)
 {
 	struct mdevx_share_dev *dev;
-	struct mp_param r;
+	struct mp_msg r;
 	uint32_t i;
 
 	pthread_mutex_lock(&share_devs_lock);
@@ -307,16 +375,14 @@ peer_hello(const struct mp_param *p, uint64_t id)
 		return;
 	}
 	dev = peers[i].dev;
-	if (dev == NULL || find_dev_locked(dev->devstr) != dev || dev->cookie != p->cookie ||
-	    strcmp(dev->devstr, p->devstr) != 0) {
+	if (dev == NULL || find_dev_locked(dev->devstr) != dev || dev->cookie != p->hdr.cookie ||
+	    strcmp(dev->devstr, p->hdr.devstr) != 0) {
 		peer_drop_locked(i, "attached a device being closed");
 		pthread_mutex_unlock(&share_devs_lock);
 		return;
 	}
-	memset(&r, 0, sizeof(r));
-	r.op = MP_OP_HELLO;
-	r.cookie = dev->cookie;
-	snprintf(r.devstr, sizeof(r.devstr), "%s", dev->devstr);
+	peers[i].pid = pid;
+	mp_msg_init(&r, MP_OP_HELLO, dev->devstr, dev->cookie);
 	/* Its queue holds nothing else of ours: this never waits. */
 	if (send(peers[i].fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(r))
 		peers[i].state = PEER_LIVE;
@@ -325,7 +391,39 @@ peer_hello(const struct mp_param *p, uint64_t id)
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
-static void peer_msg(const struct mp_param *p, uint64_t id);
+static void peer_msg(const struct mp_msg *p, uint64_t id, pid_t pid);
+
+/*
+ * Reader: what came along with a message: the sender's credentials (our
+ * end has SO_PASSCRED) into *pid, and any descriptor, which is closed (a
+ * peer could otherwise exhaust ours). MSG_CTRUNC: the kernel dropped
+ * what did not fit.
+ */
+static void
+peer_ancillary(struct msghdr *mh, pid_t *pid)
+{
+	*pid = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred cred;
+
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			*pid = cred.pid;
+		} else if (c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN(0)) {
+			size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (size_t k = 0; k < n; k++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(fd));
+				close(fd);
+			}
+		}
+	}
+}
 
 /*
  * Reader: up to PEER_BURST messages of the connection @p data names
@@ -350,11 +448,19 @@ peer_read(uint64_t data)
 	id = peer_id(i);
 	pthread_mutex_unlock(&share_devs_lock);
 	for (int m = 0; m < PEER_BURST; m++) {
-		struct mp_param p;
+		struct mp_msg p;
 		struct iovec iov = { .iov_base = &p, .iov_len = sizeof(p) };
-		/* no control buffer: descriptors sent along are discarded by the kernel */
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		union {
+			char buf[CMSG_SPACE(sizeof(struct ucred)) +
+				 CMSG_SPACE(RTE_MP_MAX_FD_NUM * sizeof(int))];
+			struct cmsghdr align;
+		} ctl;
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+		};
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		pid_t pid;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -364,10 +470,11 @@ peer_read(uint64_t data)
 			gone = true;
 			break;
 		}
+		peer_ancillary(&mh, &pid);
 		if (n != (ssize_t)sizeof(p) || (mh.msg_flags & MSG_TRUNC))
 			continue;	/* not one of our messages */
-		p.devstr[DEVSTR_MAX - 1] = '\0';
-		peer_msg(&p, id);
+		mp_msg_terminate(&p);
+		peer_msg(&p, id, pid);
 	}
 	if (gone) {
 		pthread_mutex_lock(&share_devs_lock);
@@ -403,7 +510,7 @@ peer_reader(void *arg)
 			last_sweep = now;
 			peer_sweep(now);
 		}
-		reaping = prules_reap();
+		reaping = idle_fn != NULL && idle_fn();
 	}
 	return NULL;
 }
@@ -444,7 +551,7 @@ peers_start(void)
  * whose rule messages must not be lost.
  */
 void
-share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries)
+share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_msg *p, int tries)
 {
 	int err = ENOTCONN;
 
@@ -461,11 +568,11 @@ share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_param 
 	}
 	if (err != 0)
 		SHARE_LOG(WARNING, "%s: message %u to the primary not sent: %s", dev->devstr,
-			  p->op, strerror(err));
+			  p->hdr.op, strerror(err));
 }
 
 void
-conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries)
+conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *p, int tries)
 {
 	struct mdevx_share_dev *d = (struct mdevx_share_dev *)(uintptr_t)dev;
 
@@ -476,15 +583,16 @@ conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries
 
 /* Secondary: @p p on the connection of the device it names (devstr, cookie). */
 void
-ack_send(const struct mp_param *p, int tries)
+ack_send(const struct mp_msg *p, int tries)
 {
 	struct mdevx_share_dev *dev;
 
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_instance_locked(p->devstr, p->cookie);
+	dev = find_instance_locked(p->hdr.devstr, p->hdr.cookie);
 	if (dev == NULL) {
 		pthread_mutex_unlock(&share_devs_lock);
-		SHARE_LOG(DEBUG, "%s: message %u: the device is not attached", p->devstr, p->op);
+		SHARE_LOG(DEBUG, "%s: message %u: the device is not attached", p->hdr.devstr,
+			  p->hdr.op);
 		return;
 	}
 	pthread_mutex_lock(&dev->conn_lock);	/* the device is not freed under it */
@@ -515,14 +623,11 @@ int
 send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms)
 {
 	struct pollfd pfd = { .fd = dev->conn_fd, .events = POLLIN };
-	struct mp_param p, r;
+	struct mp_msg p, r;
 	ssize_t n;
 	int pr;
 
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_HELLO;
-	p.cookie = dev->cookie;
-	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	mp_msg_init(&p, MP_OP_HELLO, dev->devstr, dev->cookie);
 	conn_send(dev, &p, ACK_SEND_TRIES);
 	/* The attach owns the device: nothing else reads its connection. */
 	do {
@@ -531,7 +636,7 @@ send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms)
 	if (pr == 0)
 		return ETIMEDOUT;
 	n = recv(dev->conn_fd, &r, sizeof(r), MSG_DONTWAIT);
-	if (n != (ssize_t)sizeof(r) || r.op != MP_OP_HELLO || r.cookie != dev->cookie)
+	if (n != (ssize_t)sizeof(r) || r.hdr.op != MP_OP_HELLO || r.hdr.cookie != dev->cookie)
 		return ENODEV;
 	return 0;
 }
@@ -582,20 +687,121 @@ close_received_fds(const struct rte_mp_msg *msg)
 }
 
 /*
+ * Primary, share_devs_lock held: the answer to an ATTACH of @p req from
+ * @p peer into @p rep; *fd the command descriptor and *conn the
+ * secondary's end of its connection, both to pass (-1: none).
+ */
+static void
+answer_attach_locked(const struct mp_msg *req, const char *peer, struct mp_msg *rep, int *fd,
+		     int *conn)
+{
+	struct mdevx_share_dev *dev = find_dev_locked(req->hdr.devstr);
+	struct mdevx_share_snap_geo geo;
+	int err;
+
+	if (dev == NULL || !dev->primary) {
+		rep->hdr.status = -ENODEV;
+		/* DEBUG: any process of the instance can send these */
+		if (rte_log_can_log(mdevx_share_logtype, RTE_LOG_DEBUG)) {
+			char list[512];
+
+			share_devs_describe_locked(list, sizeof(list));
+			SHARE_LOG(DEBUG, "attach of %s by pid %d (by its request) refused: not a "
+				  "device string this primary shares (%s)", req->hdr.devstr,
+				  (int)req->hdr.pid, list);
+		}
+		return;
+	}
+	err = peer_new_locked(dev, req->hdr.pid, conn);
+	if (err != 0) {
+		rep->hdr.status = -err;
+		SHARE_LOG(ERR, "%s: attach of %s refused: %s (%u secondaries at most)",
+			  dev->devstr, peer, strerror(err), MAX_PEERS);
+		return;
+	}
+	rep->hdr.cookie = dev->cookie;
+	snprintf(rep->attach.mz_name, sizeof(rep->attach.mz_name), "%s", dev->mz->name);
+	snap_geo(dev->snap, &geo);
+	rep->attach.period_ms = geo.period_ms;
+	rep->attach.counters = geo.counters;
+	rep->attach.nb_slots = geo.nb_slots;
+	rep->attach.primary_pid = (int32_t)geo.primary_pid;
+	/* Our own descriptor: the device may be closed once we unlock. */
+	*fd = mdevx_cmd_fd(dev->ctx);
+	if (*fd >= 0)
+		*fd = fcntl(*fd, F_DUPFD_CLOEXEC, 0);
+	/* Without: our end reads the end of file, the reader drops it. */
+	if (*fd < 0) {
+		rep->hdr.status = -EBADF;
+		close(*conn);
+		*conn = -1;
+	}
+}
+
+/* Primary, share_devs_lock held: secondary list.idx of the device of @p req. */
+static void
+answer_peer_locked(const struct mp_msg *req, struct mp_msg *rep)
+{
+	struct mdevx_share_dev *dev = find_dev_locked(req->hdr.devstr);
+	struct mdevx_share_peer pv;
+	uint32_t n;
+
+	rep->hdr.status = -ENODEV;
+	if (dev == NULL || !dev->primary)
+		return;
+	n = share_peer_at_locked(dev, req->list.idx, &pv);
+	rep->hdr.status = req->list.idx < n ? 0 : -ENOENT;
+	rep->list.idx = req->list.idx;
+	rep->list.total = n;
+	rep->list.id = pv.id;
+	rep->list.pid = pv.pid;
+	rep->list.rules = pv.rules;
+	rep->list.attached = pv.attached;
+}
+
+/* Primary, share_devs_lock held: the device of index list.idx, and how many there are. */
+static void
+answer_list_locked(const struct mp_msg *req, struct mp_msg *rep)
+{
+	struct mdevx_share_dev *dev;
+	uint32_t n = 0;
+
+	rep->hdr.status = -ENOENT;
+	TAILQ_FOREACH(dev, &share_devs, next) {
+		if (!dev->primary)
+			continue;
+		if (n++ == req->list.idx) {
+			rep->hdr.status = 0;
+			rep->hdr.cookie = dev->cookie;
+			snprintf(rep->hdr.devstr, sizeof(rep->hdr.devstr), "%s", dev->devstr);
+		}
+	}
+	rep->list.idx = req->list.idx;
+	rep->list.total = n;
+}
+
+/* Who may send operation @p op: the role its header must name. */
+static uint16_t
+mp_op_role(uint16_t op)
+{
+	return op == MP_OP_WITHDRAW || op == MP_OP_WITHDRAW_ALL ? MP_ROLE_PRIMARY :
+	       MP_ROLE_SECONDARY;
+}
+
+/*
  * Runs on the EAL IPC thread. No allocation, no request of our own: the
  * attach reply carries the command fd (the receiver gets its own
- * descriptor); withdrawals and their acknowledgements are one-way.
+ * descriptor); notifications (withdrawals) are one-way and go to their
+ * handler. A request of the wrong role, or one this process does not
+ * answer (a notification sent to the primary too), gets -EINVAL.
  */
 static int
 mp_handler(const struct rte_mp_msg *msg, const void *peer)
 {
 	const bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
-	struct mp_param req_buf, rep_buf;
-	const struct mp_param *req = &req_buf;
-	struct mp_param *rep = &rep_buf;
+	struct mp_msg req, rep;
 	struct rte_mp_msg reply;
-	struct mdevx_share_dev *dev;
-	int fd = -1, conn = -1, ret, err;
+	int fd = -1, conn = -1, ret;
 
 	/*
 	 * EAL hands over the descriptors that came with the message: none of
@@ -603,85 +809,26 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	 * path (a sender could otherwise exhaust our descriptors).
 	 */
 	close_received_fds(msg);
-	if (msg->len_param != sizeof(*req))
+	if (mp_msg_unpack(msg, &req) != 0)
 		return -EINVAL;
-	memcpy(&req_buf, msg->param, sizeof(req_buf));
-	req_buf.devstr[DEVSTR_MAX - 1] = '\0';
-	if ((req->op == MP_OP_WITHDRAW || req->op == MP_OP_WITHDRAW_ALL) && !primary)
-		return share_mp_withdraw(req, peer);
-	memset(&rep_buf, 0, sizeof(rep_buf));
-	rep->op = req->op;
-	memcpy(rep->devstr, req->devstr, sizeof(rep->devstr));
+	/* A notification is one-way; a secondary's handler checks its sender. */
+	if (!primary && req.hdr.op <= MP_OP_MAX && notify_fns[req.hdr.op] != NULL)
+		return notify_fns[req.hdr.op](&req, peer);
+	mp_msg_init(&rep, req.hdr.op, req.hdr.devstr, 0);
+	rep.hdr.status = -EINVAL;
 	pthread_mutex_lock(&share_devs_lock);
-	if (req->op == MP_OP_ATTACH && primary) {
-		dev = find_dev_locked(req->devstr);
-		if (dev == NULL || !dev->primary) {
-			rep->status = -ENODEV;
-			/* DEBUG: any process of the instance can send these */
-			if (rte_log_can_log(mdevx_share_logtype, RTE_LOG_DEBUG))
-				share_attach_refusal_debug_locked(req->devstr, (const char *)peer);
-		} else if ((err = peer_new_locked(dev, peer, &conn)) != 0) {
-			rep->status = -err;
-			SHARE_LOG(ERR, "%s: attach of %s refused: %s (%u secondaries at most)",
-				  dev->devstr, (const char *)peer, strerror(err), MAX_PEERS);
-		} else {
-			struct mdevx_share_snap_geo geo;
-
-			rep->cookie = dev->cookie;
-			snprintf(rep->mz_name, sizeof(rep->mz_name), "%s", dev->mz->name);
-			snap_geo(dev->snap, &geo);
-			rep->rec_idx = geo.period_ms;
-			rep->rec_idx2 = geo.counters;
-			rep->handle = geo.nb_slots;
-			rep->generation2 = (uint64_t)geo.primary_pid;
-			/* Our own descriptor: the device may be closed once we unlock. */
-			fd = mdevx_cmd_fd(dev->ctx);
-			if (fd >= 0)
-				fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-			/* Without: our end reads the end of file, the reader drops it. */
-			if (fd < 0) {
-				rep->status = -EBADF;
-				close(conn);
-				conn = -1;
-			}
-		}
-	} else if (req->op == MP_OP_PEER && primary) {
-		struct mdevx_share_peer pv;
-
-		rep->status = -ENODEV;
-		dev = find_dev_locked(req->devstr);
-		if (dev != NULL && dev->primary) {
-			uint32_t n = share_peer_at_locked(dev, req->rec_idx, &pv);
-
-			rep->status = req->rec_idx < n ? 0 : -ENOENT;
-			rep->rec_idx = req->rec_idx;
-			rep->rec_idx2 = n;
-			rep->generation = pv.id;
-			rep->generation2 = (uint64_t)(uint32_t)pv.pid;
-			rep->handle = pv.rules;
-			rep->unimported = pv.attached;
-		}
-	} else if (req->op == MP_OP_LIST && primary) {
-		uint32_t n = 0;
-
-		/* the device of index rec_idx, and how many there are */
-		rep->status = -ENOENT;
-		TAILQ_FOREACH(dev, &share_devs, next) {
-			if (!dev->primary)
-				continue;
-			if (n++ == req->rec_idx) {
-				rep->status = 0;
-				rep->cookie = dev->cookie;
-				snprintf(rep->devstr, sizeof(rep->devstr), "%s", dev->devstr);
-			}
-		}
-		rep->rec_idx = req->rec_idx;
-		rep->rec_idx2 = n;
-	} else {
-		rep->status = -EINVAL;
+	if (primary && req.hdr.role == mp_op_role(req.hdr.op) &&
+	    (req.hdr.op == MP_OP_ATTACH || req.hdr.op == MP_OP_PEER || req.hdr.op == MP_OP_LIST)) {
+		rep.hdr.status = 0;
+		if (req.hdr.op == MP_OP_ATTACH)
+			answer_attach_locked(&req, peer, &rep, &fd, &conn);
+		else if (req.hdr.op == MP_OP_PEER)
+			answer_peer_locked(&req, &rep);
+		else if (req.hdr.op == MP_OP_LIST)
+			answer_list_locked(&req, &rep);
 	}
 	pthread_mutex_unlock(&share_devs_lock);
-	mp_msg_pack(&reply, msg->name, rep);
+	mp_msg_pack(&reply, msg->name, &rep);
 	if (fd >= 0) {
 		reply.num_fds = 2;
 		reply.fds[0] = fd;
@@ -773,17 +920,16 @@ int
 mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_idx,
 			      uint64_t generation, struct rte_mp_msg *msg)
 {
-	struct mp_param p;
+	struct mp_msg p;
 
 	if (dev == NULL || msg == NULL)
 		return -EINVAL;
-	memset(&p, 0, sizeof(p));
-	p.op = rec_idx == UINT32_MAX ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW;
-	p.rec_idx = rec_idx;
-	p.generation = generation;
-	p.cookie = dev->cookie;
-	p.seq = 1;
-	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	mp_msg_init(&p, rec_idx == UINT32_MAX ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW,
+		    dev->devstr, dev->cookie);
+	p.hdr.role = MP_ROLE_PRIMARY;	/* as the primary's would say */
+	p.withdraw.rec.idx = rec_idx;
+	p.withdraw.rec.gen = generation;
+	p.withdraw.seq = 1;
 	mp_msg_pack(msg, MP_ACTION, &p);
 	return 0;
 }
@@ -825,15 +971,15 @@ static uint64_t pending_seq;
 
 /* Primary, reader: an acknowledgement from peer @p id. */
 static void
-notify_ack(const struct mp_param *ack, uint64_t id)
+notify_ack(const struct mp_msg *ack, uint64_t id)
 {
 	pthread_mutex_lock(&pending_lock);
 	for (int i = 0; i < MAX_PENDING; i++) {
 		struct pending_notify *pn = &pending[i];
 
-		if (!pn->armed || pn->seq != ack->seq || pn->cookie != ack->cookie ||
-		    pn->op != (uint32_t)ack->status || pn->rec_idx != ack->rec_idx ||
-		    pn->generation != ack->generation || strcmp(pn->devstr, ack->devstr) != 0)
+		if (!pn->armed || pn->seq != ack->ack.seq || pn->cookie != ack->hdr.cookie ||
+		    pn->op != ack->ack.op || pn->rec_idx != ack->ack.rec.idx ||
+		    pn->generation != ack->ack.rec.gen || strcmp(pn->devstr, ack->hdr.devstr) != 0)
 			continue;
 		for (uint32_t k = 0; k < pn->nb_expect; k++) {
 			if (!pn->acked[k] && !pn->gone[k] && pn->expect[k] == id) {
@@ -865,18 +1011,22 @@ notify_peer_gone(uint64_t id)
 	pthread_mutex_unlock(&pending_lock);
 }
 
-/* Primary, reader: one message of peer @p id. */
+/*
+ * Primary, reader: one message of peer @p id, sent by process @p pid
+ * (the kernel's word; 0: unknown). Whatever its header claims, it comes
+ * from a secondary: the connection says so.
+ */
 static void
-peer_msg(const struct mp_param *p, uint64_t id)
+peer_msg(const struct mp_msg *p, uint64_t id, pid_t pid)
 {
-	if (p->op == MP_OP_ACK)
+	if (p->hdr.role != MP_ROLE_SECONDARY)
+		return;
+	if (p->hdr.op == MP_OP_ACK)
 		notify_ack(p, id);
-	else if (p->op == MP_OP_HELLO)
-		peer_hello(p, id);
-	else if (p->op == MP_OP_RULE_ADD || p->op == MP_OP_RULE_DEL)
-		peer_rule_msg(p, id);
-	else if (p->op == MP_OP_REFRESH)
-		share_peer_refresh(p, id);
+	else if (p->hdr.op == MP_OP_HELLO)
+		peer_hello(p, id, pid);
+	else if (p->hdr.op <= MP_OP_MAX && peer_fns[p->hdr.op] != NULL)
+		peer_fns[p->hdr.op](p, id);
 }
 
 /*
@@ -891,7 +1041,7 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 {
 	struct pending_notify *pn = NULL;
 	struct timespec deadline;
-	struct mp_param p;
+	struct mp_msg p;
 	struct rte_mp_msg req;
 	unsigned int acked;
 
@@ -927,13 +1077,10 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	pthread_mutex_unlock(&pending_lock);
 	pthread_mutex_unlock(&share_devs_lock);
 
-	memset(&p, 0, sizeof(p));
-	p.op = op;
-	p.rec_idx = rec_idx;
-	p.generation = gen;
-	p.cookie = dev->cookie;
-	p.seq = pn->seq;
-	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	mp_msg_init(&p, op, dev->devstr, dev->cookie);
+	p.withdraw.rec.idx = rec_idx;
+	p.withdraw.rec.gen = gen;
+	p.withdraw.seq = pn->seq;
 	mp_msg_pack(&req, MP_ACTION, &p);
 	/*
 	 * Sent to every secondary (the attaching ones too: one whose attach

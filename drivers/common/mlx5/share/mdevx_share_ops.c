@@ -4,11 +4,11 @@
 /*
  * The handlers of the operations and the requests of a secondary to the
  * primary: a secondary's withdrawal notification (unimport, then
- * acknowledge), the primary's refresh requests, the logs of a refused
- * attach on both sides, and the LIST and PEER requests behind
- * mdevx_share_primary_devs() and mdevx_share_peers(). The transport they
- * use, and the dispatcher that calls the handlers, are in
- * mdevx_share_mp.c.
+ * acknowledge), the primary's refresh requests, the secondary's log of a
+ * refused attach, and the LIST and PEER requests behind
+ * mdevx_share_primary_devs() and mdevx_share_peers(). The handlers are
+ * registered with the transport (mdevx_share_mp.c), whose dispatcher
+ * calls them, from this file's constructor.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -53,32 +53,32 @@ peer_is_primary(const char *peer)
  * the primary waits for the secondaries attached to the device, and
  * nobody else.
  */
-int
-share_mp_withdraw(const struct mp_param *req, const char *peer)
+static int
+share_mp_withdraw(const struct mp_msg *req, const char *peer)
 {
 	struct mdevx_share_dev *dev;
-	struct mp_param ack;
+	struct mp_msg ack;
 
 #ifdef MDEVX_SHARE_TEST_HOOKS
 	if (__atomic_load_n(&test_drop_acks, __ATOMIC_RELAXED))
 		return 0;	/* test hook: a secondary whose handler never runs */
 #endif
-	if (!peer_is_primary(peer)) {
+	if (!peer_is_primary(peer) || req->hdr.role != MP_ROLE_PRIMARY) {
 		SHARE_LOG(WARNING, "withdrawal from %s, not the primary: ignored", peer);
 		return 0;
 	}
-	memset(&ack, 0, sizeof(ack));
+	mp_msg_init(&ack, MP_OP_ACK, req->hdr.devstr, req->hdr.cookie);
 	pthread_mutex_lock(&share_devs_lock);
 	/* nothing imported yet by one being attached: orphaned if closed */
-	dev = find_instance_locked(req->devstr, req->cookie);
+	dev = find_instance_locked(req->hdr.devstr, req->hdr.cookie);
 	if (dev != NULL) {
-		uint32_t rec = req->op == MP_OP_WITHDRAW ? req->rec_idx : UINT32_MAX;
+		uint32_t rec = req->hdr.op == MP_OP_WITHDRAW ? req->withdraw.rec.idx : UINT32_MAX;
 
 		mdevx_share_lock_write(&dev->lock);
 		/* Rules first: the owner destroys the object once we acknowledge. */
-		rules_drop(dev, rec, req->generation, NULL, ACK_SEND_TRIES);
-		ack.unimported = unimport_record(dev, rec, req->generation);
-		if (req->op == MP_OP_WITHDRAW_ALL)
+		rules_drop(dev, rec, req->withdraw.rec.gen, NULL, ACK_SEND_TRIES);
+		ack.ack.unimported = unimport_record(dev, rec, req->withdraw.rec.gen);
+		if (req->hdr.op == MP_OP_WITHDRAW_ALL)
 			dev->orphan = true;
 		mdevx_share_unlock_write(&dev->lock);
 	}
@@ -89,16 +89,12 @@ share_mp_withdraw(const struct mp_param *req, const char *peer)
 	if (unlikely(delay_ms != 0))
 		usleep(delay_ms * 1000);	/* test hook: a slow handler */
 #endif
-	ack.op = MP_OP_ACK;
-	ack.status = (int32_t)req->op;
-	ack.rec_idx = req->rec_idx;
-	ack.generation = req->generation;
-	ack.cookie = req->cookie;
-	ack.seq = req->seq;
-	memcpy(ack.devstr, req->devstr, sizeof(ack.devstr));
+	ack.ack.op = req->hdr.op;
+	ack.ack.rec = req->withdraw.rec;
+	ack.ack.seq = req->withdraw.seq;
 	pthread_mutex_lock(&share_devs_lock);
 	/* A device we closed closed its connection: nobody waits for us. */
-	dev = find_instance_locked(req->devstr, req->cookie);
+	dev = find_instance_locked(req->hdr.devstr, req->hdr.cookie);
 	if (dev == NULL) {
 		pthread_mutex_unlock(&share_devs_lock);
 		return 0;
@@ -115,49 +111,6 @@ share_mp_withdraw(const struct mp_param *req, const char *peer)
 }
 
 static int primary_dev_at(uint32_t idx, char *devstr, uint32_t *total);
-
-/* The device strings of @p list, @p n of them, comma-separated in @p buf. */
-static void
-devstr_list(char *buf, size_t len, const char (*list)[DEVSTR_MAX], uint32_t n, uint32_t total)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (uint32_t i = 0; i < n && used < len; i++) {
-		int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : ", ", list[i]);
-
-		used += w > 0 ? (size_t)w : 0;
-	}
-	if (used >= len || n < total)
-		snprintf(buf + RTE_MIN(used, len - 5), 5, " ...");
-}
-
-/*
- * Primary, share_devs_lock held: an attach of @p devstr refused (not a
- * device string it shares), with its list. The secondary's line names
- * them too (attach_refused_log()).
- */
-void
-share_attach_refusal_debug_locked(const char *devstr, const char *peer)
-{
-	char devs[8][DEVSTR_MAX];
-	struct mdevx_share_dev *dev;
-	char list[512];
-	uint32_t n = 0;
-
-	TAILQ_FOREACH(dev, &share_devs, next) {
-		if (!dev->primary)
-			continue;
-		if (n < RTE_DIM(devs))
-			memcpy(devs[n], dev->devstr, DEVSTR_MAX);
-		n++;
-	}
-	devstr_list(list, sizeof(list), (const char (*)[DEVSTR_MAX])devs,
-		    RTE_MIN(n, (uint32_t)RTE_DIM(devs)), n);
-	SHARE_LOG(DEBUG, "attach of %s by pid %d (by its socket) refused: not a device string "
-		  "this primary shares (%s)", devstr, (int)share_peer_pid(peer),
-		  n == 0 ? "none" : list);
-}
 
 /*
  * Secondary: the primary refused to attach @p devstr (ENODEV: it does not
@@ -195,7 +148,7 @@ attach_refused_log(const char *devstr)
 		SHARE_LOG(ERR, "%s: attach refused: the primary shares no device (it opens "
 			  "one with mdevx_share_dev_open())", devstr);
 	} else {
-		devstr_list(list, sizeof(list), (const char (*)[DEVSTR_MAX])devs, n, total);
+		share_devstr_list(list, sizeof(list), (const char (*)[DEVSTR_MAX])devs, n, total);
 		SHARE_LOG(ERR, "%s: attach refused: the primary does not share this device "
 			  "string; it shares: %s (attach with one of these strings)", devstr,
 			  list);
@@ -206,16 +159,16 @@ attach_refused_log(const char *devstr)
  * Primary, reader: a refresh request of peer @p id, for a device it is
  * attached to: it costs a bulk query of a published bulk, nothing else.
  */
-void
-share_peer_refresh(const struct mp_param *p, uint64_t id)
+static void
+share_peer_refresh(const struct mp_msg *p, uint64_t id)
 {
 	struct mdevx_share_dev *dev;
 
 	pthread_mutex_lock(&share_devs_lock);
 	dev = peer_dev_locked(id, NULL);
-	if (dev != NULL && dev->primary && dev->cookie == p->cookie &&
-	    strcmp(dev->devstr, p->devstr) == 0)
-		snap_request(dev->snap, p->rec_idx, p->generation);
+	if (dev != NULL && dev->primary && dev->cookie == p->hdr.cookie &&
+	    strcmp(dev->devstr, p->hdr.devstr) == 0)
+		snap_request(dev->snap, p->refresh.rec.idx, p->refresh.rec.gen);
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
@@ -227,7 +180,7 @@ share_peer_refresh(const struct mp_param *p, uint64_t id)
  * expected.
  */
 static int
-primary_ask(const struct mp_param *p, struct mp_param *r)
+primary_ask(const struct mp_msg *p, struct mp_msg *r)
 {
 	struct timespec ts = { .tv_sec = ATTACH_TIMEOUT_S, .tv_nsec = 0 };
 	struct rte_mp_reply reply;
@@ -243,14 +196,12 @@ primary_ask(const struct mp_param *p, struct mp_param *r)
 			close(reply.msgs[m].fds[i]);
 	if (reply.nb_received != 1)
 		err = ETIMEDOUT;
-	else if (reply.msgs[0].len_param != sizeof(*r))
-		err = EPROTO;
 	else
-		memcpy(r, reply.msgs[0].param, sizeof(*r));
+		err = mp_msg_unpack(&reply.msgs[0], r);
 	free(reply.msgs);
-	if (err == 0 && r->op != p->op)
+	if (err == 0 && (r->hdr.op != p->hdr.op || r->hdr.role != MP_ROLE_PRIMARY))
 		err = EPROTO;
-	if (err == 0 && r->status == -EINVAL)
+	if (err == 0 && r->hdr.status == -EINVAL)
 		err = EOPNOTSUPP;
 	return err;
 }
@@ -259,22 +210,20 @@ primary_ask(const struct mp_param *p, struct mp_param *r)
 static int
 primary_dev_at(uint32_t idx, char *devstr, uint32_t *total)
 {
-	struct mp_param p, r;
+	struct mp_msg p, r;
 	int err;
 
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_LIST;
-	p.rec_idx = idx;
+	mp_msg_init(&p, MP_OP_LIST, NULL, 0);
+	p.list.idx = idx;
 	err = primary_ask(&p, &r);
 	if (err != 0)
 		return err;
-	r.devstr[DEVSTR_MAX - 1] = '\0';
-	*total = r.rec_idx2;
-	if (r.status != 0)
-		return r.status == -ENOENT ? ENOENT : EPROTO;
-	if (r.rec_idx != idx || check_devstr(r.devstr) != 0)
+	*total = r.list.total;
+	if (r.hdr.status != 0)
+		return r.hdr.status == -ENOENT ? ENOENT : EPROTO;
+	if (r.list.idx != idx || check_devstr(r.hdr.devstr) != 0)
 		return EPROTO;
-	memcpy(devstr, r.devstr, DEVSTR_MAX);
+	memcpy(devstr, r.hdr.devstr, DEVSTR_MAX);
 	return 0;
 }
 
@@ -283,27 +232,25 @@ static int
 primary_peer_at(const char *devstr, uint32_t idx, struct mdevx_share_peer *out,
 		uint32_t *total)
 {
-	struct mp_param p, r;
+	struct mp_msg p, r;
 	int err;
 
-	memset(&p, 0, sizeof(p));
-	p.op = MP_OP_PEER;
-	p.rec_idx = idx;
-	snprintf(p.devstr, sizeof(p.devstr), "%s", devstr);
+	mp_msg_init(&p, MP_OP_PEER, devstr, 0);
+	p.list.idx = idx;
 	err = primary_ask(&p, &r);
 	if (err != 0)
 		return err;
-	if (r.status == -ENODEV)
+	if (r.hdr.status == -ENODEV)
 		return ENODEV;
-	*total = r.rec_idx2;
-	if (r.status != 0)
-		return r.status == -ENOENT ? ENOENT : EPROTO;
-	if (r.rec_idx != idx || r.generation == 0 || r.unimported > 1)
+	*total = r.list.total;
+	if (r.hdr.status != 0)
+		return r.hdr.status == -ENOENT ? ENOENT : EPROTO;
+	if (r.list.idx != idx || r.list.id == 0 || r.list.attached > 1)
 		return EPROTO;
-	out->id = r.generation;
-	out->pid = (int32_t)(uint32_t)r.generation2;
-	out->attached = r.unimported;
-	out->rules = r.handle;
+	out->id = r.list.id;
+	out->pid = r.list.pid;
+	out->attached = r.list.attached;
+	out->rules = r.list.rules;
 	return 0;
 }
 
@@ -406,3 +353,11 @@ mdevx_share_test_ack_delay(unsigned int ms)
 	__atomic_store_n(&test_ack_delay_ms, ms, __ATOMIC_RELAXED);
 }
 #endif /* MDEVX_SHARE_TEST_HOOKS */
+
+/* The operations this file handles, before any message can arrive. */
+RTE_INIT(mdevx_share_ops_init)
+{
+	share_mp_on_notify(MP_OP_WITHDRAW, share_mp_withdraw);
+	share_mp_on_notify(MP_OP_WITHDRAW_ALL, share_mp_withdraw);
+	share_mp_on_peer(MP_OP_REFRESH, share_peer_refresh);
+}

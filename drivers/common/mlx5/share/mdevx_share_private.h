@@ -84,9 +84,10 @@ enum mp_op {
 	MP_OP_RULE_ADD = 6,		/* secondary -> primary: made a root rule */
 	MP_OP_RULE_DEL = 7,		/* secondary -> primary: removed a root rule */
 	MP_OP_REFRESH = 8,		/* secondary -> primary: refresh a counter snapshot */
-	MP_OP_LIST = 9,			/* secondary -> primary (request): device rec_idx */
+	MP_OP_LIST = 9,			/* secondary -> primary (request): device idx */
 	MP_OP_HELLO = 10,		/* secondary -> primary: attach complete */
-	MP_OP_PEER = 11,		/* any -> primary (request): secondary rec_idx of devstr */
+	MP_OP_PEER = 11,		/* secondary -> primary (request): secondary idx of devstr */
+	MP_OP_MAX = MP_OP_PEER,
 };
 
 /*
@@ -104,29 +105,80 @@ enum mp_op {
  * instance cookie (random, 64 bits, chosen at open): a close and reopen,
  * or another device, never matches.
  */
-struct mp_param {
-	uint32_t op;
-	int32_t status;			/* reply: 0 or negative errno; ACK: the op acknowledged */
-	uint32_t rec_idx;
-	uint32_t unimported;		/* reply to withdraw */
-	uint64_t generation;
+/* Who sent a message, as its header says: checked against the operation, not trusted. */
+enum mp_role {
+	MP_ROLE_PRIMARY = 1,
+	MP_ROLE_SECONDARY = 2,
+};
+
+/* The header of every message: what it is, who says it sent it, for which device. */
+struct mp_hdr {
+	uint16_t op;			/* enum mp_op */
+	uint16_t role;			/* enum mp_role of the sender */
+	int32_t status;			/* reply: 0 or negative errno */
+	int32_t pid;			/* the sender's, as it says: for logs only */
+	uint32_t reserved;		/* 0 */
 	uint64_t cookie;		/* the device's instance (0 in an attach request) */
-	uint64_t seq;			/* withdrawals: the request's sequence number */
-	uint64_t generation2;		/* RULE_ADD: the counter's record generation */
-	uint32_t rec_idx2;		/* RULE_ADD: the counter's record (UINT32_MAX: none) */
-	uint32_t handle;		/* RULE_ADD/DEL: the rule's handle in the uverbs file */
-	/*
-	 * The ATTACH reply also carries the counter snapshot's geometry:
-	 * rec_idx the period, rec_idx2 the capacity, handle the slots,
-	 * generation2 the primary's pid. The PEER reply: rec_idx the index
-	 * asked, rec_idx2 how many secondaries, generation the peer's id,
-	 * generation2 its pid, handle its rules, unimported 1 once attached.
-	 */
-	char mz_name[RTE_MEMZONE_NAMESIZE];
 	char devstr[DEVSTR_MAX];
 };
 
-_Static_assert(sizeof(struct mp_param) <= RTE_MP_MAX_PARAM_LEN, "rte_mp param size");
+/* A record of the registry: its index and the generation it had. */
+struct mp_rec {
+	uint32_t idx;			/* UINT32_MAX: none (or, withdrawing, every record) */
+	uint32_t reserved;		/* 0 */
+	uint64_t gen;
+};
+
+/*
+ * One message: the header, then the arguments of its operation (the
+ * member named for it; a reply reuses its request's).
+ */
+struct mp_msg {
+	struct mp_hdr hdr;
+	union {
+		/* ATTACH reply: the registry's memzone and the counter snapshot's geometry */
+		struct {
+			char mz_name[RTE_MEMZONE_NAMESIZE];
+			uint32_t period_ms;
+			uint32_t counters;
+			uint32_t nb_slots;
+			int32_t primary_pid;
+		} attach;
+		/* LIST and PEER: entry idx (request) of total (reply) */
+		struct {
+			uint32_t idx;
+			uint32_t total;
+			uint64_t id;		/* PEER: the secondary's id */
+			int32_t pid;		/* PEER: the pid shown for it */
+			uint32_t rules;		/* PEER: the rules it announced */
+			uint32_t attached;	/* PEER: 1 once its attach completed */
+		} list;
+		/* WITHDRAW (record rec), WITHDRAW_ALL (rec.idx UINT32_MAX) */
+		struct {
+			struct mp_rec rec;
+			uint64_t seq;		/* the notification's, for its acknowledgements */
+		} withdraw;
+		/* ACK: of the notification seq, for operation op and record rec */
+		struct {
+			struct mp_rec rec;
+			uint64_t seq;
+			uint32_t op;		/* MP_OP_WITHDRAW or MP_OP_WITHDRAW_ALL */
+			uint32_t unimported;	/* imports it released */
+		} ack;
+		/* RULE_ADD, RULE_DEL: rule handle and the records of its destination and counter */
+		struct {
+			struct mp_rec dst;
+			struct mp_rec ctr;
+			uint32_t handle;	/* in the uverbs file */
+		} rule;
+		/* REFRESH: the counter bulk's record */
+		struct {
+			struct mp_rec rec;
+		} refresh;
+	};
+};
+
+_Static_assert(sizeof(struct mp_msg) <= RTE_MP_MAX_PARAM_LEN, "rte_mp param size");
 _Static_assert(DEVSTR_MAX == MDEVX_SHARE_DEVSTR_MAX, "public device string bound");
 
 enum imp_state {
@@ -318,6 +370,11 @@ extern pthread_mutex_t share_open_lock;
 extern struct mdevx_share_devs_head share_orphan_devs;
 /* Secondary: the device an attach is making, before it is on share_devs (share_devs_lock). */
 extern struct mdevx_share_dev *share_attaching;
+/* The @p n strings of @p list (of @p total) comma-separated into @p buf, " ..." if cut. */
+void share_devstr_list(char *buf, size_t len, const char (*list)[DEVSTR_MAX], uint32_t n,
+		       uint32_t total);
+/* share_devs_lock held: the device strings this process shares (primary), for a log line. */
+void share_devs_describe_locked(char *buf, size_t len);
 /* share_open_lock held: the handles the application holds. 0 or ENOSPC. */
 int share_dev_live_add(struct mdevx_share_dev *dev);
 void share_dev_live_del(const struct mdevx_share_dev *dev);
@@ -332,12 +389,31 @@ struct mdevx_share_dev *share_dev_new(const char *devstr);
 void share_dev_free(struct mdevx_share_dev *dev);
 
 /* mdevx_share_mp.c */
-void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_param *p);
+/* A message of @p op from this process, for @p devstr (may be NULL) and instance @p cookie. */
+void mp_msg_init(struct mp_msg *m, enum mp_op op, const char *devstr, uint64_t cookie);
+void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_msg *m);
+/* The message @p msg carries into @p m, its strings ended. 0, or EPROTO: not one of ours. */
+int mp_msg_unpack(const struct rte_mp_msg *msg, struct mp_msg *m);
+/*
+ * The handlers of the operations the transport does not answer itself,
+ * set by the files above it from their constructors (before any message
+ * can arrive) and called by its dispatcher:
+ * - a notification of EAL's IPC thread, from the IPC socket @p peer;
+ * - a message of the connection of peer @p id (primary, reader thread);
+ * - a peer gone (primary, reader, share_devs_lock held);
+ * - between the reader's rounds (primary): true to be called again at once.
+ */
+typedef int (share_mp_notify_fn)(const struct mp_msg *m, const char *peer);
+typedef void (share_mp_peer_fn)(const struct mp_msg *m, uint64_t id);
+typedef void (share_mp_gone_fn)(struct mdevx_share_dev *dev, uint64_t id);
+typedef bool (share_mp_idle_fn)(void);
+void share_mp_on_notify(enum mp_op op, share_mp_notify_fn *fn);
+void share_mp_on_peer(enum mp_op op, share_mp_peer_fn *fn);
+void share_mp_on_peer_gone(share_mp_gone_fn *fn);
+void share_mp_on_idle(share_mp_idle_fn *fn);
 int mp_get(void);
 int peers_start(void);
 void peers_release(const struct mdevx_share_dev *dev);
-/* The pid in a secondary's socket name (mp_socket_<pid>_<n>), or 0: for logs only. */
-pid_t share_peer_pid(const char *path);
 /*
  * share_devs_lock held: how many secondaries @p dev (primary) has, and the
  * one of index @p idx among them (in slot order) into @p out.
@@ -346,24 +422,18 @@ uint32_t share_peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx,
 			      struct mdevx_share_peer *out);
 struct mdevx_share_dev *peer_dev_locked(uint64_t id, pid_t *pid);
 uint32_t *peer_nb_rules_locked(uint64_t id);
-void ack_send(const struct mp_param *p, int tries);
-/* Secondary, dev->conn_lock held: @p p on our connection, without blocking. */
-void share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_param *p,
+void ack_send(const struct mp_msg *m, int tries);
+/* Secondary, dev->conn_lock held: @p m on our connection, without blocking. */
+void share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_msg *m,
 			    int tries);
-void conn_send(const struct mdevx_share_dev *dev, const struct mp_param *p, int tries);
+void conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *m, int tries);
 void conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
 int send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms);
 void send_detach(struct mdevx_share_dev *dev);
 unsigned int notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx,
 			     uint64_t gen, int *nb_sent, bool *complete);
 
-/* mdevx_share_ops.c (the first three: the handlers mdevx_share_mp.c's dispatcher calls) */
-/* Secondary: a withdrawal notification of @p peer: unimport, acknowledge. */
-int share_mp_withdraw(const struct mp_param *req, const char *peer);
-/* Primary, reader: a refresh request of peer @p id. */
-void share_peer_refresh(const struct mp_param *p, uint64_t id);
-/* Primary, share_devs_lock held: the debug line of a refused attach. */
-void share_attach_refusal_debug_locked(const char *devstr, const char *peer);
+/* mdevx_share_ops.c */
 /* Secondary: the primary refused to attach @p devstr; one line naming what it shares. */
 void attach_refused_log(const char *devstr);
 
@@ -382,8 +452,5 @@ int primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked);
 uint32_t rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 		    const struct mdevx_obj *obj, int tries);
 uint32_t prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
-void peer_rule_msg(const struct mp_param *p, uint64_t id);
-void prules_owner_gone(struct mdevx_share_dev *dev, uint64_t id);
-bool prules_reap(void);
 
 #endif /* MDEVX_SHARE_PRIVATE_H */

@@ -806,7 +806,7 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 			    unsigned int timeout_ms)
 {
 	uint64_t t0 = snap_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000ull;
-	struct mp_param p;
+	struct mp_msg p;
 	struct imp_slot *s;
 	uint64_t gen, started = 0;
 	uint32_t idx;
@@ -829,12 +829,9 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	if (dev->primary) {
 		snap_request(dev->snap, idx, gen);
 	} else {
-		memset(&p, 0, sizeof(p));
-		p.op = MP_OP_REFRESH;
-		p.rec_idx = idx;
-		p.generation = gen;
-		p.cookie = dev->cookie;
-		snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+		mp_msg_init(&p, MP_OP_REFRESH, dev->devstr, dev->cookie);
+		p.refresh.rec.idx = idx;
+		p.refresh.rec.gen = gen;
 		ack_send(&p, ACK_SEND_TRIES);
 	}
 	/* Poll the bulk's slot: no lock of another process, bounded. */

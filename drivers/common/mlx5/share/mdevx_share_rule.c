@@ -119,19 +119,16 @@ static void self_rule_del(struct mdevx_share_dev *dev, uint32_t handle);
 static void
 rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_rule *r, int tries)
 {
-	struct mp_param p;
+	struct mp_msg p;
 
 	if (dev->primary || dev->orphan)
 		return;
-	memset(&p, 0, sizeof(p));
-	p.op = op;
-	p.cookie = dev->cookie;
-	p.handle = r->handle;
-	p.rec_idx = r->rec[0];
-	p.generation = r->rec_gen[0];
-	p.rec_idx2 = r->rec[1];
-	p.generation2 = r->rec_gen[1];
-	snprintf(p.devstr, sizeof(p.devstr), "%s", dev->devstr);
+	mp_msg_init(&p, op, dev->devstr, dev->cookie);
+	p.rule.handle = r->handle;
+	p.rule.dst.idx = r->rec[0];
+	p.rule.dst.gen = r->rec_gen[0];
+	p.rule.ctr.idx = r->rec[1];
+	p.rule.ctr.gen = r->rec_gen[1];
 	conn_send(dev, &p, tries);
 }
 
@@ -303,12 +300,12 @@ prule_free(struct mdevx_share_dev *dev, uint32_t i)
 }
 
 static void
-prule_set_recs(struct peer_rule *e, const struct mp_param *p)
+prule_set_recs(struct peer_rule *e, const struct mp_msg *p)
 {
-	e->rec[0] = p->rec_idx;
-	e->rec_gen[0] = p->generation;
-	e->rec[1] = p->rec_idx2;
-	e->rec_gen[1] = p->generation2;
+	e->rec[0] = p->rule.dst.idx;
+	e->rec_gen[0] = p->rule.dst.gen;
+	e->rec[1] = p->rule.ctr.idx;
+	e->rec_gen[1] = p->rule.ctr.gen;
 }
 
 /* Primary, rules_lock held: our own rule @p handle, that nobody may claim. */
@@ -442,8 +439,8 @@ owner_name(uint64_t owner)
  * only ever used to remove that handle when the peer is gone or a
  * withdrawal finds it.
  */
-void
-peer_rule_msg(const struct mp_param *p, uint64_t id)
+static void
+peer_rule_msg(const struct mp_msg *p, uint64_t id)
 {
 	struct mdevx_share_dev *dev;
 	uint32_t *count, i;
@@ -451,42 +448,42 @@ peer_rule_msg(const struct mp_param *p, uint64_t id)
 
 	pthread_mutex_lock(&share_devs_lock);
 	dev = peer_dev_locked(id, &pid);
-	if (dev == NULL || !dev->primary || dev->cookie != p->cookie ||
-	    strcmp(dev->devstr, p->devstr) != 0) {
+	if (dev == NULL || !dev->primary || dev->cookie != p->hdr.cookie ||
+	    strcmp(dev->devstr, p->hdr.devstr) != 0) {
 		pthread_mutex_unlock(&share_devs_lock);
 		SHARE_LOG(DEBUG, "rule message %u of peer %#" PRIx64 ": not for its device: "
-			  "ignored", p->op, id);
+			  "ignored", p->hdr.op, id);
 		return;
 	}
 	count = peer_nb_rules_locked(id);
 	pthread_mutex_lock(&dev->rules_lock);
-	i = prule_find(dev, p->handle);
-	if (p->op == MP_OP_RULE_DEL) {
+	i = prule_find(dev, p->rule.handle);
+	if (p->hdr.op == MP_OP_RULE_DEL) {
 		if (i != UINT32_MAX && dev->prules[i].owner == id && !dev->prules[i].taken) {
 			prule_free(dev, i);
 			(*count)--;
 		} else if (i != UINT32_MAX && refusal_logged(dev)) {
-			SHARE_LOG(WARNING, "%s: pid %d (by its socket) removes rule %u of %s: "
-				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->handle,
+			SHARE_LOG(WARNING, "%s: pid %d removes rule %u of %s: "
+				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->rule.handle,
 				  owner_name(dev->prules[i].owner), dev->nb_refused);
 		}
 	} else if (i != UINT32_MAX) {
 		if (dev->prules[i].owner == id && !dev->prules[i].taken)
 			prule_set_recs(&dev->prules[i], p);	/* freed and made again */
 		else if (refusal_logged(dev))
-			SHARE_LOG(WARNING, "%s: pid %d (by its socket) claims rule %u of %s: "
-				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->handle,
+			SHARE_LOG(WARNING, "%s: pid %d claims rule %u of %s: "
+				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->rule.handle,
 				  owner_name(dev->prules[i].owner), dev->nb_refused);
 	} else if (*count >= RULES_PER_PEER) {
 		if (refusal_logged(dev))
-			SHARE_LOG(ERR, "%s: pid %d (by its socket) has %u rules recorded: rule %u "
+			SHARE_LOG(ERR, "%s: pid %d has %u rules recorded: rule %u "
 				  "refused, it is not removed if the process dies", dev->devstr,
-				  (int)pid, RULES_PER_PEER, p->handle);
+				  (int)pid, RULES_PER_PEER, p->rule.handle);
 	} else {
-		i = prule_new(dev, p->handle, id);
+		i = prule_new(dev, p->rule.handle, id);
 		if (i == UINT32_MAX) {
 			SHARE_LOG(ERR, "%s: no room for rule %u of pid %d: it is not removed "
-				  "if the process dies", dev->devstr, p->handle, (int)pid);
+				  "if the process dies", dev->devstr, p->rule.handle, (int)pid);
 		} else {
 			prule_set_recs(&dev->prules[i], p);
 			(*count)++;
@@ -501,7 +498,7 @@ peer_rule_msg(const struct mp_param *p, uint64_t id)
  * (in our uverbs file: only we can remove them) are left to
  * prules_reap(), no device call here.
  */
-void
+static void
 prules_owner_gone(struct mdevx_share_dev *dev, uint64_t id)
 {
 	uint32_t n = 0;
@@ -526,7 +523,7 @@ prules_owner_gone(struct mdevx_share_dev *dev, uint64_t id)
  * calls (an attach, a withdrawal, the reader's other work never wait for
  * it). Returns whether any were found (call again).
  */
-bool
+static bool
 prules_reap(void)
 {
 	uint32_t idx[REMOVE_BATCH], handle[REMOVE_BATCH], n = 0;
@@ -789,3 +786,12 @@ mdevx_share_test_rules_dying(struct mdevx_share_dev *dev)
 	return n;
 }
 #endif
+
+/* The messages and events of the transport this file handles, before any can arrive. */
+RTE_INIT(mdevx_share_rule_init)
+{
+	share_mp_on_peer(MP_OP_RULE_ADD, peer_rule_msg);
+	share_mp_on_peer(MP_OP_RULE_DEL, peer_rule_msg);
+	share_mp_on_peer_gone(prules_owner_gone);
+	share_mp_on_idle(prules_reap);
+}
