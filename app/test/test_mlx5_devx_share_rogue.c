@@ -39,6 +39,10 @@
  *	secondary, each carrying 8 descriptors: neither process's count of
  *	open descriptors changes, and a secondary attaches within its bound
  *	after the primary's flood.
+ * test_rogue_conn_fds
+ *	a secondary sends 100 messages on its connection carrying 8
+ *	descriptors each (half of them of another size): the primary's count
+ *	of open descriptors is the same once it read them.
  *
  * Needs $SWDEV_SOCKET (devtools/run-autotest.sh --swdev).
  */
@@ -1710,6 +1714,105 @@ test_rogue_forged_detach(void)
 	return TEST_SUCCESS;
 }
 
+#define CONN_FD_MSGS 100	/* messages carrying descriptors on a connection */
+
+/*
+ * R: attached; once told, sends CONN_FD_MSGS messages on its connection,
+ * each carrying FD_PER_MSG descriptors (/dev/null; half of them shaped as
+ * its messages, half not), then a rule announcement the primary counts:
+ * once it counts it, it has read the others.
+ */
+static int
+role_conn_fd_sender(int argc, char **argv)
+{
+	struct rogue_sync *s = sync_area();
+	struct mdevx_share_dev *dev = NULL;
+	char cbuf[CMSG_SPACE(sizeof(int) * FD_PER_MSG)];
+	int ret = 1, conn, nul = -1;
+	struct mp_msg p;
+
+	RTE_SET_USED(argc);
+	RTE_SET_USED(argv);
+	ROLE_CHECK(s != NULL, "no sync memzone");
+	dev = mdevx_share_dev_attach(DEVSTR);
+	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
+	conn = mdevx_share_test_conn_fd(dev);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ROLE_CHECK(conn >= 0 && nul >= 0, "connection %d, /dev/null %d", conn, nul);
+	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
+	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
+	mp_msg_init(&p, MP_OP_REFRESH, DEVSTR, mdevx_share_dev_cookie(dev));
+	for (int i = 0; i < CONN_FD_MSGS; i++) {
+		struct iovec iov = { .iov_base = &p, .iov_len = i % 2 ? sizeof(p) : 7 };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * FD_PER_MSG);
+		for (int k = 0; k < FD_PER_MSG; k++)
+			memcpy(CMSG_DATA(c) + k * sizeof(int), &nul, sizeof(int));
+		while (sendmsg(conn, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+			ROLE_CHECK(errno == EAGAIN || errno == ENOBUFS, "sendmsg %d: %s", i,
+				   strerror(errno));
+			sched_yield();	/* its queue is full: the primary reads a burst a turn */
+		}
+	}
+	mdevx_share_test_rule_msg(dev, 1, 0xdead0);
+	sync_set(&s->forged, 1);
+	ROLE_CHECK(wait_at_least(&s->stop, 1, WAIT_MS), "no stop from the primary");
+	ret = 0;
+out:
+	if (nul >= 0)
+		close(nul);
+	if (dev != NULL && mdevx_share_dev_close(dev) != 0 && ret == 0)
+		ret = 1;
+	return ret;
+}
+REGISTER_TEST_SECONDARY(rogue_conn_fd_sender, role_conn_fd_sender);
+
+/*
+ * Descriptors a secondary sends along its messages on its connection: the
+ * primary's reader closes every one, whatever the message.
+ */
+static int
+test_rogue_conn_fds(void)
+{
+	struct mdevx_share_conf conf = { .capacity = 16, .withdraw_timeout_ms = 2000 };
+	struct rogue_sync *s = sync_mz->addr;
+	uint32_t prules = 0;
+	int before, after, rc;
+	uint64_t end;
+
+	pdev[0] = mdevx_share_dev_open(DEVSTR, &conf);
+	TEST_ASSERT_NOT_NULL(pdev[0], "share open: %s", strerror(errno));
+	TEST_ASSERT(test_children_spawn(&children, "rogue_conn_fd_sender", 0, NULL) > 0,
+		    "spawn");
+	TEST_ASSERT(wait_at_least(&s->ready, 1, WAIT_MS), "sender not ready");
+	before = count_fds();
+	sync_set(&s->go, 1);
+	TEST_ASSERT(wait_at_least(&s->forged, 1, WAIT_MS), "nothing sent");
+	end = test_now_ms() + 5000;
+	while (mdevx_share_dev_rules(pdev[0], NULL, &prules) == 0 && prules == 0 &&
+	       test_now_ms() < end)
+		usleep(1000);
+	TEST_ASSERT_EQUAL(prules, 1, "the announcement after the messages was not read");
+	after = count_fds();
+	printf("primary: descriptors %d before %d messages carrying %d each, %d after\n",
+	       before, CONN_FD_MSGS, FD_PER_MSG, after);
+	sync_set(&s->stop, 1);
+	TEST_ASSERT_EQUAL(after, before, "descriptors: %d before, %d after", before, after);
+	TEST_ASSERT_SUCCESS(wait_children(), "the secondary failed");
+	rc = mdevx_share_dev_close(pdev[0]);
+	pdev[0] = NULL;
+	TEST_ASSERT_SUCCESS(rc, "close: %s", strerror(-rc));
+	TEST_ASSERT_SUCCESS(test_wait_dev_empty(ctl, DEV, 5000), "objects left");
+	return TEST_SUCCESS;
+}
+
 #define NB_PHANTOMS 70		/* more than the peers of a device */
 
 /*
@@ -1997,6 +2100,7 @@ static struct unit_test_suite rogue_suite = {
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_key_collision),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_withdrawal),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_fd_flood),
+		TEST_CASE_ST(case_setup, case_teardown, test_rogue_conn_fds),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_ack),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_ack_flood),
 		TEST_CASE_ST(case_setup, case_teardown, test_rogue_forged_detach),
