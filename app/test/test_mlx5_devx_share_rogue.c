@@ -1539,11 +1539,11 @@ role_ack_forger(int argc, char **argv)
 		ssize_t n = recv(fd, &in, sizeof(in), 0);
 
 		if (n < (ssize_t)EAL_MP_WIRE_LEN || strcmp(in.msg.name, MP_ACTION) != 0 ||
-		    mp_msg_unpack(&in.msg, &req) != 0)
+		    share_mp_msg_unpack(&in.msg, &req) != 0)
 			continue;
 		if (req.hdr.op != MP_OP_WITHDRAW)
 			continue;
-		mp_msg_init(&ack, MP_OP_ACK, req.hdr.devstr, req.hdr.cookie);
+		share_mp_msg_init(&ack, MP_OP_ACK, req.hdr.devstr, req.hdr.cookie);
 		ack.ack.op = req.hdr.op;
 		ack.ack.rec = req.withdraw.rec;
 		ack.ack.seq = req.withdraw.seq;
@@ -1659,7 +1659,7 @@ role_detach_forger(int argc, char **argv)
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	dev = mdevx_share_dev_attach(DEVSTR);
 	ROLE_CHECK(dev != NULL, "attach: %s", strerror(errno));
-	mp_msg_init(&p, MP_OP_DETACH, DEVSTR, mdevx_share_dev_cookie(dev));
+	share_mp_msg_init(&p, MP_OP_DETACH, DEVSTR, mdevx_share_dev_cookie(dev));
 	s->val[0] = send_forged(mdevx_share_test_conn_fd(dev), &p, s->victim_pid);
 	mdevx_share_test_rule_msg(dev, 1, 0xdead0);
 	sync_set(&s->forged, 1);
@@ -1741,7 +1741,7 @@ role_conn_fd_sender(int argc, char **argv)
 	ROLE_CHECK(conn >= 0 && nul >= 0, "connection %d, /dev/null %d", conn, nul);
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	ROLE_CHECK(wait_at_least(&s->go, 1, WAIT_MS), "no go from the primary");
-	mp_msg_init(&p, MP_OP_REFRESH, DEVSTR, mdevx_share_dev_cookie(dev));
+	share_mp_msg_init(&p, MP_OP_REFRESH, DEVSTR, mdevx_share_dev_cookie(dev));
 	for (int i = 0; i < CONN_FD_MSGS; i++) {
 		struct iovec iov = { .iov_base = &p, .iov_len = i % 2 ? sizeof(p) : 7 };
 		struct msghdr mh = {
@@ -1837,10 +1837,10 @@ role_phantom(int argc, char **argv)
 		fd[k] = -1;
 	ROLE_CHECK(s != NULL, "no sync memzone");
 	snprintf(to.sun_path, sizeof(to.sun_path), "%s/mp_socket", dir);
-	mp_msg_init(&p, MP_OP_ATTACH, DEVSTR, 0);
+	share_mp_msg_init(&p, MP_OP_ATTACH, DEVSTR, 0);
 	memset(&out, 0, sizeof(out));
 	out.type = EAL_MP_REQ;
-	mp_msg_pack(&out.msg, MP_ACTION, &p);
+	share_mp_msg_pack(&out.msg, MP_ACTION, &p);
 	for (int k = 0; k <= NB_PHANTOMS; k++) {
 		struct sockaddr_un self = { .sun_family = AF_UNIX };
 		socklen_t len = sizeof(self);
@@ -2008,7 +2008,7 @@ role_ack_flooder(int argc, char **argv)
 	ROLE_CHECK(fd >= 0, "no connection");
 	__atomic_add_fetch(&s->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-		mp_msg_init(&p, MP_OP_ACK, k % 5 ? DEVSTR : "rdma:mlx5_9",
+		share_mp_msg_init(&p, MP_OP_ACK, k % 5 ? DEVSTR : "rdma:mlx5_9",
 			    k % 2 ? mdevx_share_dev_cookie(dev) : k);
 		p.ack.op = k % 3 == 0 ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW;
 		p.ack.rec.idx = (uint32_t)(k % 20);

@@ -54,7 +54,7 @@ mdevx_share_dev_attach(const char *devstr)
 	uint64_t t0 = now_ms(), elapsed;
 	int err, fd = -1, conn = -1;
 
-	err = check_devstr_log(devstr, __func__);
+	err = share_check_devstr_log(devstr, __func__);
 	if (err != 0)
 		goto err_out;
 	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
@@ -65,7 +65,7 @@ mdevx_share_dev_attach(const char *devstr)
 	}
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(devstr);
+	dev = share_find_dev_locked(devstr);
 	/*
 	 * orphan is set by the handler under share_devs_lock too. A closed
 	 * registry (the primary closed without our acknowledgement; it keeps
@@ -91,15 +91,15 @@ mdevx_share_dev_attach(const char *devstr)
 		goto err_unlock;
 	}
 	pthread_mutex_lock(&share_devs_lock);
-	err = -mp_get();
+	err = -share_mp_get();
 	if (err == 0)
 		share_attaching = dev;
 	pthread_mutex_unlock(&share_devs_lock);
 	if (err != 0)
 		goto err_free;
 
-	mp_msg_init(p, MP_OP_ATTACH, devstr, 0);
-	mp_msg_pack(&req, MP_ACTION, p);
+	share_mp_msg_init(p, MP_OP_ATTACH, devstr, 0);
+	share_mp_msg_pack(&req, MP_ACTION, p);
 	memset(&reply, 0, sizeof(reply));
 	if (rte_mp_request_sync(&req, &reply, &ts) != 0) {
 		err = rte_errno != 0 ? rte_errno : EIO;
@@ -115,7 +115,7 @@ mdevx_share_dev_attach(const char *devstr)
 		goto err_free;
 	}
 	/* A late answer to an earlier attach (another device) is no answer. */
-	if (mp_msg_unpack(&reply.msgs[0], &r_buf) != 0 || r->hdr.op != MP_OP_ATTACH ||
+	if (share_mp_msg_unpack(&reply.msgs[0], &r_buf) != 0 || r->hdr.op != MP_OP_ATTACH ||
 	    r->hdr.role != MP_ROLE_PRIMARY || strcmp(r->hdr.devstr, devstr) != 0) {
 		err = EPROTO;
 	} else if (r->hdr.status != 0) {
@@ -133,15 +133,15 @@ mdevx_share_dev_attach(const char *devstr)
 		if (err == 0 && dev->mz == NULL)
 			err = ENOENT;
 	}
-	/* the handler compares the cookie (find_instance_locked()), sends on conn */
+	/* the handler compares the cookie (share_find_instance_locked()), sends on conn */
 	if (err == 0)
-		conn_attached(dev, conn, r->hdr.cookie);
+		share_conn_attached(dev, conn, r->hdr.cookie);
 	for (int i = 0; err != 0 && i < reply.msgs[0].num_fds; i++)
 		close(reply.msgs[0].fds[i]);
 	free(reply.msgs);
 	if (err == ENODEV) {
 		/* the primary shares no device of that string */
-		attach_refused_log(devstr);
+		share_attach_refused_log(devstr);
 		goto err_free;
 	}
 	if (err != 0) {
@@ -150,7 +150,7 @@ mdevx_share_dev_attach(const char *devstr)
 	}
 	/* Counted by the primary before anything of the device is read; within the bound. */
 	elapsed = now_ms() - t0;
-	err = send_hello(dev, elapsed >= ATTACH_TIMEOUT_S * 1000u ? 0 :
+	err = share_send_hello(dev, elapsed >= ATTACH_TIMEOUT_S * 1000u ? 0 :
 			 RTE_MIN(HANDSHAKE_MS, ATTACH_TIMEOUT_S * 1000u - (unsigned int)elapsed));
 	if (err != 0) {
 		close(fd);
@@ -180,7 +180,7 @@ mdevx_share_dev_attach(const char *devstr)
 			.period_ms = r->attach.period_ms, .counters = r->attach.counters,
 			.nb_slots = r->attach.nb_slots, .primary_pid = (pid_t)r->attach.primary_pid,
 		};
-		int serr = snap_attach(&dev->snap, dev->mz->name, &geo);
+		int serr = share_snap_attach(&dev->snap, dev->mz->name, &geo);
 
 		/* The device works without: reads of the snapshot give ENODATA. */
 		if (serr != 0)

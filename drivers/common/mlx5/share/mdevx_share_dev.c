@@ -110,7 +110,7 @@ share_dev_free(struct mdevx_share_dev *dev)
 		free(dev->chunks[c]);
 	free(dev->owned);
 	free(dev->owned_set);
-	snap_free(dev->snap, false);
+	share_snap_free(dev->snap, false);
 	mdevx_share_reg_free(dev->reg);
 	pthread_mutex_destroy(&dev->wlock);
 	pthread_mutex_destroy(&dev->rules_lock);
@@ -169,14 +169,14 @@ snap_start(struct mdevx_share_dev *dev, const struct mdevx_share_conf *conf)
 		SHARE_LOG(INFO, "%s: counter snapshot every %u ms, an area of %u counters "
 			  "(%u KiB)", dev->devstr, geo.period_ms, geo.counters,
 			  (unsigned int)((uint64_t)geo.counters * 16 / 1024));
-	err = snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
+	err = share_snap_open(&dev->snap, dev->devstr, dev->mz->name, dev->ctx, &geo);
 	if (err != 0) {
 		SHARE_LOG(ERR, "%s: open: counter snapshot service not started: %s",
 			  dev->devstr, strerror(err));
 		return err;
 	}
 	/* its rounds repair the registry's header too */
-	snap_watch_reg(dev->snap, dev->reg);
+	share_snap_watch_reg(dev->snap, dev->reg);
 	return 0;
 }
 
@@ -189,7 +189,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	size_t len;
 	int err;
 
-	err = check_devstr_log(devstr, __func__);
+	err = share_check_devstr_log(devstr, __func__);
 	if (err != 0)
 		goto err_out;
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
@@ -209,7 +209,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	}
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_dev_locked(devstr);
+	dev = share_find_dev_locked(devstr);
 	pthread_mutex_unlock(&share_devs_lock);
 	if (dev != NULL) {
 		dev = NULL;
@@ -288,10 +288,10 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	if (err != 0)
 		goto err_reg;
 	pthread_mutex_lock(&share_devs_lock);
-	err = -mp_get();
+	err = -share_mp_get();
 	pthread_mutex_unlock(&share_devs_lock);
 	if (err == 0) {
-		err = peers_start();
+		err = share_peers_start();
 		if (err != 0)
 			SHARE_LOG(ERR, "%s: open: no reader of the secondaries' connections: %s",
 				  devstr, strerror(err));
@@ -321,7 +321,7 @@ mdevx_share_dev_open(const char *devstr, const struct mdevx_share_conf *conf)
 	return dev;
 
 err_reg:
-	snap_free(dev->snap, true);
+	share_snap_free(dev->snap, true);
 	dev->snap = NULL;
 	mdevx_share_reg_free(dev->reg);
 	dev->reg = NULL;
@@ -444,26 +444,26 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 	pthread_mutex_unlock(&share_devs_lock);
 
 	mdevx_share_lock_write(&dev->lock);
-	rules_drop(dev, UINT32_MAX, 0, NULL, RULE_MSG_TRIES);
-	unimport_record(dev, UINT32_MAX, 0);
+	share_rules_drop(dev, UINT32_MAX, 0, NULL, RULE_MSG_TRIES);
+	share_unimport_record(dev, UINT32_MAX, 0);
 	for (uint32_t i = 0; i < dev->nb_slots; i++) {
 		struct imp_slot *s = slot_at(dev, i);
 
 		if (s->state == IMP_FREE)
 			continue;
 		/* Revoked above: no call uses the wrapper any more, it cannot be busy. */
-		slot_drop_wrapper(s);
-		slot_free(dev, s, i);
+		share_slot_drop_wrapper(s);
+		share_slot_free(dev, s, i);
 	}
 	mdevx_share_unlock_write(&dev->lock);
 	if (!dev->primary && !dev->orphan)
-		send_detach(dev);
+		share_send_detach(dev);
 	if (dev->primary) {
 		/* Off the list: the reader's removal of rules in progress on it ends first. */
 		pthread_mutex_lock(&dev->reap_lock);
 		pthread_mutex_unlock(&dev->reap_lock);
 		pthread_mutex_lock(&dev->wlock);
-		ret = primary_withdraw_all(dev, &all_acked);
+		ret = share_primary_withdraw_all(dev, &all_acked);
 		pthread_mutex_unlock(&dev->wlock);
 		if (ret != 0)
 			return close_abort(dev, ret, false);
@@ -500,7 +500,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		 * memzone to the end of the instance. The next open of the
 		 * device reserves a memzone of another name.
 		 */
-		snap_free(dev->snap, all_acked);
+		share_snap_free(dev->snap, all_acked);
 		dev->snap = NULL;
 		if (all_acked) {
 			rte_memzone_free(dev->mz);
@@ -512,7 +512,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		}
 	}
 	if (dev->primary)
-		peers_release(dev);
+		share_peers_release(dev);
 	pthread_mutex_unlock(&share_open_lock);
 	share_dev_free(dev);
 	return ret == 0 ? 0 : fail(-ret);
@@ -555,11 +555,11 @@ exit_withdraw(struct mdevx_share_dev *dev)
 		return;
 	}
 	mdevx_share_lock_write(&dev->lock);
-	rules_drop(dev, UINT32_MAX, 0, NULL, 0);
-	unimport_record(dev, UINT32_MAX, 0);
+	share_rules_drop(dev, UINT32_MAX, 0, NULL, 0);
+	share_unimport_record(dev, UINT32_MAX, 0);
 	mdevx_share_unlock_write(&dev->lock);
 	pthread_mutex_lock(&dev->wlock);
-	ret = primary_withdraw_all(dev, &all_acked);
+	ret = share_primary_withdraw_all(dev, &all_acked);
 	pthread_mutex_unlock(&dev->wlock);
 	mdevx_share_reg_close(dev->reg);
 	pthread_mutex_unlock(&share_open_lock);
@@ -748,7 +748,7 @@ mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 struct mdevx_share_reg *
 mdevx_share_dev_reg(struct mdevx_share_dev *dev)
 {
-	return check_dev(dev) == 0 ? dev->reg : NULL;
+	return share_check_dev(dev) == 0 ? dev->reg : NULL;
 }
 #endif
 

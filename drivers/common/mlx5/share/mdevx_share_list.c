@@ -84,7 +84,7 @@ share_dev_live_del(const struct mdevx_share_dev *dev)
 }
 
 struct mdevx_share_dev *
-find_dev_locked(const char *devstr)
+share_find_dev_locked(const char *devstr)
 {
 	struct mdevx_share_dev *dev;
 
@@ -100,9 +100,9 @@ find_dev_locked(const char *devstr)
  * primary's answer).
  */
 struct mdevx_share_dev *
-find_instance_locked(const char *devstr, uint64_t cookie)
+share_find_instance_locked(const char *devstr, uint64_t cookie)
 {
-	struct mdevx_share_dev *dev = find_dev_locked(devstr);
+	struct mdevx_share_dev *dev = share_find_dev_locked(devstr);
 
 	if (dev != NULL && dev->cookie == cookie)
 		return dev;
@@ -113,7 +113,7 @@ find_instance_locked(const char *devstr, uint64_t cookie)
 }
 
 int
-check_devstr(const char *devstr)
+share_check_devstr(const char *devstr)
 {
 	if (devstr == NULL || devstr[0] == '\0')
 		return EINVAL;
@@ -123,9 +123,9 @@ check_devstr(const char *devstr)
 }
 
 int
-check_devstr_log(const char *devstr, const char *fn)
+share_check_devstr_log(const char *devstr, const char *fn)
 {
-	int err = check_devstr(devstr);
+	int err = share_check_devstr(devstr);
 
 	if (err == EINVAL)
 		SHARE_LOG(ERR, "%s(): device string %s", fn, devstr == NULL ? "NULL" : "empty");
@@ -137,7 +137,7 @@ check_devstr_log(const char *devstr, const char *fn)
 
 /* 0, EINVAL (NULL) or ENOENT (not an open device: closed already, say). */
 int
-check_dev(const struct mdevx_share_dev *dev)
+share_check_dev(const struct mdevx_share_dev *dev)
 {
 	if (dev == NULL)
 		return EINVAL;
@@ -145,9 +145,9 @@ check_dev(const struct mdevx_share_dev *dev)
 }
 
 int
-check_dev_log(const struct mdevx_share_dev *dev, const char *fn)
+share_check_dev_log(const struct mdevx_share_dev *dev, const char *fn)
 {
-	int err = check_dev(dev);
+	int err = share_check_dev(dev);
 
 	/* By pointer only: a device that is not open must not be read. */
 	if (err == EINVAL)

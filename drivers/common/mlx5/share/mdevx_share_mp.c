@@ -85,7 +85,7 @@ share_mp_on_idle(share_mp_idle_fn *fn)
 }
 
 void
-mp_msg_init(struct mp_msg *m, enum mp_op op, const char *devstr, uint64_t cookie)
+share_mp_msg_init(struct mp_msg *m, enum mp_op op, const char *devstr, uint64_t cookie)
 {
 	memset(m, 0, sizeof(*m));
 	m->hdr.op = (uint16_t)op;
@@ -99,7 +99,7 @@ mp_msg_init(struct mp_msg *m, enum mp_op op, const char *devstr, uint64_t cookie
 
 /* rte_mp_msg.param is only 4-byte aligned: messages travel by copy. */
 void
-mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_msg *m)
+share_mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_msg *m)
 {
 	memset(msg, 0, sizeof(*msg));
 	snprintf(msg->name, sizeof(msg->name), "%s", name);
@@ -117,7 +117,7 @@ mp_msg_terminate(struct mp_msg *m)
 }
 
 int
-mp_msg_unpack(const struct rte_mp_msg *msg, struct mp_msg *m)
+share_mp_msg_unpack(const struct rte_mp_msg *msg, struct mp_msg *m)
 {
 	if (msg->len_param != (int)sizeof(*m))
 		return EPROTO;
@@ -152,7 +152,7 @@ struct mp_peer {
 	int fd;				/* our end of the connection */
 	uint32_t gen;			/* part of the peer's id */
 	uint32_t state;
-	pid_t pid;			/* the kernel's, with its HELLO (SCM_CREDENTIALS); 0 before */
+	pid_t pid;			/* the kernel's, with its HELLO: 0 before */
 	pid_t asked_pid;		/* what its attach request said: for logs only */
 	struct mdevx_share_dev *dev;	/* NULL once released */
 	uint64_t deadline_ms;		/* PEER_PENDING */
@@ -193,7 +193,7 @@ peer_shown_pid(const struct mp_peer *p)
  * or its device closed), and the pid shown for it (peer_shown_pid()).
  */
 struct mdevx_share_dev *
-peer_dev_locked(uint64_t id, pid_t *pid)
+share_peer_dev_locked(uint64_t id, pid_t *pid)
 {
 	uint32_t i = peer_slot_locked(id);
 
@@ -204,9 +204,9 @@ peer_dev_locked(uint64_t id, pid_t *pid)
 	return peers[i].dev;
 }
 
-/* share_devs_lock held, @p id a live peer (peer_dev_locked()): its count of rules. */
+/* share_devs_lock held, @p id a live peer (share_peer_dev_locked()): its count of rules. */
 uint32_t *
-peer_nb_rules_locked(uint64_t id)
+share_peer_nb_rules_locked(uint64_t id)
 {
 	return &peers[peer_slot_locked(id)].nb_rules;
 }
@@ -298,7 +298,7 @@ peer_drop_locked(uint32_t i, const char *why)
  * reader (their secondaries see the end of file).
  */
 void
-peers_release(const struct mdevx_share_dev *dev)
+share_peers_release(const struct mdevx_share_dev *dev)
 {
 	pthread_mutex_lock(&share_devs_lock);
 	for (uint32_t i = 0; i < MAX_CONNS; i++) {
@@ -375,14 +375,14 @@ peer_hello(const struct mp_msg *p, uint64_t id, pid_t pid)
 		return;
 	}
 	dev = peers[i].dev;
-	if (dev == NULL || find_dev_locked(dev->devstr) != dev || dev->cookie != p->hdr.cookie ||
-	    strcmp(dev->devstr, p->hdr.devstr) != 0) {
+	if (dev == NULL || share_find_dev_locked(dev->devstr) != dev ||
+	    dev->cookie != p->hdr.cookie || strcmp(dev->devstr, p->hdr.devstr) != 0) {
 		peer_drop_locked(i, "attached a device being closed");
 		pthread_mutex_unlock(&share_devs_lock);
 		return;
 	}
 	peers[i].pid = pid;
-	mp_msg_init(&r, MP_OP_HELLO, dev->devstr, dev->cookie);
+	share_mp_msg_init(&r, MP_OP_HELLO, dev->devstr, dev->cookie);
 	/* Its queue holds nothing else of ours: this never waits. */
 	if (send(peers[i].fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(r))
 		peers[i].state = PEER_LIVE;
@@ -517,7 +517,7 @@ peer_reader(void *arg)
 
 /* Primary, share_open_lock held: the epoll set and its reader, once. 0 or errno. */
 int
-peers_start(void)
+share_peers_start(void)
 {
 	pthread_t t;
 	int fd, err;
@@ -572,7 +572,7 @@ share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_msg *p
 }
 
 void
-conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *p, int tries)
+share_conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *p, int tries)
 {
 	struct mdevx_share_dev *d = (struct mdevx_share_dev *)(uintptr_t)dev;
 
@@ -583,12 +583,12 @@ conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *p, int tries)
 
 /* Secondary: @p p on the connection of the device it names (devstr, cookie). */
 void
-ack_send(const struct mp_msg *p, int tries)
+share_ack_send(const struct mp_msg *p, int tries)
 {
 	struct mdevx_share_dev *dev;
 
 	pthread_mutex_lock(&share_devs_lock);
-	dev = find_instance_locked(p->hdr.devstr, p->hdr.cookie);
+	dev = share_find_instance_locked(p->hdr.devstr, p->hdr.cookie);
 	if (dev == NULL) {
 		pthread_mutex_unlock(&share_devs_lock);
 		SHARE_LOG(DEBUG, "%s: message %u: the device is not attached", p->hdr.devstr,
@@ -603,7 +603,7 @@ ack_send(const struct mp_msg *p, int tries)
 
 /* Secondary, attaching: our connection @p fd to the primary's instance @p cookie. */
 void
-conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie)
+share_conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie)
 {
 	pthread_mutex_lock(&share_devs_lock);
 	pthread_mutex_lock(&dev->conn_lock);
@@ -620,15 +620,15 @@ conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie)
  * ETIMEDOUT.
  */
 int
-send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms)
+share_send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms)
 {
 	struct pollfd pfd = { .fd = dev->conn_fd, .events = POLLIN };
 	struct mp_msg p, r;
 	ssize_t n;
 	int pr;
 
-	mp_msg_init(&p, MP_OP_HELLO, dev->devstr, dev->cookie);
-	conn_send(dev, &p, ACK_SEND_TRIES);
+	share_mp_msg_init(&p, MP_OP_HELLO, dev->devstr, dev->cookie);
+	share_conn_send(dev, &p, ACK_SEND_TRIES);
 	/* The attach owns the device: nothing else reads its connection. */
 	do {
 		pr = poll(&pfd, 1, (int)timeout_ms);
@@ -646,7 +646,7 @@ send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms)
  * closes (the primary reads its end of file after our last message).
  */
 void
-send_detach(struct mdevx_share_dev *dev)
+share_send_detach(struct mdevx_share_dev *dev)
 {
 	pthread_mutex_lock(&dev->conn_lock);
 	if (dev->conn_fd >= 0)
@@ -695,7 +695,7 @@ static void
 answer_attach_locked(const struct mp_msg *req, const char *peer, struct mp_msg *rep, int *fd,
 		     int *conn)
 {
-	struct mdevx_share_dev *dev = find_dev_locked(req->hdr.devstr);
+	struct mdevx_share_dev *dev = share_find_dev_locked(req->hdr.devstr);
 	struct mdevx_share_snap_geo geo;
 	int err;
 
@@ -721,7 +721,7 @@ answer_attach_locked(const struct mp_msg *req, const char *peer, struct mp_msg *
 	}
 	rep->hdr.cookie = dev->cookie;
 	snprintf(rep->attach.mz_name, sizeof(rep->attach.mz_name), "%s", dev->mz->name);
-	snap_geo(dev->snap, &geo);
+	share_snap_geo(dev->snap, &geo);
 	rep->attach.period_ms = geo.period_ms;
 	rep->attach.counters = geo.counters;
 	rep->attach.nb_slots = geo.nb_slots;
@@ -742,7 +742,7 @@ answer_attach_locked(const struct mp_msg *req, const char *peer, struct mp_msg *
 static void
 answer_peer_locked(const struct mp_msg *req, struct mp_msg *rep)
 {
-	struct mdevx_share_dev *dev = find_dev_locked(req->hdr.devstr);
+	struct mdevx_share_dev *dev = share_find_dev_locked(req->hdr.devstr);
 	struct mdevx_share_peer pv;
 	uint32_t n;
 
@@ -809,12 +809,12 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 	 * path (a sender could otherwise exhaust our descriptors).
 	 */
 	close_received_fds(msg);
-	if (mp_msg_unpack(msg, &req) != 0)
+	if (share_mp_msg_unpack(msg, &req) != 0)
 		return -EINVAL;
 	/* A notification is one-way; a secondary's handler checks its sender. */
 	if (!primary && req.hdr.op <= MP_OP_MAX && notify_fns[req.hdr.op] != NULL)
 		return notify_fns[req.hdr.op](&req, peer);
-	mp_msg_init(&rep, req.hdr.op, req.hdr.devstr, 0);
+	share_mp_msg_init(&rep, req.hdr.op, req.hdr.devstr, 0);
 	rep.hdr.status = -EINVAL;
 	pthread_mutex_lock(&share_devs_lock);
 	if (primary && req.hdr.role == mp_op_role(req.hdr.op) &&
@@ -828,7 +828,7 @@ mp_handler(const struct rte_mp_msg *msg, const void *peer)
 			answer_list_locked(&req, &rep);
 	}
 	pthread_mutex_unlock(&share_devs_lock);
-	mp_msg_pack(&reply, msg->name, &rep);
+	share_mp_msg_pack(&reply, msg->name, &rep);
 	if (fd >= 0) {
 		reply.num_fds = 2;
 		reply.fds[0] = fd;
@@ -865,7 +865,7 @@ mp_register_all(bool log)
 }
 
 int
-mp_get(void)
+share_mp_get(void)
 {
 	int ret;
 
@@ -924,13 +924,13 @@ mdevx_share_test_withdraw_msg(const struct mdevx_share_dev *dev, uint32_t rec_id
 
 	if (dev == NULL || msg == NULL)
 		return -EINVAL;
-	mp_msg_init(&p, rec_idx == UINT32_MAX ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW,
+	share_mp_msg_init(&p, rec_idx == UINT32_MAX ? MP_OP_WITHDRAW_ALL : MP_OP_WITHDRAW,
 		    dev->devstr, dev->cookie);
 	p.hdr.role = MP_ROLE_PRIMARY;	/* as the primary's would say */
 	p.withdraw.rec.idx = rec_idx;
 	p.withdraw.rec.gen = generation;
 	p.withdraw.seq = 1;
-	mp_msg_pack(msg, MP_ACTION, &p);
+	share_mp_msg_pack(msg, MP_ACTION, &p);
 	return 0;
 }
 #endif /* MDEVX_SHARE_TEST_HOOKS */
@@ -1036,7 +1036,7 @@ peer_msg(const struct mp_msg *p, uint64_t id, pid_t pid)
  * NULL) whether each of them acknowledged or is gone.
  */
 unsigned int
-notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, uint64_t gen,
+share_notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, uint64_t gen,
 		int *nb_sent, bool *complete)
 {
 	struct pending_notify *pn = NULL;
@@ -1077,11 +1077,11 @@ notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx, ui
 	pthread_mutex_unlock(&pending_lock);
 	pthread_mutex_unlock(&share_devs_lock);
 
-	mp_msg_init(&p, op, dev->devstr, dev->cookie);
+	share_mp_msg_init(&p, op, dev->devstr, dev->cookie);
 	p.withdraw.rec.idx = rec_idx;
 	p.withdraw.rec.gen = gen;
 	p.withdraw.seq = pn->seq;
-	mp_msg_pack(&req, MP_ACTION, &p);
+	share_mp_msg_pack(&req, MP_ACTION, &p);
 	/*
 	 * Sent to every secondary (the attaching ones too: one whose attach
 	 * met this close orphans its device); one that cannot be reached is

@@ -67,17 +67,17 @@ share_mp_withdraw(const struct mp_msg *req, const char *peer)
 		SHARE_LOG(WARNING, "withdrawal from %s, not the primary: ignored", peer);
 		return 0;
 	}
-	mp_msg_init(&ack, MP_OP_ACK, req->hdr.devstr, req->hdr.cookie);
+	share_mp_msg_init(&ack, MP_OP_ACK, req->hdr.devstr, req->hdr.cookie);
 	pthread_mutex_lock(&share_devs_lock);
 	/* nothing imported yet by one being attached: orphaned if closed */
-	dev = find_instance_locked(req->hdr.devstr, req->hdr.cookie);
+	dev = share_find_instance_locked(req->hdr.devstr, req->hdr.cookie);
 	if (dev != NULL) {
 		uint32_t rec = req->hdr.op == MP_OP_WITHDRAW ? req->withdraw.rec.idx : UINT32_MAX;
 
 		mdevx_share_lock_write(&dev->lock);
 		/* Rules first: the owner destroys the object once we acknowledge. */
-		rules_drop(dev, rec, req->withdraw.rec.gen, NULL, ACK_SEND_TRIES);
-		ack.ack.unimported = unimport_record(dev, rec, req->withdraw.rec.gen);
+		share_rules_drop(dev, rec, req->withdraw.rec.gen, NULL, ACK_SEND_TRIES);
+		ack.ack.unimported = share_unimport_record(dev, rec, req->withdraw.rec.gen);
 		if (req->hdr.op == MP_OP_WITHDRAW_ALL)
 			dev->orphan = true;
 		mdevx_share_unlock_write(&dev->lock);
@@ -94,7 +94,7 @@ share_mp_withdraw(const struct mp_msg *req, const char *peer)
 	ack.ack.seq = req->withdraw.seq;
 	pthread_mutex_lock(&share_devs_lock);
 	/* A device we closed closed its connection: nobody waits for us. */
-	dev = find_instance_locked(req->hdr.devstr, req->hdr.cookie);
+	dev = share_find_instance_locked(req->hdr.devstr, req->hdr.cookie);
 	if (dev == NULL) {
 		pthread_mutex_unlock(&share_devs_lock);
 		return 0;
@@ -118,7 +118,7 @@ static int primary_dev_at(uint32_t idx, char *devstr, uint32_t *total);
  * LIST requests: the ATTACH reply has no room for them.
  */
 void
-attach_refused_log(const char *devstr)
+share_attach_refused_log(const char *devstr)
 {
 	char devs[8][DEVSTR_MAX];
 	uint32_t total = 0, n = 0;
@@ -165,10 +165,10 @@ share_peer_refresh(const struct mp_msg *p, uint64_t id)
 	struct mdevx_share_dev *dev;
 
 	pthread_mutex_lock(&share_devs_lock);
-	dev = peer_dev_locked(id, NULL);
+	dev = share_peer_dev_locked(id, NULL);
 	if (dev != NULL && dev->primary && dev->cookie == p->hdr.cookie &&
 	    strcmp(dev->devstr, p->hdr.devstr) == 0)
-		snap_request(dev->snap, p->refresh.rec.idx, p->refresh.rec.gen);
+		share_snap_request(dev->snap, p->refresh.rec.idx, p->refresh.rec.gen);
 	pthread_mutex_unlock(&share_devs_lock);
 }
 
@@ -187,7 +187,7 @@ primary_ask(const struct mp_msg *p, struct mp_msg *r)
 	struct rte_mp_msg req;
 	int err = 0;
 
-	mp_msg_pack(&req, MP_ACTION, p);
+	share_mp_msg_pack(&req, MP_ACTION, p);
 	memset(&reply, 0, sizeof(reply));
 	if (rte_mp_request_sync(&req, &reply, &ts) != 0)
 		return rte_errno != 0 ? rte_errno : EIO;
@@ -197,7 +197,7 @@ primary_ask(const struct mp_msg *p, struct mp_msg *r)
 	if (reply.nb_received != 1)
 		err = ETIMEDOUT;
 	else
-		err = mp_msg_unpack(&reply.msgs[0], r);
+		err = share_mp_msg_unpack(&reply.msgs[0], r);
 	free(reply.msgs);
 	if (err == 0 && (r->hdr.op != p->hdr.op || r->hdr.role != MP_ROLE_PRIMARY))
 		err = EPROTO;
@@ -213,7 +213,7 @@ primary_dev_at(uint32_t idx, char *devstr, uint32_t *total)
 	struct mp_msg p, r;
 	int err;
 
-	mp_msg_init(&p, MP_OP_LIST, NULL, 0);
+	share_mp_msg_init(&p, MP_OP_LIST, NULL, 0);
 	p.list.idx = idx;
 	err = primary_ask(&p, &r);
 	if (err != 0)
@@ -221,7 +221,7 @@ primary_dev_at(uint32_t idx, char *devstr, uint32_t *total)
 	*total = r.list.total;
 	if (r.hdr.status != 0)
 		return r.hdr.status == -ENOENT ? ENOENT : EPROTO;
-	if (r.list.idx != idx || check_devstr(r.hdr.devstr) != 0)
+	if (r.list.idx != idx || share_check_devstr(r.hdr.devstr) != 0)
 		return EPROTO;
 	memcpy(devstr, r.hdr.devstr, DEVSTR_MAX);
 	return 0;
@@ -235,7 +235,7 @@ primary_peer_at(const char *devstr, uint32_t idx, struct mdevx_share_peer *out,
 	struct mp_msg p, r;
 	int err;
 
-	mp_msg_init(&p, MP_OP_PEER, devstr, 0);
+	share_mp_msg_init(&p, MP_OP_PEER, devstr, 0);
 	p.list.idx = idx;
 	err = primary_ask(&p, &r);
 	if (err != 0)
@@ -262,7 +262,7 @@ mdevx_share_peers(const char *devstr, struct mdevx_share_peer *out, unsigned int
 	uint32_t total = 0, i;
 	int err;
 
-	if (check_devstr_log(devstr, "mdevx_share_peers") != 0)
+	if (share_check_devstr_log(devstr, "mdevx_share_peers") != 0)
 		return fail(EINVAL);
 	if (out == NULL && max != 0) {
 		SHARE_LOG(ERR, "mdevx_share_peers(): NULL list of %u entries", max);
@@ -270,7 +270,7 @@ mdevx_share_peers(const char *devstr, struct mdevx_share_peer *out, unsigned int
 	}
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
 		pthread_mutex_lock(&share_devs_lock);
-		dev = find_dev_locked(devstr);
+		dev = share_find_dev_locked(devstr);
 		if (dev == NULL || !dev->primary) {
 			pthread_mutex_unlock(&share_devs_lock);
 			SHARE_LOG(DEBUG, "mdevx_share_peers(): %s is not shared by this process",

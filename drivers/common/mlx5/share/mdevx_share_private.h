@@ -86,7 +86,7 @@ enum mp_op {
 	MP_OP_REFRESH = 8,		/* secondary -> primary: refresh a counter snapshot */
 	MP_OP_LIST = 9,			/* secondary -> primary (request): device idx */
 	MP_OP_HELLO = 10,		/* secondary -> primary: attach complete */
-	MP_OP_PEER = 11,		/* secondary -> primary (request): secondary idx of devstr */
+	MP_OP_PEER = 11,		/* secondary -> primary (request): peer idx of devstr */
 	MP_OP_MAX = MP_OP_PEER,
 };
 
@@ -355,15 +355,15 @@ now_ms(void)
 }
 
 /* mdevx_share_list.c */
-int check_dev(const struct mdevx_share_dev *dev);
-/* check_dev(), and one line naming public call @p fn for a refusal. */
-int check_dev_log(const struct mdevx_share_dev *dev, const char *fn);
-#define CHECK_DEV(dev) check_dev_log((dev), __func__)
-/* check_devstr(), and one line naming public call @p fn for a refusal. */
-int check_devstr_log(const char *devstr, const char *fn);
-int check_devstr(const char *devstr);
-struct mdevx_share_dev *find_dev_locked(const char *devstr);
-struct mdevx_share_dev *find_instance_locked(const char *devstr, uint64_t cookie);
+int share_check_dev(const struct mdevx_share_dev *dev);
+/* share_check_dev(), and one line naming public call @p fn for a refusal. */
+int share_check_dev_log(const struct mdevx_share_dev *dev, const char *fn);
+#define CHECK_DEV(dev) share_check_dev_log((dev), __func__)
+/* share_check_devstr(), and one line naming public call @p fn for a refusal. */
+int share_check_devstr_log(const char *devstr, const char *fn);
+int share_check_devstr(const char *devstr);
+struct mdevx_share_dev *share_find_dev_locked(const char *devstr);
+struct mdevx_share_dev *share_find_instance_locked(const char *devstr, uint64_t cookie);
 /* share_open_lock serialises open, attach and close (outer lock, before share_devs_lock). */
 extern pthread_mutex_t share_open_lock;
 /* Secondary: orphaned devices a new attach replaced; they wait for their close. */
@@ -390,10 +390,10 @@ void share_dev_free(struct mdevx_share_dev *dev);
 
 /* mdevx_share_mp.c */
 /* A message of @p op from this process, for @p devstr (may be NULL) and instance @p cookie. */
-void mp_msg_init(struct mp_msg *m, enum mp_op op, const char *devstr, uint64_t cookie);
-void mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_msg *m);
+void share_mp_msg_init(struct mp_msg *m, enum mp_op op, const char *devstr, uint64_t cookie);
+void share_mp_msg_pack(struct rte_mp_msg *msg, const char *name, const struct mp_msg *m);
 /* The message @p msg carries into @p m, its strings ended. 0, or EPROTO: not one of ours. */
-int mp_msg_unpack(const struct rte_mp_msg *msg, struct mp_msg *m);
+int share_mp_msg_unpack(const struct rte_mp_msg *msg, struct mp_msg *m);
 /*
  * The handlers of the operations the transport does not answer itself,
  * set by the files above it from their constructors (before any message
@@ -411,46 +411,46 @@ void share_mp_on_notify(enum mp_op op, share_mp_notify_fn *fn);
 void share_mp_on_peer(enum mp_op op, share_mp_peer_fn *fn);
 void share_mp_on_peer_gone(share_mp_gone_fn *fn);
 void share_mp_on_idle(share_mp_idle_fn *fn);
-int mp_get(void);
-int peers_start(void);
-void peers_release(const struct mdevx_share_dev *dev);
+int share_mp_get(void);
+int share_peers_start(void);
+void share_peers_release(const struct mdevx_share_dev *dev);
 /*
  * share_devs_lock held: how many secondaries @p dev (primary) has, and the
  * one of index @p idx among them (in slot order) into @p out.
  */
 uint32_t share_peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx,
 			      struct mdevx_share_peer *out);
-struct mdevx_share_dev *peer_dev_locked(uint64_t id, pid_t *pid);
-uint32_t *peer_nb_rules_locked(uint64_t id);
-void ack_send(const struct mp_msg *m, int tries);
+struct mdevx_share_dev *share_peer_dev_locked(uint64_t id, pid_t *pid);
+uint32_t *share_peer_nb_rules_locked(uint64_t id);
+void share_ack_send(const struct mp_msg *m, int tries);
 /* Secondary, dev->conn_lock held: @p m on our connection, without blocking. */
 void share_conn_send_locked(const struct mdevx_share_dev *dev, const struct mp_msg *m,
 			    int tries);
-void conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *m, int tries);
-void conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
-int send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms);
-void send_detach(struct mdevx_share_dev *dev);
-unsigned int notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx,
+void share_conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *m, int tries);
+void share_conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
+int share_send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms);
+void share_send_detach(struct mdevx_share_dev *dev);
+unsigned int share_notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx,
 			     uint64_t gen, int *nb_sent, bool *complete);
 
 /* mdevx_share_ops.c */
 /* Secondary: the primary refused to attach @p devstr; one line naming what it shares. */
-void attach_refused_log(const char *devstr);
+void share_attach_refused_log(const char *devstr);
 
 /* mdevx_share_slot.c */
-struct imp_slot *slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h,
+struct imp_slot *share_slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h,
 			 uint32_t *idx_out);
-struct imp_slot *slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out);
-void slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx);
-uint32_t unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
-int slot_drop_wrapper(struct imp_slot *s);
+struct imp_slot *share_slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out);
+void share_slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx);
+uint32_t share_unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
+int share_slot_drop_wrapper(struct imp_slot *s);
 
 /* mdevx_share_rec.c */
-int primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked);
+int share_primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked);
 
 /* mdevx_share_rule.c */
-uint32_t rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
+uint32_t share_rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 		    const struct mdevx_obj *obj, int tries);
-uint32_t prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
+uint32_t share_prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen);
 
 #endif /* MDEVX_SHARE_PRIVATE_H */

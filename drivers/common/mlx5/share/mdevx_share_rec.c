@@ -312,7 +312,7 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 		dev->owned[idx] = obj;
 		owned_add(dev, obj);
 		if (info.kind == MDEVX_OBJ_FLOW_COUNTER)
-			snap_add(dev->snap, idx, gen, obj, info.size_or_tirn);
+			share_snap_add(dev->snap, idx, gen, obj, info.size_or_tirn);
 	}
 	pthread_mutex_unlock(&dev->wlock);
 	if (ret != 0) {
@@ -370,16 +370,16 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 		return fail(ret);
 	}
 	/* Out of the counter snapshot: a refresh of it in progress ends first. */
-	snap_del(dev->snap, idx);
+	share_snap_del(dev->snap, idx);
 	/* From here on every use of an import fails with ESTALE. */
-	n_acked = notify_withdraw(dev, MP_OP_WITHDRAW, idx, old_gen, &nb_sent, NULL);
+	n_acked = share_notify_withdraw(dev, MP_OP_WITHDRAW, idx, old_gen, &nb_sent, NULL);
 	/* The primary's own rules and imports of the record go too. */
 	mdevx_share_lock_write(&dev->lock);
-	rules_drop(dev, idx, old_gen, dev->owned[idx], 0);
-	unimport_record(dev, idx, old_gen);
+	share_rules_drop(dev, idx, old_gen, dev->owned[idx], 0);
+	share_unimport_record(dev, idx, old_gen);
 	mdevx_share_unlock_write(&dev->lock);
 	/* And the rules of secondaries that did not remove theirs in time. */
-	prules_remove(dev, idx, old_gen);
+	share_prules_remove(dev, idx, old_gen);
 	ret = mdevx_obj_destroy(dev->owned[idx]);
 	if (ret == 0) {
 		owned_del(dev, dev->owned[idx]);
@@ -470,7 +470,7 @@ mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
  * every secondary that was told acknowledged.
  */
 int
-primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
+share_primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 {
 	uint32_t cap = mdevx_share_reg_capacity(dev->reg);
 	int nb_sent, ret = 0;
@@ -482,11 +482,11 @@ primary_withdraw_all(struct mdevx_share_dev *dev, bool *all_acked)
 			mdevx_share_reg_withdraw(dev->reg, s, gen, NULL);
 		/* out of the counter snapshot before any destroy */
 		if (dev->owned[s] != NULL)
-			snap_del(dev->snap, s);
+			share_snap_del(dev->snap, s);
 	}
 	/* complete: every secondary told acknowledged this very request */
-	notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
-	prules_remove(dev, UINT32_MAX, 0);
+	share_notify_withdraw(dev, MP_OP_WITHDRAW_ALL, UINT32_MAX, 0, &nb_sent, all_acked);
+	share_prules_remove(dev, UINT32_MAX, 0);
 	for (uint32_t s = 0; s < cap; s++) {
 		if (dev->owned[s] != NULL) {
 			int r = mdevx_obj_destroy(dev->owned[s]);
@@ -536,7 +536,7 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind k
 		return EPROTOTYPE;
 	if (v.export_len != dev->export_size)
 		return EBADMSG;
-	s = slot_alloc(dev, &sidx);
+	s = share_slot_alloc(dev, &sidx);
 	if (s == NULL)
 		return errno;
 	/*
@@ -560,7 +560,7 @@ import_once(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj_kind k
 	if (ret != 0) {
 		if (imported)
 			mdevx_obj_unimport_ref(dev->ctx, &s->ref);
-		slot_free(dev, s, sidx);
+		share_slot_free(dev, s, sidx);
 		if (ret != EAGAIN) {
 			SHARE_LOG(ERR, "%s: record \"%s\": export buffer refused: %s",
 				  dev->devstr, name, strerror(ret));
@@ -625,7 +625,7 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	if (err != 0)
 		return fail(err);
 	mdevx_share_lock_write(&dev->lock);
-	s = slot_of(dev, imp, &sidx);
+	s = share_slot_of(dev, imp, &sidx);
 	if (s == NULL) {
 		mdevx_share_unlock_write(&dev->lock);
 		SHARE_LOG(ERR, "%s: mdevx_share_unimport(): %#" PRIx64 " is not a live import "
@@ -633,7 +633,7 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		return fail(ENOENT);
 	}
 	/* The wrapper (live or revoked) first: a call in flight keeps the import. */
-	if (slot_drop_wrapper(s) != 0) {
+	if (share_slot_drop_wrapper(s) != 0) {
 		mdevx_share_unlock_write(&dev->lock);
 		SHARE_LOG(ERR, "%s: mdevx_share_unimport(): import %#" PRIx64 ": another thread "
 			  "is in a call on its object: nothing released", dev->devstr, imp.id);
@@ -641,7 +641,7 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	}
 	if (s->state == IMP_LIVE)
 		ref = s->ref;
-	slot_free(dev, s, sidx);
+	share_slot_free(dev, s, sidx);
 	mdevx_share_unlock_write(&dev->lock);
 	if (ref.bobj != NULL)
 		mdevx_obj_unimport_ref(dev->ctx, &ref);
@@ -667,14 +667,14 @@ use_begin(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_obj_kin
 {
 	struct imp_slot *s;
 
-	*err = check_dev_log(dev, fn);
+	*err = share_check_dev_log(dev, fn);
 	if (*err != 0)
 		return NULL;
 	if (excl)
 		mdevx_share_lock_write(&dev->lock);
 	else
 		mdevx_share_lock_read(&dev->lock);
-	s = slot_of(dev, imp, NULL);
+	s = share_slot_of(dev, imp, NULL);
 	if (s == NULL) {
 		*err = ENOENT;
 	} else if (s->state == IMP_STALE || dev->orphan) {
@@ -788,7 +788,8 @@ mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uin
 	if (offset >= bulk || n > bulk - offset)
 		err = ERANGE;
 	else
-		err = snap_read(dev->snap, s->rec_idx, s->rec_gen, bulk, offset, n, stats, snap);
+		err = share_snap_read(dev->snap, s->rec_idx, s->rec_gen, bulk, offset, n, stats,
+				      snap);
 	use_end(dev, false);
 	/* EAGAIN, ENODATA, ESTALE: outcomes of a hot path, no line */
 	if (err == ERANGE)
@@ -805,7 +806,7 @@ int
 mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 			    unsigned int timeout_ms)
 {
-	uint64_t t0 = snap_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t t0 = share_snap_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000ull;
 	struct mp_msg p;
 	struct imp_slot *s;
 	uint64_t gen, started = 0;
@@ -827,25 +828,25 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	 * refreshes only what is in its (private) service.
 	 */
 	if (dev->primary) {
-		snap_request(dev->snap, idx, gen);
+		share_snap_request(dev->snap, idx, gen);
 	} else {
-		mp_msg_init(&p, MP_OP_REFRESH, dev->devstr, dev->cookie);
+		share_mp_msg_init(&p, MP_OP_REFRESH, dev->devstr, dev->cookie);
 		p.refresh.rec.idx = idx;
 		p.refresh.rec.gen = gen;
-		ack_send(&p, ACK_SEND_TRIES);
+		share_ack_send(&p, ACK_SEND_TRIES);
 	}
 	/* Poll the bulk's slot: no lock of another process, bounded. */
 	for (;;) {
 		s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 		if (s == NULL)
 			return fail(err);
-		err = snap_started(dev->snap, idx, gen, &started);
+		err = share_snap_started(dev->snap, idx, gen, &started);
 		use_end(dev, false);
 		if (err == 0 && started >= t0)
 			return 0;
 		if (err != EAGAIN)
 			last = err;
-		if (snap_now_ns() >= deadline)
+		if (share_snap_now_ns() >= deadline)
 			return fail(last == ENODATA ? ENODATA : ETIMEDOUT);
 		usleep(REFRESH_POLL_US);
 	}
@@ -866,7 +867,7 @@ mdevx_share_service_stats(struct mdevx_share_dev *dev, struct mdevx_share_servic
 	if (dev->snap == NULL || dev->orphan)
 		err = ENODATA;
 	else
-		snap_stats(dev->snap, st);
+		share_snap_stats(dev->snap, st);
 	mdevx_share_unlock_read(&dev->lock);
 	return err == 0 ? 0 : fail(err);
 }

@@ -351,7 +351,7 @@ mdevx_share_reg_publish(struct mdevx_share_reg *reg, const struct mdevx_share_re
 		return EINVAL;
 	if (reg->ws == NULL)
 		return EPERM;
-	ret = reg_make_key(info->name, &key);
+	ret = share_reg_make_key(info->name, &key);
 	if (ret != 0)
 		return ret;
 	if (owner_find(reg, &key, info->name) != 0)
@@ -484,7 +484,7 @@ mdevx_share_reg_owner_find(const struct mdevx_share_reg *reg, const char *name, 
 		return EINVAL;
 	if (reg->ws == NULL)
 		return EPERM;
-	ret = reg_make_key(name, &key);
+	ret = share_reg_make_key(name, &key);
 	if (ret != 0)
 		return ret;
 	cur = owner_find(reg, &key, name);

@@ -151,7 +151,7 @@ struct name_key {
 };
 
 /* Check a name and make its key (mdevx_share_reg_lookup.c). */
-int reg_make_key(const char *name, struct name_key *key);
+int share_reg_make_key(const char *name, struct name_key *key);
 
 /*
  * Record checksum, seeded with the slot index: a record copied to another

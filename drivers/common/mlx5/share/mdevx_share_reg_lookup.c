@@ -228,7 +228,7 @@ hash_final(uint64_t h)
  * them, publish zeroes them.
  */
 REG_ALWAYS_INLINE int
-reg_make_key(const char *name, struct name_key *key)
+share_reg_make_key(const char *name, struct name_key *key)
 {
 	uint64_t h = HASH_SEED, w, tail = 0;
 	size_t len, i, n;
@@ -366,7 +366,7 @@ mdevx_share_reg_lookup(const struct mdevx_share_reg *reg, const char *name,
 
 	if (reg == NULL || out == NULL)
 		return EINVAL;
-	ret = reg_make_key(name, &key);
+	ret = share_reg_make_key(name, &key);
 	if (ret != 0)
 		return ret;
 	return reg_find(reg, &key, out, NULL, idx, probes);
@@ -381,7 +381,7 @@ mdevx_share_reg_find(const struct mdevx_share_reg *reg, const char *name,
 
 	if (reg == NULL || view == NULL)
 		return EINVAL;
-	ret = reg_make_key(name, &key);
+	ret = share_reg_make_key(name, &key);
 	if (ret != 0)
 		return ret;
 	return reg_find(reg, &key, NULL, view, NULL, NULL);

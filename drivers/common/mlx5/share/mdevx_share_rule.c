@@ -115,7 +115,7 @@ rule_free(struct mdevx_share_dev *dev, struct share_rule *r, uint32_t idx)
 static void self_rule_add(struct mdevx_share_dev *dev, uint32_t handle);
 static void self_rule_del(struct mdevx_share_dev *dev, uint32_t handle);
 
-/* Secondary: tell the primary about rule @p r (see conn_send() for @p tries). */
+/* Secondary: tell the primary about rule @p r (see share_conn_send() for @p tries). */
 static void
 rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_rule *r, int tries)
 {
@@ -123,13 +123,13 @@ rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_ru
 
 	if (dev->primary || dev->orphan)
 		return;
-	mp_msg_init(&p, op, dev->devstr, dev->cookie);
+	share_mp_msg_init(&p, op, dev->devstr, dev->cookie);
 	p.rule.handle = r->handle;
 	p.rule.dst.idx = r->rec[0];
 	p.rule.dst.gen = r->rec_gen[0];
 	p.rule.ctr.idx = r->rec[1];
 	p.rule.ctr.gen = r->rec_gen[1];
-	conn_send(dev, &p, tries);
+	share_conn_send(dev, &p, tries);
 }
 
 /*
@@ -140,7 +140,7 @@ rule_msg(const struct mdevx_share_dev *dev, enum mp_op op, const struct share_ru
  * mdevx_share_rule_destroy(). Returns how many were removed.
  */
 uint32_t
-rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
+share_rules_drop(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen,
 	   const struct mdevx_obj *obj, int tries)
 {
 	uint32_t n = 0;
@@ -367,7 +367,7 @@ prules_destroy(struct mdevx_share_dev *dev, const uint32_t *idx, const uint32_t 
  * Device calls outside rules_lock. Returns how many were removed.
  */
 uint32_t
-prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
+share_prules_remove(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 {
 	uint32_t idx[REMOVE_BATCH], handle[REMOVE_BATCH], total = 0, pos = 0, n;
 	uint64_t owner[REMOVE_BATCH];
@@ -447,7 +447,7 @@ peer_rule_msg(const struct mp_msg *p, uint64_t id)
 	pid_t pid = 0;
 
 	pthread_mutex_lock(&share_devs_lock);
-	dev = peer_dev_locked(id, &pid);
+	dev = share_peer_dev_locked(id, &pid);
 	if (dev == NULL || !dev->primary || dev->cookie != p->hdr.cookie ||
 	    strcmp(dev->devstr, p->hdr.devstr) != 0) {
 		pthread_mutex_unlock(&share_devs_lock);
@@ -455,7 +455,7 @@ peer_rule_msg(const struct mp_msg *p, uint64_t id)
 			  "ignored", p->hdr.op, id);
 		return;
 	}
-	count = peer_nb_rules_locked(id);
+	count = share_peer_nb_rules_locked(id);
 	pthread_mutex_lock(&dev->rules_lock);
 	i = prule_find(dev, p->rule.handle);
 	if (p->hdr.op == MP_OP_RULE_DEL) {
@@ -464,7 +464,8 @@ peer_rule_msg(const struct mp_msg *p, uint64_t id)
 			(*count)--;
 		} else if (i != UINT32_MAX && refusal_logged(dev)) {
 			SHARE_LOG(WARNING, "%s: pid %d removes rule %u of %s: "
-				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->rule.handle,
+				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid,
+				  p->rule.handle,
 				  owner_name(dev->prules[i].owner), dev->nb_refused);
 		}
 	} else if (i != UINT32_MAX) {
@@ -472,7 +473,8 @@ peer_rule_msg(const struct mp_msg *p, uint64_t id)
 			prule_set_recs(&dev->prules[i], p);	/* freed and made again */
 		else if (refusal_logged(dev))
 			SHARE_LOG(WARNING, "%s: pid %d claims rule %u of %s: "
-				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid, p->rule.handle,
+				  "refused (%" PRIu64 " refusals)", dev->devstr, (int)pid,
+				  p->rule.handle,
 				  owner_name(dev->prules[i].owner), dev->nb_refused);
 	} else if (*count >= RULES_PER_PEER) {
 		if (refusal_logged(dev))
@@ -574,7 +576,7 @@ static struct imp_slot *
 rule_slot(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, enum mdevx_obj_kind kind,
 	  int *err)
 {
-	struct imp_slot *s = slot_of(dev, imp, NULL);
+	struct imp_slot *s = share_slot_of(dev, imp, NULL);
 
 	if (s == NULL) {
 		*err = ENOENT;

@@ -17,7 +17,7 @@
 
 /* The live (or stale) slot a handle names, or NULL. Lock held. */
 struct imp_slot *
-slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h, uint32_t *idx_out)
+share_slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h, uint32_t *idx_out)
 {
 	uint32_t idx = (uint32_t)h.id, gen = (uint32_t)(h.id >> 32);
 	struct imp_slot *s;
@@ -34,7 +34,7 @@ slot_of(const struct mdevx_share_dev *dev, mdevx_share_imp_t h, uint32_t *idx_ou
 
 /* A free slot (lock held). NULL with ENOMEM / ENOSPC. */
 struct imp_slot *
-slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out)
+share_slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out)
 {
 	struct imp_slot *s;
 	uint32_t idx;
@@ -74,7 +74,7 @@ slot_alloc(struct mdevx_share_dev *dev, uint32_t *idx_out)
  * 2^32 rounds, minutes on a fast CPU.
  */
 void
-slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
+share_slot_free(struct mdevx_share_dev *dev, struct imp_slot *s, uint32_t idx)
 {
 	if (s->state == IMP_LIVE)
 		dev->nb_live--;
@@ -100,7 +100,7 @@ mdevx_share_test_slot_gen(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 	if (dev == NULL)
 		return h;
 	mdevx_share_lock_write(&dev->lock);
-	s = slot_of(dev, imp, &idx);
+	s = share_slot_of(dev, imp, &idx);
 	if (s != NULL) {
 		s->gen = gen;
 		h = slot_handle(idx, s);
@@ -117,7 +117,7 @@ mdevx_share_test_slot_gen(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
  * freed: its calls give ESTALE until mdevx_share_unimport() frees it.
  */
 uint32_t
-unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
+share_unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
 {
 	uint32_t n = 0;
 
@@ -144,7 +144,7 @@ unimport_record(struct mdevx_share_dev *dev, uint32_t rec_idx, uint64_t gen)
  * thread of the application is in a call with it (the slot is unchanged).
  */
 int
-slot_drop_wrapper(struct imp_slot *s)
+share_slot_drop_wrapper(struct imp_slot *s)
 {
 	int rc;
 

@@ -194,7 +194,7 @@ snaps_unlink(struct mdevx_share_snap *sn)
 }
 
 uint64_t
-snap_now_ns(void)
+share_snap_now_ns(void)
 {
 	struct timespec ts;
 
@@ -346,7 +346,7 @@ static void
 slot_refresh(struct mdevx_share_snap *sn, uint32_t idx)
 {
 	struct snap_own *o = &sn->own[idx];
-	uint64_t started = snap_now_ns();
+	uint64_t started = share_snap_now_ns();
 	uint32_t done, chunk;
 	int rc = 0;
 
@@ -383,7 +383,7 @@ slot_refresh(struct mdevx_share_snap *sn, uint32_t idx)
 		return;
 	}
 	o->refresh_seq++;
-	slot_write(sn, idx, sn->buf, started, snap_now_ns());
+	slot_write(sn, idx, sn->buf, started, share_snap_now_ns());
 }
 
 static void
@@ -435,7 +435,7 @@ serve_pending(struct mdevx_share_snap *sn, uint64_t next)
 
 		if (!o->pending)
 			continue;
-		now = snap_now_ns();
+		now = share_snap_now_ns();
 		if (now >= next) {
 			sn->nb_pending++;	/* the round first: look again after it */
 			return;
@@ -456,11 +456,11 @@ snap_thread(void *arg)
 {
 	struct mdevx_share_snap *sn = arg;
 	uint64_t period = (uint64_t)sn->geo.period_ms * 1000000ull;
-	uint64_t next = snap_now_ns();
+	uint64_t next = share_snap_now_ns();
 
 	pthread_mutex_lock(&sn->lock);
 	while (!sn->stop) {
-		uint64_t now = snap_now_ns(), start;
+		uint64_t now = share_snap_now_ns(), start;
 		struct timespec ts;
 
 		/* A due round first, then the requests, then sleep. */
@@ -482,7 +482,7 @@ snap_thread(void *arg)
 			pthread_mutex_unlock(&sn->lock);
 			pthread_mutex_lock(&sn->lock);
 		}
-		now = snap_now_ns();
+		now = share_snap_now_ns();
 		__atomic_add_fetch(&sn->refreshes, 1, __ATOMIC_RELAXED);
 		if (!area_mapped(sn))
 			break;
@@ -492,7 +492,7 @@ snap_thread(void *arg)
 		/* the next round one period after this one started; late: at once */
 		next = start + period;
 	}
-	/* snap_stop() waits for this (the thread is detached: see snap_open()) */
+	/* share_snap_stop() waits for this (the thread is detached: see share_snap_open()) */
 	sn->exited = true;
 	pthread_cond_broadcast(&sn->cond);
 	pthread_mutex_unlock(&sn->lock);
@@ -500,7 +500,7 @@ snap_thread(void *arg)
 }
 
 int
-snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
+share_snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 	  struct mdevx_ctx *ctx, const struct mdevx_share_snap_geo *geo)
 {
 	char name[RTE_MEMZONE_NAMESIZE];
@@ -544,7 +544,7 @@ snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 		err = rte_errno;
 		SNAP_LOG(ERR, "%s: cannot reserve the counter snapshot memzone %s: %s", devstr,
 			 name, rte_strerror(err));
-		snap_free(sn, false);
+		share_snap_free(sn, false);
 		return err;
 	}
 	snap_map(sn);
@@ -560,12 +560,12 @@ snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 	if (err != 0) {
 		err = err < 0 ? -err : err;
 		SNAP_LOG(ERR, "%s: no counter snapshot thread: %s", devstr, strerror(err));
-		snap_free(sn, true);
+		share_snap_free(sn, true);
 		return err;
 	}
 	/*
 	 * Detached: a process that calls rte_eal_cleanup() with the device
-	 * open exits without a close that could join it. snap_stop() waits
+	 * open exits without a close that could join it. share_snap_stop() waits
 	 * for its exited flag instead.
 	 */
 	pthread_detach(sn->thread);
@@ -575,7 +575,7 @@ snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 }
 
 void
-snap_stop(struct mdevx_share_snap *sn)
+share_snap_stop(struct mdevx_share_snap *sn)
 {
 	if (sn == NULL || !sn->primary || !sn->running)
 		return;
@@ -589,12 +589,12 @@ snap_stop(struct mdevx_share_snap *sn)
 }
 
 void
-snap_free(struct mdevx_share_snap *sn, bool free_mz)
+share_snap_free(struct mdevx_share_snap *sn, bool free_mz)
 {
 	if (sn == NULL)
 		return;
 	if (sn->primary) {
-		snap_stop(sn);
+		share_snap_stop(sn);
 		snaps_unlink(sn);
 		if (free_mz && sn->mz != NULL)
 			rte_memzone_free(sn->mz);
@@ -631,7 +631,7 @@ slot_remove(struct mdevx_share_snap *sn, uint32_t idx)
 }
 
 void
-snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_obj *obj,
+share_snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_obj *obj,
 	 uint32_t bulk_size)
 {
 	struct snap_own *o;
@@ -679,7 +679,7 @@ snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_o
 }
 
 void
-snap_del(struct mdevx_share_snap *sn, uint32_t idx)
+share_snap_del(struct mdevx_share_snap *sn, uint32_t idx)
 {
 	if (sn == NULL || idx >= sn->geo.nb_slots)
 		return;
@@ -690,7 +690,7 @@ snap_del(struct mdevx_share_snap *sn, uint32_t idx)
 }
 
 void
-snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen)
+share_snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen)
 {
 	struct snap_own *o;
 
@@ -710,7 +710,7 @@ snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen)
 	if (o->pending) {
 		o->requested = true;
 	} else if (o->req_ns == 0 ||
-		   snap_now_ns() - o->req_ns >= (uint64_t)sn->geo.period_ms * 1000000ull) {
+		   share_snap_now_ns() - o->req_ns >= (uint64_t)sn->geo.period_ms * 1000000ull) {
 		o->pending = true;
 		o->requested = true;
 		sn->nb_pending++;
@@ -720,7 +720,7 @@ snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen)
 }
 
 void
-snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg)
+share_snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg)
 {
 	if (sn == NULL || !sn->primary)
 		return;
@@ -730,7 +730,7 @@ snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg)
 }
 
 int
-snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
+share_snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
 	    const struct mdevx_share_snap_geo *geo)
 {
 	char name[RTE_MEMZONE_NAMESIZE];
@@ -760,7 +760,7 @@ snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
 }
 
 void
-snap_geo(const struct mdevx_share_snap *sn, struct mdevx_share_snap_geo *geo)
+share_snap_geo(const struct mdevx_share_snap *sn, struct mdevx_share_snap_geo *geo)
 {
 	if (sn == NULL)
 		memset(geo, 0, sizeof(*geo));
@@ -777,7 +777,7 @@ primary_alive(const struct mdevx_share_snap *sn)
 }
 
 int
-snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk_size,
+share_snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk_size,
 	  uint32_t offset, uint32_t n, struct mdevx_counter_stats *stats,
 	  struct mdevx_share_counter_snap *snap)
 {
@@ -830,7 +830,7 @@ snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk
 		if (err != 0)
 			return err;
 		if (snap != NULL) {
-			uint64_t now = snap_now_ns();
+			uint64_t now = share_snap_now_ns();
 
 			snap->refreshed_ns = refreshed;
 			snap->age_ns = now > refreshed ? now - refreshed : 0;
@@ -843,7 +843,7 @@ snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk
 }
 
 int
-snap_started(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint64_t *started_ns)
+share_snap_started(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint64_t *started_ns)
 {
 	struct snap_slot *s;
 
@@ -875,7 +875,7 @@ snap_started(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint64_t *
 }
 
 void
-snap_stats(struct mdevx_share_snap *sn, struct mdevx_share_service_stats *st)
+share_snap_stats(struct mdevx_share_snap *sn, struct mdevx_share_service_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->period_ms = sn->geo.period_ms;

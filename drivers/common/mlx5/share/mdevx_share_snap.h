@@ -33,17 +33,17 @@ struct mdevx_share_snap_geo {
  * and start the refresh thread. @p geo->period_ms 0: *out NULL, 0.
  * 0 or a positive errno.
  */
-int snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
+int share_snap_open(struct mdevx_share_snap **out, const char *devstr, const char *reg_mz,
 	      struct mdevx_ctx *ctx, const struct mdevx_share_snap_geo *geo);
 /* Primary: stop the refresh thread (a refresh in progress ends first). */
-void snap_stop(struct mdevx_share_snap *sn);
+void share_snap_stop(struct mdevx_share_snap *sn);
 /* Any process: free the private state; the primary frees the memzone with @p free_mz. */
-void snap_free(struct mdevx_share_snap *sn, bool free_mz);
+void share_snap_free(struct mdevx_share_snap *sn, bool free_mz);
 /* Primary (writer lock held): bulk @p obj of record @p idx, generation @p gen, in. */
-void snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_obj *obj,
+void share_snap_add(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, struct mdevx_obj *obj,
 	      uint32_t bulk_size);
 /* Primary: record @p idx out of the service; a refresh of it in progress ends first. */
-void snap_del(struct mdevx_share_snap *sn, uint32_t idx);
+void share_snap_del(struct mdevx_share_snap *sn, uint32_t idx);
 /*
  * Primary: refresh record @p idx (generation @p gen) soon: the entry point
  * of every refresh request (the primary's own, and the secondaries'
@@ -52,7 +52,7 @@ void snap_del(struct mdevx_share_snap *sn, uint32_t idx);
  * is answered by the next round (it starts within a period), and requests
  * are served only between rounds, never in place of a due one.
  */
-void snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen);
+void share_snap_request(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen);
 
 struct mdevx_share_reg;
 /*
@@ -60,30 +60,31 @@ struct mdevx_share_reg;
  * device's registry, which outlives the service): its header is repaired
  * within one period. NULL: none.
  */
-void snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg);
+void share_snap_watch_reg(struct mdevx_share_snap *sn, struct mdevx_share_reg *reg);
 
 /* Secondary: the area of the attach reply. 0 or a positive errno. */
-int snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
+int share_snap_attach(struct mdevx_share_snap **out, const char *reg_mz,
 		const struct mdevx_share_snap_geo *geo);
 /* Any: the geometry (attach reply). */
-void snap_geo(const struct mdevx_share_snap *sn, struct mdevx_share_snap_geo *geo);
+void share_snap_geo(const struct mdevx_share_snap *sn, struct mdevx_share_snap_geo *geo);
 
 /*
  * Any process: counters @p offset.. of record @p idx, generation @p gen,
  * whose bulk has @p bulk_size counters (all private values). 0 or a
  * positive errno (EAGAIN, ENODATA, EIO).
  */
-int snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk_size,
+int share_snap_read(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint32_t bulk_size,
 	      uint32_t offset, uint32_t n, struct mdevx_counter_stats *stats,
 	      struct mdevx_share_counter_snap *snap);
 /*
  * Any process: the time a refresh of record @p idx started, consistent
  * with its generation @p gen, in *@p started_ns: 0, ENODATA, EAGAIN.
  */
-int snap_started(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen, uint64_t *started_ns);
+int share_snap_started(struct mdevx_share_snap *sn, uint32_t idx, uint64_t gen,
+		       uint64_t *started_ns);
 /* Any process. */
-void snap_stats(struct mdevx_share_snap *sn, struct mdevx_share_service_stats *st);
+void share_snap_stats(struct mdevx_share_snap *sn, struct mdevx_share_service_stats *st);
 /* CLOCK_MONOTONIC, nanoseconds. */
-uint64_t snap_now_ns(void);
+uint64_t share_snap_now_ns(void);
 
 #endif /* MDEVX_SHARE_SNAP_H */
