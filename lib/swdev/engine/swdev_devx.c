@@ -178,12 +178,6 @@ fw_handler(uint16_t opcode)
 	}
 }
 
-int
-swdev_cmd_bad_op(struct swdev_cmd *cmd)
-{
-	return swdev_cmd_fail(cmd, MDEVX_CMD_STAT_BAD_OP_ERR, SWDEV_SYND_BAD_OPCODE);
-}
-
 static void
 log_refusal(struct swdev_file *f, enum cmd_class cls, uint16_t opcode, int err,
 	    const char *why)

@@ -3,12 +3,11 @@
  */
 /*
  * Software mlx5 device engine: engine, devices, uverbs files, limits, the
- * control path (counts, commands run, traffic and fault injection) and
- * logging.
+ * control path (counts, commands run, traffic and fault injection). The
+ * log itself is in swdev_util.c.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,20 +162,6 @@ swdev_engine_set_log(struct swdev_engine *eng, swdev_engine_log_fn *fn, void *ar
 	eng->log_arg = arg;
 }
 
-void
-swdev_engine_logf(struct swdev_engine *eng, const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-
-	if (eng == NULL || eng->log_fn == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	eng->log_fn(eng->log_arg, line);
-}
-
 static void
 dev_free(struct swdev_dev *dev)
 {
@@ -222,25 +207,6 @@ name_valid(const char *name)
 	return 1;
 }
 
-static struct swdev_dev *
-dev_find(const struct swdev_engine *eng, const char *name)
-{
-	unsigned int i;
-
-	if (eng == NULL || name == NULL)
-		return NULL;
-	for (i = 0; i < eng->ndevs; i++)
-		if (strncmp(eng->devs[i]->name, name, sizeof(eng->devs[i]->name)) == 0)
-			return eng->devs[i];
-	return NULL;
-}
-
-struct swdev_dev *
-swdev_dev_by_name(const struct swdev_engine *eng, const char *name)
-{
-	return dev_find(eng, name);
-}
-
 int
 swdev_engine_add_device(struct swdev_engine *eng, const char *name,
 			const struct swdev_limits *lim)
@@ -256,7 +222,7 @@ swdev_engine_add_device(struct swdev_engine *eng, const char *name,
 	}
 	if (!limits_valid(lim))
 		return -EINVAL;
-	if (dev_find(eng, name) != NULL)
+	if (swdev_dev_by_name(eng, name) != NULL)
 		return -EEXIST;
 	if (eng->ndevs >= SWDEV_MAX_DEVICES)
 		return -ENOSPC;
@@ -331,7 +297,7 @@ uid_alloc(struct swdev_dev *dev, uint16_t *uid)
 struct swdev_file *
 swdev_file_open(struct swdev_engine *eng, const char *devname)
 {
-	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_dev *dev = swdev_dev_by_name(eng, devname);
 	struct swdev_file *f;
 	uint16_t uid;
 
@@ -462,7 +428,7 @@ int
 swdev_ctl_counts(struct swdev_engine *eng, const char *devname, uint32_t file_id,
 		 struct swdev_counts *counts)
 {
-	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_dev *dev = swdev_dev_by_name(eng, devname);
 	const uint32_t *src = NULL;
 	struct swdev_file *f;
 	unsigned int k;
@@ -492,7 +458,7 @@ swdev_ctl_counts(struct swdev_engine *eng, const char *devname, uint32_t file_id
 int
 swdev_ctl_num_files(struct swdev_engine *eng, const char *devname, uint32_t *nfiles)
 {
-	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_dev *dev = swdev_dev_by_name(eng, devname);
 
 	if (nfiles == NULL)
 		return EINVAL;
@@ -506,7 +472,7 @@ int
 swdev_ctl_inject(struct swdev_engine *eng, const char *devname, uint32_t counter_id,
 		 uint64_t packets, uint64_t bytes)
 {
-	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_dev *dev = swdev_dev_by_name(eng, devname);
 
 	if (dev == NULL)
 		return ENODEV;
@@ -517,7 +483,7 @@ int
 swdev_ctl_fault(struct swdev_engine *eng, const char *devname, uint16_t opcode,
 		uint32_t count, uint8_t status, uint32_t syndrome, uint32_t delay_us)
 {
-	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_dev *dev = swdev_dev_by_name(eng, devname);
 	unsigned int i;
 
 	if (dev == NULL)
@@ -640,7 +606,7 @@ int
 swdev_ctl_cmd_count(struct swdev_engine *eng, const char *devname, uint16_t opcode,
 		    uint64_t *count)
 {
-	struct swdev_dev *dev = dev_find(eng, devname);
+	struct swdev_dev *dev = swdev_dev_by_name(eng, devname);
 	struct swdev_opcount *s;
 
 	if (count == NULL)

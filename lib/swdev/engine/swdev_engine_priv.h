@@ -388,7 +388,7 @@ void swdev_copy_bits(uint8_t *dst, const uint8_t *src, size_t off, size_t width)
 #define SWDEV_COPY_FLD(typ, dst, src, fld) \
 	swdev_copy_bits((dst), (src), MDEVX_BIT_OFF(typ, fld), MDEVX_FLD_SZ_BITS(typ, fld))
 
-/* ---- logging ---- */
+/* ---- logging (swdev_util.c) ---- */
 
 void swdev_engine_logf(struct swdev_engine *eng, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -460,6 +460,7 @@ bool swdev_fault_check(struct swdev_dev *dev, struct swdev_file *file, uint16_t 
 
 /* ---- firmware handlers ---- */
 
+/* The answer to an unknown opcode (swdev_util.c). */
 int swdev_cmd_bad_op(struct swdev_cmd *cmd);
 int swdev_cmd_query_hca_cap(struct swdev_cmd *cmd);
 int swdev_cmd_nop(struct swdev_cmd *cmd);
@@ -571,7 +572,7 @@ struct swdev_steer {
 };
 void swdev_steer_fini(struct swdev_dev *dev);
 
-/** The device named @p name, or NULL (swdev_engine.c). */
+/** The device named @p name, or NULL (swdev_util.c). */
 struct swdev_dev *swdev_dev_by_name(const struct swdev_engine *eng, const char *name);
 
 /** Per-device receive state (swdev_rx.c): port statistics, RQ rings. */
