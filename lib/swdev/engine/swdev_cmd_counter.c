@@ -203,6 +203,12 @@ swdev_counters_free_range(struct swdev_counters *c, uint32_t base, uint32_t n)
 		c->hint = base;
 }
 
+void
+swdev_counter_obj_teardown(struct swdev_dev *dev, struct swdev_obj *obj)
+{
+	swdev_counters_free_range(&dev->cnt, obj->id, obj->u.cnt.num);
+}
+
 int
 swdev_cmd_alloc_counter(struct swdev_cmd *cmd)
 {

@@ -162,6 +162,17 @@ swdev_engine_set_log(struct swdev_engine *eng, swdev_engine_log_fn *fn, void *ar
 	eng->log_arg = arg;
 }
 
+/* The per-kind operations of the object table (swdev_obj.c). */
+static const struct swdev_kind_ops kind_ops[SWDEV_KIND_MAX] = {
+	[SWDEV_KIND_FLOW_COUNTER] = { .teardown = swdev_counter_obj_teardown },
+	[SWDEV_KIND_RQ] = { .teardown = swdev_rx_rq_teardown },
+	[SWDEV_KIND_FLOW_TABLE] = { .teardown = swdev_flow_obj_teardown },
+	[SWDEV_KIND_FLOW_GROUP] = { .teardown = swdev_flow_obj_teardown },
+	[SWDEV_KIND_FTE] = { .teardown = swdev_flow_obj_teardown },
+	[SWDEV_KIND_MATCHER] = { .teardown = swdev_steer_obj_teardown },
+	[SWDEV_KIND_FLOW] = { .teardown = swdev_steer_obj_teardown },
+};
+
 static void
 dev_free(struct swdev_dev *dev)
 {
@@ -242,6 +253,7 @@ swdev_engine_add_device(struct swdev_engine *eng, const char *name,
 	dev->opstat.shift = 32u - (uint32_t)__builtin_ctz(SWDEV_OPSTAT_INIT);
 	dev->uid_used[0] = 1;	/* uid 0 is the kernel's own */
 	dev->eng = eng;
+	dev->kind_ops = kind_ops;
 	dev->index = eng->ndevs;
 	snprintf(dev->name, sizeof(dev->name), "%s", name);
 	dev->lim = *lim;

@@ -295,6 +295,7 @@ struct swdev_dev {
 	struct swdev_steer *steer;	/* swdev_steer.c */
 	struct swdev_rx *rx;		/* swdev_rx.c */
 	struct swdev_opstat opstat;	/* commands run, by opcode */
+	const struct swdev_kind_ops *kind_ops;	/* [SWDEV_KIND_MAX], swdev_engine.c */
 };
 
 struct swdev_file {
@@ -434,6 +435,15 @@ swdev_obj_put(struct swdev_obj *o)
 		o->refcnt--;
 }
 
+/*
+ * What the object table (swdev_obj.c) calls for each kind, so that it calls
+ * no file above it. The table is built by swdev_engine.c.
+ */
+struct swdev_kind_ops {
+	/* Release the kind's own state of @p obj, before its references go. */
+	void (*teardown)(struct swdev_dev *dev, struct swdev_obj *obj);
+};
+
 /** Link into the file (handle, list, counts): the handle must be reserved. */
 void swdev_file_attach(struct swdev_file *f, struct swdev_obj *obj);
 /** Unlink from the file. */
@@ -524,6 +534,8 @@ int swdev_counter_add(struct swdev_counters *c, uint32_t id, uint64_t packets, u
 /** The bulk whose base id is @p id, or NULL. */
 struct swdev_obj *swdev_counter_owner(const struct swdev_counters *c, uint32_t id);
 void swdev_counters_free_range(struct swdev_counters *c, uint32_t base, uint32_t n);
+/** Teardown of a counter bulk: its counters go back to the store. */
+void swdev_counter_obj_teardown(struct swdev_dev *dev, struct swdev_obj *obj);
 /** The bulk holding counter @p id (any id inside it), or NULL. */
 struct swdev_obj *swdev_counter_bulk_of(const struct swdev_counters *c, uint32_t id);
 
@@ -580,5 +592,7 @@ struct swdev_rx;
 void swdev_rx_fini(struct swdev_dev *dev);
 /** An RQ is being destroyed: forget its statistics and capture ring. */
 void swdev_rx_rq_gone(struct swdev_dev *dev, uint32_t rqn);
+/** Teardown of an RQ: its receive ring goes (swdev_rx_rq_gone()). */
+void swdev_rx_rq_teardown(struct swdev_dev *dev, struct swdev_obj *obj);
 
 #endif /* SWDEV_ENGINE_PRIV_H */

@@ -181,15 +181,17 @@ swdev_file_detach(struct swdev_file *f, struct swdev_obj *obj)
 	obj->file = NULL;
 }
 
-/* Release what @p obj holds, unlink it, free it. */
+/* Release what @p obj holds (its kind's teardown first), unlink it, free it. */
 void
 swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj)
 {
+	const struct swdev_kind_ops *ops = &dev->kind_ops[obj->kind];
 	uint32_t i;
 
+	if (ops->teardown != NULL)
+		ops->teardown(dev, obj);
 	switch (obj->kind) {
 	case SWDEV_KIND_FLOW_COUNTER:
-		swdev_counters_free_range(&dev->cnt, obj->id, obj->u.cnt.num);
 		swdev_obj_put(obj->u.cnt.pd);
 		break;
 	case SWDEV_KIND_CQ:
@@ -198,7 +200,6 @@ swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj)
 		swdev_obj_put(obj->u.cq.dbr_umem);
 		break;
 	case SWDEV_KIND_RQ:
-		swdev_rx_rq_gone(dev, obj->id);
 		swdev_obj_put(obj->u.rq.cq);
 		swdev_obj_put(obj->u.rq.pd);
 		swdev_obj_put(obj->u.rq.wq_umem);
@@ -212,15 +213,6 @@ swdev_obj_force_destroy(struct swdev_dev *dev, struct swdev_obj *obj)
 		swdev_obj_put(obj->u.tir.td);
 		swdev_obj_put(obj->u.tir.rq);
 		swdev_obj_put(obj->u.tir.rqt);
-		break;
-	case SWDEV_KIND_FLOW_TABLE:
-	case SWDEV_KIND_FLOW_GROUP:
-	case SWDEV_KIND_FTE:
-		swdev_flow_obj_teardown(dev, obj);
-		break;
-	case SWDEV_KIND_MATCHER:
-	case SWDEV_KIND_FLOW:
-		swdev_steer_obj_teardown(dev, obj);
 		break;
 	default:
 		break;

@@ -353,6 +353,12 @@ swdev_rx_rq_gone(struct swdev_dev *dev, uint32_t rqn)
 }
 
 void
+swdev_rx_rq_teardown(struct swdev_dev *dev, struct swdev_obj *obj)
+{
+	swdev_rx_rq_gone(dev, obj->id);
+}
+
+void
 swdev_rx_fini(struct swdev_dev *dev)
 {
 	struct swdev_rx *rx = dev->rx;
