@@ -124,7 +124,10 @@ for pc in libmdevx libmdevx_share libmdevx_attach libswdev; do
 	[ -f "$libdir/pkgconfig/$pc.pc" ] || fail "$pc.pc not installed"
 done
 
-# Every mdevx_/swdev_ function the installed headers declare is exported.
+# Every mdevx_/swdev_ function the installed headers declare is exported,
+# and every function exported in a public version node is declared (those of
+# node INTERNAL are for the project's own libraries: no installed header
+# declares them).
 for h in $headers; do
 	printf '#include <%s>\n' "${h#*/}"
 done > "$tmp/headers.c"
@@ -134,7 +137,8 @@ done > "$tmp/headers.c"
 grep -oE '\b(mdevx|swdev)_[a-z0-9_]+ *\(' "$tmp/headers.i" | tr -d ' (' | sort -u \
 	> "$tmp/declared"
 for l in "$libdir"/lib*.so; do
-	nm -D --defined-only "$l" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }'
+	nm -D --defined-only "$l" |
+		awk '$2 == "T" && $3 !~ /@INTERNAL$/ { sub(/@.*/, "", $3); print $3 }'
 done | sort -u > "$tmp/exported"
 missing=$(comm -23 "$tmp/declared" "$tmp/exported" | tr '\n' ' ')
 [ -z "$missing" ] || fail "declared by the installed headers, exported by no library: $missing"

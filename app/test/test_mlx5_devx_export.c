@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include <mdevx.h>
+#include <mdevx_compat.h>
+#include <mdevx_driver.h>
 #include <mdevx_prm.h>
 #include <swdev_client.h>
 

@@ -39,6 +39,7 @@
 #include <rte_memzone.h>
 
 #include <mdevx.h>
+#include <mdevx_driver.h>
 #include <mdevx_share.h>
 #include <mdevx_share_internal.h>
 #include <mdevx_share_lock.h>

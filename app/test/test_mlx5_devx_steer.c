@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <mdevx.h>
+#include <mdevx_driver.h>
 #include <mdevx_prm.h>
 #include <swdev_client.h>
 

@@ -52,6 +52,7 @@
 #include <rte_log.h>
 
 #include <mdevx.h>
+#include <mdevx_driver.h>
 #include <swdev_client.h>
 
 #include "mdevx_csum.h"

@@ -25,6 +25,7 @@
 #include <rte_log.h>
 
 #include "mdevx.h"
+#include "mdevx_driver.h"
 #include "unit_check.h"
 
 static char *log_buf;

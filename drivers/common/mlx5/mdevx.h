@@ -67,8 +67,6 @@ extern "C" {
 #endif
 
 #define MDEVX_API __attribute__((visibility("default")))
-/** Exported for our own libraries only (version node INTERNAL, like DPDK's __rte_internal). */
-#define MDEVX_INTERNAL __attribute__((visibility("default")))
 
 /** Device context (one uverbs file of one device). Opaque. */
 struct mdevx_ctx;
@@ -733,45 +731,6 @@ MDEVX_API struct mdevx_obj *mdevx_obj_import(struct mdevx_ctx *ctx, const void *
 MDEVX_API int mdevx_obj_unimport(struct mdevx_obj *obj);
 
 /**
- * Internal (for libmdevx_share, not a stable API): the owner withdrew the
- * object of import @p obj. Waits for the calls using it to end, releases
- * its backend object, and keeps the wrapper: every call with it but
- * mdevx_obj_unimport() gives -ESTALE from now on, so that a holder of the
- * pointer never reaches a released object, nor a new object that reuses
- * the id on the device. The holder still releases it with
- * mdevx_obj_unimport().
- * A revocation that finds another one under way returns once that one has
- * taken the backend object (no call uses the import any more). While a
- * revocation waits, mdevx_obj_unimport() gives -EBUSY; once it returns,
- * it no longer touches the wrapper.
- * @return 0 (also if revoked before); -EINVAL; -ENOENT; -EPERM (a local
- *   object); backend errors of the release.
- */
-MDEVX_INTERNAL int mdevx_obj_revoke(struct mdevx_obj *obj);
-
-/**
- * Internal (for libmdevx_share, not a stable API): import @p obj belongs
- * to the caller's layer, which hands it out: mdevx_obj_unimport() refuses
- * it with -EPERM from now on, and only mdevx_obj_unimport_held() releases
- * it. 0; -EINVAL; -ENOENT; -EPERM (a local object).
- */
-MDEVX_INTERNAL int mdevx_obj_hold(struct mdevx_obj *obj);
-/** Internal: mdevx_obj_unimport() of a held import (-EPERM for one not held). */
-MDEVX_INTERNAL int mdevx_obj_unimport_held(struct mdevx_obj *obj);
-
-/**
- * Internal (for tests, not a stable API): the rdma backend's export path,
- * chosen once per process from the libmlx5 it has loaded (doc/driver.rst):
- * "native" (rdma-core's mlx5dv_devx_obj_export() and friends), "compat"
- * (the compatibility path) or "none" (built with rdma_core_compat=native,
- * and libmlx5 lacks the calls: rdma export and import fail with ENOTSUP).
- * Needs no device. @p release (@p len bytes, may be NULL) receives the
- * rdma-core release told by the file name of the loaded libmlx5 ("44.0"
- * for libmlx5.so.1.24.44.0), or "unknown".
- */
-MDEVX_INTERNAL const char *mdevx_rdma_export_path(char *release, size_t len);
-
-/**
  * Compact import of a flow counter bulk or a TIR, held in caller storage
  * (32 bytes): no wrapper allocation and no entry in the library's table of
  * live objects. For layers that keep their own handles (libmdevx_share keeps
@@ -798,16 +757,6 @@ struct mdevx_obj_ref {
  */
 MDEVX_API int mdevx_obj_import_ref(struct mdevx_ctx *ctx, const void *buf, size_t len,
 				   enum mdevx_obj_kind expect, struct mdevx_obj_ref *ref);
-/**
- * Internal (for libmdevx_share, not a stable API): mdevx_obj_import_ref()
- * for a caller that has already verified the integrity of @p buf itself
- * (the share registry's record checksum covers the export buffer): every
- * check of mdevx_obj_import_ref() except the buffer checksum, which would
- * verify the same bytes a second time on the import fast path.
- */
-MDEVX_INTERNAL int mdevx_obj_import_ref_verified(struct mdevx_ctx *ctx, const void *buf,
-						 size_t len, enum mdevx_obj_kind expect,
-						 struct mdevx_obj_ref *ref);
 /** Release a reference (local only). 0; -EINVAL (NULL or released); -ENOENT. */
 MDEVX_API int mdevx_obj_unimport_ref(struct mdevx_ctx *ctx, struct mdevx_obj_ref *ref);
 /** mdevx_counter_query() on a reference (-EPROTOTYPE if not a counter). */
@@ -886,22 +835,6 @@ MDEVX_API int mdevx_ctx_devargs(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
  *   -1: released already); -ENOTSUP (the kernel cannot tell: left open).
  */
 MDEVX_API int mdevx_devargs_release(struct mdevx_ctx *ctx, struct mdevx_devargs *da);
-
-/* ------------------------------------------------------------------ */
-/* rdma-core compatibility path                                       */
-/* ------------------------------------------------------------------ */
-
-/**
- * Check that @p obj (an rdma-core struct mlx5dv_devx_obj) has the layout the
- * compatibility path assumes for rdma-core 38..62: the context pointer at
- * offset 0 equals @p ctx and the object id at offset 16 equals
- * @p expected_id. Used on the first counter or TIR created through the
- * rdma-core backend; public so that tests can show it refusing a fake.
- * @return 0 if the layout matches; -EINVAL (NULL); -ENOTSUP with a log line
- *   naming the mismatching field otherwise.
- */
-MDEVX_API int mdevx_compat_check_layout(const void *obj, const void *ctx,
-					uint32_t expected_id);
 
 #ifdef __cplusplus
 }

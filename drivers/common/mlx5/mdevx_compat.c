@@ -27,7 +27,7 @@ static_assert(offsetof(struct mdevx_compat_devx_obj, object_id) == 16, "object_i
 static_assert(offsetof(struct mdevx_compat_devx_obj, rx_icm_addr) == 24, "rx_icm offset");
 static_assert(offsetof(struct mdevx_compat_devx_obj, log_obj_range) == 32, "range offset");
 
-MDEVX_API int
+int
 mdevx_compat_check_layout(const void *obj, const void *ctx, uint32_t expected_id)
 {
 	void *seen_ctx;

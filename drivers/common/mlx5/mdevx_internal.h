@@ -13,6 +13,8 @@
 #include <rte_log.h>
 
 #include "mdevx.h"
+#include "mdevx_compat.h"
+#include "mdevx_driver.h"
 #include "mdevx_backend.h"
 #include "mdevx_devx_export.h"
 

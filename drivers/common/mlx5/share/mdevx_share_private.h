@@ -40,6 +40,7 @@
 #include <rte_log.h>
 #include <rte_memzone.h>
 
+#include "mdevx_driver.h"
 #include "mdevx_share.h"
 #include "mdevx_share_lock.h"
 #include "mdevx_share_reg.h"
