@@ -557,6 +557,17 @@ for line in open(sys.argv[1]):
 	[ ${#failing[@]} -gt 0 ] || { tail -n 30 "$work/test.log" >&2;
 		die "the tests fail without any mutant"; }
 	echo "!! left out, failing without any mutant: ${failing[*]}"
+	# Their output, for whoever reads the run's log: the later runs
+	# overwrite meson's.
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["result"] not in ("OK", "SKIP", "EXPECTEDFAIL"):
+        out = (r.get("stdout") or "").splitlines()[-15:]
+        print("!!   %s (%s):" % (r["name"].split(" / ")[-1], r["result"]))
+        for l in out:
+            print("!!     " + l)' "$build_dir/meson-logs/testlog.json"
 	mapfile -t names < <(printf '%s\n' "${names[@]}" | grep -vxF -f <(printf '%s\n' "${failing[@]}"))
 	[ ${#names[@]} -gt 0 ] || die "every chosen test fails without any mutant"
 	t0=$(date +%s)
