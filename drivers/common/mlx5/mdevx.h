@@ -12,8 +12,9 @@
  * @par Return and error convention
  * Functions returning `int` return 0 (or a non-negative value where stated)
  * on success and a negative errno value on failure; they also set `errno`
- * to the positive value. Functions returning a pointer return NULL and set
- * `errno`. Errors common to every call:
+ * and, as DPDK's APIs do, `rte_errno` to the positive value. Functions
+ * returning a pointer return NULL and set `errno` and `rte_errno`. A call
+ * that succeeds leaves both as they were. Errors common to every call:
  * - EINVAL: a NULL pointer or an out-of-range argument;
  * - ENOENT: the context or object is not live in this process (already
  *   closed, destroyed or unimported, or never returned by this library);

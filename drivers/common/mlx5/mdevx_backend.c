@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mdevx_backend.h"
+#include "mdevx_errno.h"
 #include "mdevx_build_config.h"
 
 static const struct mdevx_backend_ops *const backends[] = {
@@ -25,12 +26,12 @@ mdevx_backend_select(const char *devstr, const char **spec)
 	size_t plen, i;
 
 	if (devstr == NULL || spec == NULL) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	colon = strchr(devstr, ':');
 	if (colon == NULL || colon == devstr || colon[1] == '\0') {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	plen = (size_t)(colon - devstr);
@@ -43,11 +44,11 @@ mdevx_backend_select(const char *devstr, const char **spec)
 	}
 	for (i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++) {
 		if (strlen(known_names[i]) == plen && strncmp(known_names[i], devstr, plen) == 0) {
-			errno = ENOTSUP;
+			mdevx_set_errno(ENOTSUP);
 			return NULL;
 		}
 	}
-	errno = EINVAL;
+	mdevx_set_errno(EINVAL);
 	return NULL;
 }
 

@@ -76,7 +76,7 @@ mdevx_counter_alloc(struct mdevx_ctx *ctx, uint32_t bulk_size)
 		return NULL;
 	rc = encode_bulk(ctx, bulk_size, &bulk_field, &log_field);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	MDEVX_SET(alloc_flow_counter_in, in, opcode, MDEVX_CMD_OP_ALLOC_FLOW_COUNTER);
@@ -84,7 +84,7 @@ mdevx_counter_alloc(struct mdevx_ctx *ctx, uint32_t bulk_size)
 	MDEVX_SET(alloc_flow_counter_in, in, flow_counter_bulk_log_size, log_field);
 	rc = mdevx_cmd_create(ctx, in, sizeof(in), out, sizeof(out), &bobj);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_FLOW_COUNTER, bobj,

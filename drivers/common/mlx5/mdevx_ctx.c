@@ -35,7 +35,7 @@ backend_of(const char *devstr, const char *call, const char **spec)
 		MDEVX_LOG(ERR, "%s(\"%s\"): expected rdma:<ibdev>", call,
 			  devstr != NULL ? devstr : "(null)");
 	}
-	errno = rc;
+	mdevx_set_errno(rc);
 	return NULL;
 }
 
@@ -58,7 +58,7 @@ ctx_finish(struct mdevx_ctx *ctx, const char *devstr)
 	if (rc != 0) {
 		ctx->ops->close(ctx->bctx);
 		free(ctx);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return ctx;
@@ -76,12 +76,12 @@ mdevx_open(const char *devstr)
 	if (ops == NULL)
 		return NULL;
 	if (strlen(devstr) >= MDEVX_DEVSTR_MAX) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	ctx->ops = ops;
@@ -89,7 +89,7 @@ mdevx_open(const char *devstr)
 	if (rc != 0) {
 		MDEVX_LOG(ERR, "cannot open %s: %s", devstr, strerror(rc));
 		free(ctx);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return ctx_finish(ctx, devstr);
@@ -107,7 +107,7 @@ mdevx_import_device(const char *devstr, int cmd_fd)
 	if (ops == NULL)
 		return NULL;
 	if (strlen(devstr) >= MDEVX_DEVSTR_MAX || cmd_fd < 0) {
-		errno = cmd_fd < 0 ? EBADF : EINVAL;
+		mdevx_set_errno(cmd_fd < 0 ? EBADF : EINVAL);
 		return NULL;
 	}
 	/*
@@ -122,7 +122,7 @@ mdevx_import_device(const char *devstr, int cmd_fd)
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
 		close(fd);
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	ctx->ops = ops;
@@ -132,7 +132,7 @@ mdevx_import_device(const char *devstr, int cmd_fd)
 		MDEVX_LOG(ERR, "cannot import %s from fd %d: %s", devstr, cmd_fd, strerror(rc));
 		close(fd);
 		free(ctx);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	ctx = ctx_finish(ctx, devstr);
@@ -190,7 +190,7 @@ mdevx_ctx_nb_objs(const struct mdevx_ctx *ctx)
 		n = (int)ctx->nobjs;
 	mdevx_reg_unlock();
 	if (n < 0)
-		errno = -n;
+		mdevx_set_errno(-n);
 	return n;
 }
 

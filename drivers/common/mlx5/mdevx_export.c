@@ -290,7 +290,7 @@ import_fail(bool quiet, int err, const char *why)
 {
 	if (!quiet)
 		MDEVX_LOG_FN(ERR, "mdevx_obj_import", "import refused: %s", why);
-	errno = err;
+	mdevx_set_errno(err);
 	return NULL;
 }
 
@@ -314,7 +314,7 @@ import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
 	if (!mdevx_ctx_valid(ctx))
 		return NULL;
 	if (buf == NULL || (unsigned int)expect >= MDEVX_OBJ_KIND_MAX) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	if (len < sizeof(hdr))
@@ -326,7 +326,7 @@ import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
 		return import_fail(verified, EXDEV, "exported from another backend");
 	rc = attr_size(ctx, &asz);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	if (hdr.attr_size != asz || len < sizeof(hdr) + asz)
@@ -339,14 +339,14 @@ import_backend(struct mdevx_ctx *ctx, const void *buf, size_t len,
 		if (!verified)
 			MDEVX_LOG(ERR, "import refused: buffer holds a %s, caller expects a %s",
 				  mdevx_obj_kind_name(hdr.kind), mdevx_obj_kind_name(expect));
-		errno = EPROTOTYPE;
+		mdevx_set_errno(EPROTOTYPE);
 		return NULL;
 	}
 	rc = ctx->ops->obj_import(ctx->bctx, attrs, &bobj);
 	if (rc != 0) {
 		MDEVX_LOG(ERR, "backend import of %s %#x failed: %s",
 			  mdevx_obj_kind_name(hdr.kind), hdr.id, strerror(rc));
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	*hdr_out = hdr;
@@ -378,7 +378,7 @@ mdevx_obj_import(struct mdevx_ctx *ctx, const void *buf, size_t len,
 	if (rc != 0) {
 		ctx->ops->obj_unimport(bobj);
 		free(obj);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return obj;

@@ -13,6 +13,7 @@
 #include <rte_log.h>
 
 #include "mdevx.h"
+#include "mdevx_errno.h"
 #include "mdevx_compat.h"
 #include "mdevx_driver.h"
 #include "mdevx_backend.h"
@@ -297,14 +298,6 @@ void mdevx_cmd_fail(uint16_t opcode, const char *what, int err);
  * (with any status) is not lost.
  */
 bool mdevx_ctx_lost(struct mdevx_ctx *ctx, int err);
-
-/** Set errno to @p err and return -err (int API convention). */
-static inline int
-mdevx_ret(int err)
-{
-	errno = err;
-	return -err;
-}
 
 /* ---- capabilities (mdevx_caps.c) ---- */
 

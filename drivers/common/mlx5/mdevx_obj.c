@@ -69,7 +69,7 @@ mdevx_obj_ctx(const struct mdevx_obj *obj)
 	int rc = mdevx_obj_copy(obj, &o);
 
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return o.ctx;
@@ -141,7 +141,7 @@ mdevx_obj_wrap(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj, uint
 		struct mdevx_obj tmp = { .ctx = ctx, .kind = kind, .bobj = bobj };
 
 		backend_release(&tmp);
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 	}
 	return obj;
 }
@@ -155,7 +155,7 @@ mdevx_obj_finish(struct mdevx_obj *obj)
 	rc = mdevx_obj_register(obj);
 	if (rc != 0) {
 		mdevx_obj_release_internal(obj);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return obj;

@@ -36,7 +36,7 @@ mdevx_td_alloc(struct mdevx_ctx *ctx)
 	MDEVX_SET(alloc_transport_domain_in, in, opcode, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN);
 	rc = mdevx_cmd_create(ctx, in, sizeof(in), out, sizeof(out), &bobj);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_TD, bobj,
@@ -54,7 +54,7 @@ pd_new(struct mdevx_ctx *ctx)
 
 	if (rc != 0) {
 		mdevx_cmd_fail(0, "PD allocation", rc);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return mdevx_obj_wrap(ctx, MDEVX_OBJ_PD, bobj, pdn);
@@ -69,7 +69,7 @@ uar_new(struct mdevx_ctx *ctx)
 
 	if (rc != 0) {
 		mdevx_cmd_fail(0, "UAR allocation", rc);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return mdevx_obj_wrap(ctx, MDEVX_OBJ_UAR, bobj, page);
@@ -84,7 +84,7 @@ umem_new(struct mdevx_ctx *ctx, void *addr, size_t size, uint32_t access)
 
 	if (rc != 0) {
 		mdevx_cmd_fail(0, "umem registration", rc);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return mdevx_obj_wrap(ctx, MDEVX_OBJ_UMEM, bobj, id);
@@ -120,7 +120,7 @@ mdevx_umem_reg(struct mdevx_ctx *ctx, void *addr, size_t size, uint32_t access)
 	if (!mdevx_ctx_valid(ctx))
 		return NULL;
 	if (addr == NULL || size == 0) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	obj = umem_new(ctx, addr, size, access);
@@ -189,7 +189,7 @@ mdevx_cq_create(struct mdevx_ctx *ctx, const struct mdevx_cq_attr *attr)
 		return NULL;
 	if (attr == NULL || attr->log_cq_size == 0 || attr->log_cq_size > 24 ||
 	    (ctx->caps.log_max_cq_sz != 0 && attr->log_cq_size > ctx->caps.log_max_cq_sz)) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	cq = mdevx_obj_new(ctx, MDEVX_OBJ_CQ, NULL, 0, false);
@@ -231,7 +231,7 @@ mdevx_cq_create(struct mdevx_ctx *ctx, const struct mdevx_cq_attr *attr)
 fail:
 	mdevx_obj_free_owned(cq);
 	free(cq);
-	errno = rc;
+	mdevx_set_errno(rc);
 	return NULL;
 }
 
@@ -262,14 +262,14 @@ mdevx_rq_create(struct mdevx_ctx *ctx, const struct mdevx_rq_attr *attr)
 	    attr->log_wq_stride < 4 || attr->log_wq_stride > 11 ||
 	    attr->user_index > 0xffffff ||
 	    (ctx->caps.log_max_wq_sz != 0 && attr->log_wq_size > ctx->caps.log_max_wq_sz)) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	rc = check_arg(ctx, attr->cq, MDEVX_OBJ_CQ);
 	if (rc == 0)
 		rc = check_arg(ctx, attr->pd, MDEVX_OBJ_PD);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	rq = mdevx_obj_new(ctx, MDEVX_OBJ_RQ, NULL, 0, false);
@@ -314,7 +314,7 @@ mdevx_rq_create(struct mdevx_ctx *ctx, const struct mdevx_rq_attr *attr)
 fail:
 	mdevx_obj_free_owned(rq);
 	free(rq);
-	errno = rc;
+	mdevx_set_errno(rc);
 	return NULL;
 }
 
@@ -332,13 +332,13 @@ mdevx_rqt_create(struct mdevx_ctx *ctx, struct mdevx_obj *const *rqs, uint32_t n
 	if (!mdevx_ctx_valid(ctx))
 		return NULL;
 	if (rqs == NULL || n_rqs == 0 || n_rqs > (1u << 16)) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	for (i = 0; i < n_rqs; i++) {
 		rc = check_arg(ctx, rqs[i], MDEVX_OBJ_RQ);
 		if (rc != 0) {
-			errno = rc;
+			mdevx_set_errno(rc);
 			return NULL;
 		}
 	}
@@ -348,13 +348,13 @@ mdevx_rqt_create(struct mdevx_ctx *ctx, struct mdevx_obj *const *rqs, uint32_t n
 	if (size > max || size > 0xffff) {
 		MDEVX_LOG(ERR, "%s: RQT of %u entries (%u RQs) exceeds the device maximum %u",
 			  ctx->devstr, size, n_rqs, max);
-		errno = ENOTSUP;
+		mdevx_set_errno(ENOTSUP);
 		return NULL;
 	}
 	inlen = MDEVX_ST_SZ_BYTES(create_rqt_in) + (size_t)size * MDEVX_ST_SZ_BYTES(rq_num);
 	in = calloc(1, inlen);
 	if (in == NULL) {
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	MDEVX_SET(create_rqt_in, in, opcode, MDEVX_CMD_OP_CREATE_RQT);
@@ -369,7 +369,7 @@ mdevx_rqt_create(struct mdevx_ctx *ctx, struct mdevx_obj *const *rqs, uint32_t n
 	rc = mdevx_cmd_create(ctx, in, inlen, out, sizeof(out), &bobj);
 	free(in);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_RQT, bobj, MDEVX_GET(create_rqt_out, out, rqtn));

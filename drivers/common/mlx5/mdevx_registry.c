@@ -180,7 +180,7 @@ mdevx_ctx_valid_slow(const struct mdevx_ctx *ctx)
 	uint64_t epoch;
 
 	if (ctx == NULL) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return false;
 	}
 	mdevx_reg_lock();
@@ -188,7 +188,7 @@ mdevx_ctx_valid_slow(const struct mdevx_ctx *ctx)
 	epoch = mdevx_ctx_epoch;
 	mdevx_reg_unlock();
 	if (t != MDEVX_REG_CTX) {
-		errno = ENOENT;
+		mdevx_set_errno(ENOENT);
 		return false;
 	}
 	mdevx_live_ctx = ctx;
@@ -405,7 +405,7 @@ mdevx_obj_new(struct mdevx_ctx *ctx, enum mdevx_obj_kind kind, void *bobj, uint3
 	struct mdevx_obj *obj = calloc(1, sizeof(*obj));
 
 	if (obj == NULL) {
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	obj->ctx = ctx;

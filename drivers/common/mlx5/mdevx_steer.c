@@ -80,7 +80,7 @@ fail(const char *fn, int err, const char *what)
 static struct mdevx_obj *
 fail_null(const char *fn, int err, const char *what)
 {
-	errno = fail(fn, err, what);
+	mdevx_set_errno(fail(fn, err, what));
 	return NULL;
 }
 
@@ -128,12 +128,12 @@ mdevx_matcher_create(struct mdevx_ctx *ctx, const struct mdevx_matcher_attr *att
 	if (attr == NULL || matcher_attr_check(attr) != 0) {
 		fail(__func__, EINVAL, "invalid matcher attributes (criteria: outer only; mask: "
 		     "4..512 bytes, a multiple of 4, outer headers only)");
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	m = calloc(1, sizeof(*m));
 	if (m == NULL) {
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	m->ctx = ctx;
@@ -143,7 +143,7 @@ mdevx_matcher_create(struct mdevx_ctx *ctx, const struct mdevx_matcher_attr *att
 	if (rc != 0) {
 		fail(__func__, rc, "creating the matcher");
 		free(m);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	mdevx_reg_lock();
@@ -154,7 +154,7 @@ mdevx_matcher_create(struct mdevx_ctx *ctx, const struct mdevx_matcher_attr *att
 	if (rc != 0) {
 		ctx->ops->matcher_destroy(m->bmatcher);
 		free(m);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	return m;
@@ -329,12 +329,12 @@ mdevx_rule_create(struct mdevx_matcher *matcher, const struct mdevx_rule_attr *a
 	int rc;
 
 	if (matcher == NULL || attr == NULL) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	rc = matcher_take(matcher);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	/* The matcher cannot go now (nrules): its fields are stable. */
@@ -343,13 +343,13 @@ mdevx_rule_create(struct mdevx_matcher *matcher, const struct mdevx_rule_attr *a
 	if (rc != 0) {
 		fail(__func__, rc, why);
 		matcher_drop(matcher);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		matcher_drop(matcher);
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	rc = use_take(ctx, attr->dest_obj, attr->dest_ref,
@@ -408,7 +408,7 @@ err:
 	fail(__func__, rc, why);
 	matcher_drop(matcher);
 	free(r);
-	errno = rc;
+	mdevx_set_errno(rc);
 	return NULL;
 }
 
@@ -478,7 +478,7 @@ mdevx_rule_handle(const struct mdevx_rule *rule)
 	int rc = 0;
 
 	if (rule == NULL) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return UINT32_MAX;
 	}
 	mdevx_reg_lock();
@@ -488,7 +488,7 @@ mdevx_rule_handle(const struct mdevx_rule *rule)
 		h = rule->handle;
 	mdevx_reg_unlock();
 	if (rc != 0)
-		errno = rc;
+		mdevx_set_errno(rc);
 	return h;
 }
 
@@ -606,7 +606,7 @@ mdevx_flow_table_create(struct mdevx_ctx *ctx, const struct mdevx_flow_table_att
 	}
 	rc = mdevx_cmd_create(ctx, in, sizeof(in), out, sizeof(out), &bobj);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_FLOW_TABLE, bobj,
@@ -696,7 +696,7 @@ mdevx_flow_group_create(struct mdevx_obj *table, const struct mdevx_flow_group_a
 
 	rc = parent_take(table, MDEVX_OBJ_FLOW_TABLE);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	if (attr == NULL || group_attr_check(table, attr, &why) != 0) {
@@ -715,7 +715,7 @@ mdevx_flow_group_create(struct mdevx_obj *table, const struct mdevx_flow_group_a
 	rc = mdevx_cmd_create(table->ctx, in, sizeof(in), out, sizeof(out), &bobj);
 	if (rc != 0) {
 		mdevx_obj_ref_drop(table);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(table->ctx, MDEVX_OBJ_FLOW_GROUP, bobj,
@@ -729,7 +729,7 @@ mdevx_flow_group_create(struct mdevx_obj *table, const struct mdevx_flow_group_a
 	if (obj == NULL) {
 		rc = errno;
 		mdevx_obj_ref_drop(table);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj->parent = table;
@@ -807,7 +807,7 @@ mdevx_fte_create(struct mdevx_obj *table, struct mdevx_obj *group,
 	if (rc == 0)
 		rc = parent_take(group, MDEVX_OBJ_FLOW_GROUP);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	if (attr == NULL || fte_attr_check(&o, group, attr, &why) != 0) {
@@ -818,7 +818,7 @@ mdevx_fte_create(struct mdevx_obj *table, struct mdevx_obj *group,
 	in = calloc(1, inlen);
 	if (in == NULL) {
 		mdevx_obj_ref_drop(group);
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	MDEVX_SET(set_fte_in, in, opcode, MDEVX_CMD_OP_SET_FLOW_TABLE_ENTRY);
@@ -847,7 +847,7 @@ mdevx_fte_create(struct mdevx_obj *table, struct mdevx_obj *group,
 	free(in);
 	if (rc != 0) {
 		mdevx_obj_ref_drop(group);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(o.ctx, MDEVX_OBJ_FTE, bobj, attr->flow_index);
@@ -858,7 +858,7 @@ mdevx_fte_create(struct mdevx_obj *table, struct mdevx_obj *group,
 	if (obj == NULL) {
 		rc = errno;
 		mdevx_obj_ref_drop(group);
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj->parent = group;

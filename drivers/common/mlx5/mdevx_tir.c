@@ -70,7 +70,7 @@ mdevx_tir_create(struct mdevx_ctx *ctx, const struct mdevx_tir_attr *attr)
 		return NULL;
 	if (attr == NULL || check_attr(attr) != 0) {
 		MDEVX_LOG(ERR, "invalid TIR attributes");
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	MDEVX_SET(create_tir_in, in, opcode, MDEVX_CMD_OP_CREATE_TIR);
@@ -93,7 +93,7 @@ mdevx_tir_create(struct mdevx_ctx *ctx, const struct mdevx_tir_attr *attr)
 	}
 	rc = mdevx_cmd_create(ctx, in, sizeof(in), out, sizeof(out), &bobj);
 	if (rc != 0) {
-		errno = rc;
+		mdevx_set_errno(rc);
 		return NULL;
 	}
 	obj = mdevx_obj_wrap(ctx, MDEVX_OBJ_TIR, bobj, MDEVX_GET(create_tir_out, out, tirn));

@@ -27,6 +27,7 @@
 #include <rte_log.h>
 
 #include "mdevx_attach.h"
+#include "mdevx_errno.h"
 
 RTE_LOG_REGISTER(mdevx_attach_logtype, pmd.common.mdevx.attach, NOTICE);
 
@@ -81,13 +82,6 @@ static void
 stat_inc(uint64_t *counter)
 {
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
-}
-
-static int
-fail(int err)
-{
-	errno = err;
-	return -err;
 }
 
 /* Close every descriptor an SCM_RIGHTS message brought; how many. */
@@ -435,7 +429,7 @@ mdevx_attach_server_start(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
 		ATTACH_LOG(ERR, "bad configuration: %s", conf == NULL ? "NULL" :
 			   conf->path == NULL || conf->path[0] == '\0' ? "no socket path" :
 			   conf->mode > 0777 ? "mode above 0777" : "unknown flags");
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return NULL;
 	}
 	/* Connecting takes write permission: a group or other write bit lets them in. */
@@ -443,26 +437,26 @@ mdevx_attach_server_start(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
 		ATTACH_LOG(ERR, "%s: mode %04o lets other users connect, and every client gets "
 			   "the command fd: refused without MDEVX_ATTACH_F_ALLOW_OTHER_USERS",
 			   conf->path, (unsigned int)conf->mode);
-		errno = EPERM;
+		mdevx_set_errno(EPERM);
 		return NULL;
 	}
 	if (strlen(conf->path) >= sizeof(srv->path)) {
 		ATTACH_LOG(ERR, "socket path of %zu bytes: at most %zu", strlen(conf->path),
 			   sizeof(srv->path) - 1);
-		errno = ENAMETOOLONG;
+		mdevx_set_errno(ENAMETOOLONG);
 		return NULL;
 	}
 	/* The context and PD must be able to answer: the first reply, tried now. */
 	if (mdevx_ctx_devargs(ctx, pd, &da) != 0) {
 		err = errno;
 		ATTACH_LOG(ERR, "%s: context or PD refused: %s", conf->path, strerror(err));
-		errno = err;
+		mdevx_set_errno(err);
 		return NULL;
 	}
 	close(da.cmd_fd);
 	srv = calloc(1, sizeof(*srv));
 	if (srv == NULL) {
-		errno = ENOMEM;
+		mdevx_set_errno(ENOMEM);
 		return NULL;
 	}
 	srv->ctx = ctx;
@@ -479,7 +473,7 @@ mdevx_attach_server_start(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		err = errno;
 		free(srv);
-		errno = err;
+		mdevx_set_errno(err);
 		return NULL;
 	}
 	srv->stop_rd = p[0];
@@ -497,7 +491,7 @@ mdevx_attach_server_start(struct mdevx_ctx *ctx, struct mdevx_obj *pd,
 		close(p[0]);
 		close(p[1]);
 		free(srv);
-		errno = err;
+		mdevx_set_errno(err);
 		return NULL;
 	}
 	ATTACH_LOG(NOTICE, "%s: serving %s, pd_handle=%u", srv->path,
@@ -509,7 +503,7 @@ MDEVX_API int
 mdevx_attach_server_stats(const struct mdevx_attach_server *srv, struct mdevx_attach_stats *stats)
 {
 	if (srv == NULL || stats == NULL)
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	stats->served = __atomic_load_n(&srv->stats.served, __ATOMIC_RELAXED);
 	stats->bad_requests = __atomic_load_n(&srv->stats.bad_requests, __ATOMIC_RELAXED);
 	stats->timeouts = __atomic_load_n(&srv->stats.timeouts, __ATOMIC_RELAXED);
@@ -522,7 +516,7 @@ MDEVX_API uint32_t
 mdevx_attach_server_pd_handle(const struct mdevx_attach_server *srv)
 {
 	if (srv == NULL) {
-		errno = EINVAL;
+		mdevx_set_errno(EINVAL);
 		return UINT32_MAX;
 	}
 	return srv->pd_handle;
@@ -535,7 +529,7 @@ mdevx_attach_server_stop(struct mdevx_attach_server *srv)
 	ssize_t n;
 
 	if (srv == NULL)
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	do {
 		n = write(srv->stop_wr, "x", 1);
 	} while (n < 0 && errno == EINTR);

@@ -41,9 +41,9 @@
  * server before destroying that PD or closing the context.
  *
  * @par Errors
- * As libmdevx: int functions return 0 or a negative errno and set errno;
- * pointer functions return NULL and set errno. Failures are logged (log type
- * "pmd.common.mdevx.attach").
+ * As libmdevx: int functions return 0 or a negative errno and set errno and
+ * rte_errno; pointer functions return NULL and set errno and rte_errno.
+ * Failures are logged (log type "pmd.common.mdevx.attach").
  */
 #ifndef MDEVX_ATTACH_H
 #define MDEVX_ATTACH_H
@@ -98,8 +98,9 @@ struct mdevx_attach_stats {
  * @return the server, or NULL with errno: EINVAL (NULL argument, empty
  *   path, mode above 0777, an unknown flag); EPERM (a mode with a group or
  *   other write bit without MDEVX_ATTACH_F_ALLOW_OTHER_USERS);
- *   ENAMETOOLONG (path longer than a Unix socket address takes); the errors of mdevx_ctx_devargs() for @p ctx and @p pd
- *   (ENOENT, EPROTOTYPE, EXDEV); EADDRINUSE (the path exists); the errors
+ *   ENAMETOOLONG (path longer than a Unix socket address takes); the
+ *   errors of mdevx_ctx_devargs() for @p ctx and @p pd (ENOENT,
+ *   EPROTOTYPE, EXDEV); EADDRINUSE (the path exists); the errors
  *   of socket(), bind(), listen(), pthread_create().
  */
 MDEVX_API struct mdevx_attach_server *
