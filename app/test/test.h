@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include <rte_common.h>
+#include <rte_errno.h>
 
 #define TEST_SUCCESS 0
 #define TEST_FAILED (-1)
@@ -81,24 +82,60 @@
 	}								\
 } while (0)
 
-/* expr must return -e (a negative errno) and set errno to e. */
+/*
+ * After the failure of a call of libmdevx, libmdevx_attach or
+ * libmdevx_share (@p expr names it): errno and rte_errno both @p e. The
+ * macros below clear both before the call, so that a value left by an
+ * earlier failure does not pass.
+ */
+#define TEST_ASSERT_ERRNO_PAIR(expr, e) do {				\
+	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
+			  #expr, errno, strerror(errno), #e);		\
+	TEST_ASSERT_EQUAL(rte_errno, (e), "%s: rte_errno %d (%s), want %s", \
+			  #expr, rte_errno, strerror(rte_errno), #e);	\
+} while (0)
+
+/* expr must return -e (a negative errno) and set errno and rte_errno to e. */
 #define TEST_ASSERT_RC_ERRNO(expr, e) do {				\
 	int _r;								\
 	errno = 0;							\
+	rte_errno = 0;							\
 	_r = (expr);							\
 	TEST_ASSERT_EQUAL(_r, -(e), "%s returned %d (%s), want -%s",	\
 			  #expr, _r, strerror(_r < 0 ? -_r : 0), #e);	\
-	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d", #expr, errno);	\
+	TEST_ASSERT_ERRNO_PAIR(expr, e);				\
 } while (0)
 
-/* expr must return NULL and set errno to e. */
+/* expr must return NULL and set errno and rte_errno to e. */
 #define TEST_ASSERT_NULL_ERRNO(expr, e) do {				\
 	const void *_p;							\
 	errno = 0;							\
+	rte_errno = 0;							\
 	_p = (expr);							\
 	TEST_ASSERT_NULL(_p, "%s succeeded, want %s", #expr, #e);	\
-	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
-			  #expr, errno, strerror(errno), #e);		\
+	TEST_ASSERT_ERRNO_PAIR(expr, e);				\
+} while (0)
+
+/* expr (a count or a cookie) must return 0 and set errno and rte_errno to e. */
+#define TEST_ASSERT_ZERO_ERRNO(expr, e) do {				\
+	uint64_t _z;							\
+	errno = 0;							\
+	rte_errno = 0;							\
+	_z = (expr);							\
+	TEST_ASSERT_EQUAL(_z, 0, "%s returned %llu, want 0 (%s)", #expr,	\
+			  (unsigned long long)_z, #e);			\
+	TEST_ASSERT_ERRNO_PAIR(expr, e);				\
+} while (0)
+
+/* expr must return UINT32_MAX and set errno and rte_errno to e. */
+#define TEST_ASSERT_U32MAX_ERRNO(expr, e) do {				\
+	uint32_t _v;							\
+	errno = 0;							\
+	rte_errno = 0;							\
+	_v = (expr);							\
+	TEST_ASSERT_EQUAL(_v, UINT32_MAX, "%s returned %u, want UINT32_MAX (%s)", \
+			  #expr, _v, #e);				\
+	TEST_ASSERT_ERRNO_PAIR(expr, e);				\
 } while (0)
 
 /* Suites. A case returns TEST_SUCCESS, TEST_FAILED, TEST_SKIPPED or -ENOTSUP. */

@@ -920,6 +920,7 @@ test_errno_cases(void)
 	struct mdevx_cq_attr cqa = { .log_cq_size = 4 };
 	uint8_t *buf = calloc(1, exp_size + 16);
 	struct mdevx_ctx *c;
+	uint32_t eqn;
 	size_t sz;
 	int rc = TEST_FAILED, fd, err;
 
@@ -949,9 +950,21 @@ test_errno_cases(void)
 	TEST_ASSERT_NULL_ERRNO(mdevx_tir_create(ctx1, NULL), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_cq_create(ctx1, NULL), EINVAL);
 	TEST_ASSERT_RC_ERRNO(mdevx_last_cmd_error(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_backend_name(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_td_alloc(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_pd_alloc(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_uar_alloc(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_umem_reg(NULL, buf, exp_size, 0), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_umem_reg(ctx1, NULL, exp_size, 0), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_query_eqn(ctx1, 0, NULL), EINVAL);
+	TEST_ASSERT_U32MAX_ERRNO(mdevx_rule_handle(NULL), EINVAL);
 	/* Pointers that are not live objects. */
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_info((struct mdevx_obj *)buf, &info), ENOENT);
 	TEST_ASSERT_RC_ERRNO(mdevx_close((struct mdevx_ctx *)buf), ENOENT);
+	TEST_ASSERT_NULL_ERRNO(mdevx_backend_name((struct mdevx_ctx *)buf), ENOENT);
+	TEST_ASSERT_NULL_ERRNO(mdevx_td_alloc((struct mdevx_ctx *)buf), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_query_eqn((struct mdevx_ctx *)buf, 0, &eqn), ENOENT);
+	TEST_ASSERT_U32MAX_ERRNO(mdevx_rule_handle((struct mdevx_rule *)buf), ENOENT);
 	/* Counter sizes. */
 	TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(ctx1, 0), EINVAL);
 	TEST_ASSERT_NULL_ERRNO(mdevx_counter_alloc(ctx1, 3), EINVAL);
@@ -1069,6 +1082,9 @@ test_errno_cases(void)
 	TEST_ASSERT_SUCCESS(mdevx_last_cmd_error(&ce), "last error");
 	TEST_ASSERT_EQUAL(ce.status, MDEVX_CMD_STAT_LIM_ERR, "status %#x", ce.status);
 	TEST_ASSERT_EQUAL(ce.syndrome, 0xbeefu, "syndrome %#x", ce.syndrome);
+	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV, MDEVX_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 1,
+						MDEVX_CMD_STAT_NO_RES_ERR, 0x77aa, 0), "fault");
+	TEST_ASSERT_NULL_ERRNO(mdevx_td_alloc(ctx1), EAGAIN);
 	/*
 	 * A device import whose capability query fails: the caller still owns
 	 * its fd, as documented (libmdevx_share closes it then).

@@ -70,39 +70,6 @@ static const char *const bad_names[] = {
 		    (a).imports, _b.imports, (a).device, _b.device);	\
 } while (0)
 
-/* A call that returns a count or a cookie: 0, with errno @p e. */
-#define TEST_ASSERT_ZERO_ERRNO(expr, e) do {				\
-	uint64_t _v;							\
-	errno = 0;							\
-	_v = (expr);							\
-	TEST_ASSERT_EQUAL(_v, 0, "%s returned %" PRIu64 ", want 0", #expr, _v); \
-	TEST_ASSERT_EQUAL(errno, (e), "%s: errno %d (%s), want %s",	\
-			  #expr, errno, strerror(errno), #e);		\
-} while (0)
-
-/*
- * A refused call of libmdevx_share: as the macros above, and rte_errno set
- * by the call (it is cleared before) to the same errno, as DPDK APIs do.
- */
-#define TEST_ASSERT_RTE_ERRNO(what, e) \
-	TEST_ASSERT_EQUAL(rte_errno, (e), "%s: rte_errno %d (%s), want %s", what, \
-			  rte_errno, strerror(rte_errno), #e)
-#define TEST_ASSERT_RC_RTE_ERRNO(expr, e) do {				\
-	rte_errno = 0;							\
-	TEST_ASSERT_RC_ERRNO(expr, e);					\
-	TEST_ASSERT_RTE_ERRNO(#expr, e);				\
-} while (0)
-#define TEST_ASSERT_NULL_RTE_ERRNO(expr, e) do {			\
-	rte_errno = 0;							\
-	TEST_ASSERT_NULL_ERRNO(expr, e);				\
-	TEST_ASSERT_RTE_ERRNO(#expr, e);				\
-} while (0)
-#define TEST_ASSERT_ZERO_RTE_ERRNO(expr, e) do {			\
-	rte_errno = 0;							\
-	TEST_ASSERT_ZERO_ERRNO(expr, e);				\
-	TEST_ASSERT_RTE_ERRNO(#expr, e);				\
-} while (0)
-
 static int
 test_bad_null_and_names(void)
 {
@@ -123,87 +90,87 @@ test_bad_null_and_names(void)
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 
-	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_dev_open(NULL, NULL), EINVAL);
-	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_dev_open(DEVSTR, NULL), EEXIST);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_open(NULL, NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_open(DEVSTR, NULL), EEXIST);
 	/* Closed twice: the closed device is not read again (ASan: use after free). */
 	dev2 = mdevx_share_dev_open(DEVSTR2, NULL);
 	TEST_ASSERT_NOT_NULL(dev2, "open %s: %s", DEVSTR2, strerror(errno));
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev2), "close");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_dev_close(dev2), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(dev2), ENOENT);
 	/* we are the primary */
-	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_dev_attach(DEVSTR), EPERM);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_dev_close(NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(NULL, "x", NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, NULL, NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_withdraw(NULL, "ctr0", NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_withdraw(pdev, NULL, NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(NULL, "ctr0", &rec), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, "ctr0", NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, NULL, &rec), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(NULL, "ctr0", MDEVX_OBJ_ANY, &imp), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, NULL, MDEVX_OBJ_ANY, &imp), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_ANY, NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "ctr0", (enum mdevx_obj_kind)7, &imp),
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_attach(DEVSTR), EPERM);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_close(NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(NULL, "x", NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, NULL, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(NULL, "ctr0", NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, NULL, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(NULL, "ctr0", &rec), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "ctr0", NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, NULL, &rec), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(NULL, "ctr0", MDEVX_OBJ_ANY, &imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, NULL, MDEVX_OBJ_ANY, &imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_ANY, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", (enum mdevx_obj_kind)7, &imp),
 			     EINVAL);
 	/* an object kind that no record holds */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_TD, &imp), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_unimport(NULL, imp), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_query(NULL, imp, 0, 1, 0, &st), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_tir_query(NULL, imp, &attr), EINVAL);
-	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_import_obj(NULL, imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_TD, &imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(NULL, imp), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(NULL, imp, 0, 1, 0, &st), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(NULL, imp, &attr), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(NULL, imp), EINVAL);
 	/* The counts of no device: 0, a real count too, so errno says why. */
-	TEST_ASSERT_ZERO_RTE_ERRNO(mdevx_share_record_count(NULL), EINVAL);
-	TEST_ASSERT_ZERO_RTE_ERRNO(mdevx_share_dev_imports(NULL), EINVAL);
-	TEST_ASSERT_ZERO_RTE_ERRNO(mdevx_share_dev_cookie(NULL), EINVAL);
-	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_dev_ctx(NULL), EINVAL);
+	TEST_ASSERT_ZERO_ERRNO(mdevx_share_record_count(NULL), EINVAL);
+	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_imports(NULL), EINVAL);
+	TEST_ASSERT_ZERO_ERRNO(mdevx_share_dev_cookie(NULL), EINVAL);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_ctx(NULL), EINVAL);
 	SAME_STATE(a);
 
 	/* Unknown and too long names. */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, "nope", &rec), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "nope", MDEVX_OBJ_ANY, &imp), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_withdraw(pdev, "nope", NULL), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, longname, &rec), ENAMETOOLONG);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, longname, MDEVX_OBJ_ANY, &imp),
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "nope", &rec), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "nope", MDEVX_OBJ_ANY, &imp), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, "nope", NULL), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, longname, &rec), ENAMETOOLONG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, longname, MDEVX_OBJ_ANY, &imp),
 			     ENAMETOOLONG);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_withdraw(pdev, longname, NULL), ENAMETOOLONG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(pdev, longname, NULL), ENAMETOOLONG);
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 1);
 	TEST_ASSERT_NOT_NULL(cnt, "alloc");
 	TEST_ASSERT_SUCCESS(snap(&a), "counts");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, longname, cnt), ENAMETOOLONG);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, "", cnt), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, "ctr0", cnt), EEXIST);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, longname, cnt), ENAMETOOLONG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "", cnt), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "ctr0", cnt), EEXIST);
 	/* Names with a byte outside [A-Za-z0-9._:/-]: refused, nothing made. */
 	for (unsigned int i = 0; i < RTE_DIM(bad_names); i++) {
-		TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, bad_names[i], cnt), EINVAL);
-		TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, bad_names[i], &rec), ENOENT);
+		TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, bad_names[i], cnt), EINVAL);
+		TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, bad_names[i], &rec), ENOENT);
 	}
 	/* Wrong kinds: a transport domain is not shareable. */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, "td", chain.td), EPROTOTYPE);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_TIR, &imp), EPROTOTYPE);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "tir_rss", MDEVX_OBJ_FLOW_COUNTER, &imp),
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "td", chain.td), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr0", MDEVX_OBJ_TIR, &imp), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "tir_rss", MDEVX_OBJ_FLOW_COUNTER, &imp),
 			     EPROTOTYPE);
 	/* Handles that are not imports, or of another kind. */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_unimport(pdev, bogus), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_query(pdev, bogus, 0, 1, 0, &st), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, bogus), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, bogus, 0, 1, 0, &st), ENOENT);
 	SAME_STATE(a);
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "tir_rss", MDEVX_OBJ_TIR, &imp), "imp");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), EPROTOTYPE);
 	/* Double unimport. */
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "unimport");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_unimport(pdev, imp), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, imp), ENOENT);
 	/* Handles just past the import slots there are (one chunk of 4096). */
 	for (uint64_t id = 4096; id <= 4098; id++) {
 		mdevx_share_imp_t past = { .id = id };
 
-		TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_unimport(pdev, past), ENOENT);
-		TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_query(pdev, past, 0, 1, 0, &st), ENOENT);
+		TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(pdev, past), ENOENT);
+		TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, past, 0, 1, 0, &st), ENOENT);
 	}
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_tir_query(pdev, imp, &attr), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(pdev, imp, &attr), ENOENT);
 	SAME_STATE(a);
 	/* Published once, owned by the device: a second name is refused. */
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "dup1", cnt), "publish");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(pdev, "dup2", cnt), EEXIST);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, "dup2", &rec), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(pdev, "dup2", cnt), EEXIST);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "dup2", &rec), ENOENT);
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "dup1", NULL), "withdraw");
 	TEST_ASSERT_EQUAL(mdevx_share_record_count(pdev), a.records, "records");
 	TEST_ASSERT_RC_ERRNO(mdevx_obj_destroy(cnt), ENOENT);
@@ -266,50 +233,50 @@ test_bad_rte_errno(void)
 	next = mdevx_share_record_next(pdev, 0, NULL);
 	TEST_ASSERT(next == -1 && errno == EINVAL, "record_next: %" PRId64 " errno %d", next,
 		    errno);
-	TEST_ASSERT_RTE_ERRNO("mdevx_share_record_next() without a record", EINVAL);
+	TEST_ASSERT_ERRNO_PAIR(mdevx_share_record_next(pdev, 0, NULL), EINVAL);
 	rte_errno = 0;
 	errno = 0;
 	next = mdevx_share_record_next(NULL, 0, &rec);
 	TEST_ASSERT(next == -1 && errno == EINVAL, "record_next: %" PRId64 " errno %d", next,
 		    errno);
-	TEST_ASSERT_RTE_ERRNO("mdevx_share_record_next() without a device", EINVAL);
+	TEST_ASSERT_ERRNO_PAIR(mdevx_share_record_next(NULL, 0, &rec), EINVAL);
 	rte_errno = 0;
 	errno = 0;
 	next = mdevx_share_record_next(pdev, UINT32_MAX, &rec);
 	TEST_ASSERT(next == -1 && errno == 0 && rte_errno == 0,
 		    "end of the walk: %" PRId64 " errno %d rte_errno %d", next, errno, rte_errno);
 	/* a primary does not ask itself for its devices */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_primary_devs(NULL, 0), EPERM);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_primary_devs(NULL, 1), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_peers(DEVSTR, NULL, 1), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_peers(NULL, NULL, 0), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_peers("rdma:mdevx_nosuch", NULL, 0), ENODEV);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_primary_devs(NULL, 0), EPERM);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_primary_devs(NULL, 1), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_peers(DEVSTR, NULL, 1), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_peers(NULL, NULL, 0), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_peers("rdma:mdevx_nosuch", NULL, 0), ENODEV);
 	/* rules */
 	rte_errno = 0;
 	errno = 0;
 	r = mdevx_share_rule_create(pdev, NULL, &rattr);
 	TEST_ASSERT(r.id == 0 && errno == EINVAL, "rule without a matcher: %" PRIu64
 		    " errno %d", r.id, errno);
-	TEST_ASSERT_RTE_ERRNO("mdevx_share_rule_create() without a matcher", EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_destroy(pdev, rule), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_destroy(NULL, rule), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_state(pdev, rule), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_handle(pdev, rule, &handle), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_rule_handle(pdev, rule, NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_dev_rules(NULL, &own, &peers), EINVAL);
+	TEST_ASSERT_ERRNO_PAIR(mdevx_share_rule_create(pdev, NULL, &rattr), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_destroy(pdev, rule), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_destroy(NULL, rule), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_state(pdev, rule), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_handle(pdev, rule, &handle), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_rule_handle(pdev, rule, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_dev_rules(NULL, &own, &peers), EINVAL);
 	/* the counter snapshot: this device runs no service */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_read(pdev, ctr, 0, 1, NULL, NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_read(pdev, bogus, 0, 1, st, NULL), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_read(pdev, ctr, 0, 1, st, NULL), ENODATA);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_read(pdev, ctr, 127, 2, st, NULL), ERANGE);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_refresh(NULL, ctr, 10), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_refresh(pdev, tir, 10), EPROTOTYPE);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_refresh(pdev, ctr, 10), ENODATA);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_service_stats(pdev, NULL), EINVAL);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_service_stats(pdev, &svc), ENODATA);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(pdev, ctr, 0, 1, NULL, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(pdev, bogus, 0, 1, st, NULL), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(pdev, ctr, 0, 1, st, NULL), ENODATA);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_read(pdev, ctr, 127, 2, st, NULL), ERANGE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_refresh(NULL, ctr, 10), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_refresh(pdev, tir, 10), EPROTOTYPE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_refresh(pdev, ctr, 10), ENODATA);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_service_stats(pdev, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_service_stats(pdev, &svc), ENODATA);
 	/* errors of libmdevx pass through with their errno */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_query(pdev, ctr, 127, 2, 0, st), ERANGE);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_tir_query(pdev, tir, NULL), EINVAL);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, ctr, 127, 2, 0, st), ERANGE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_tir_query(pdev, tir, NULL), EINVAL);
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, ctr), "unimport");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, tir), "unimport");
 	/*
@@ -321,7 +288,7 @@ test_bad_rte_errno(void)
 	TEST_ASSERT_SUCCESS(publish_counter(dev2, "eio", 1), "publish: %s", strerror(errno));
 	TEST_ASSERT_SUCCESS(swdev_ctl_set_fault(ctl, DEV2, OP_DEALLOC_FLOW_COUNTER, 1,
 						STAT_INTERNAL_ERR, 0x5a5a, 0), "fault");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_withdraw(dev2, "eio", NULL), EIO);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_withdraw(dev2, "eio", NULL), EIO);
 	TEST_ASSERT_SUCCESS(mdevx_share_lookup(dev2, "eio", &rec), "lookup: %s", strerror(errno));
 	TEST_ASSERT_EQUAL(rec.withdrawn, 1, "record not withdrawn");
 	TEST_ASSERT_SUCCESS(mdevx_share_dev_close(dev2), "close: %s", strerror(errno));
@@ -355,25 +322,25 @@ test_bad_corrupted_and_stale(void)
 	 */
 	TEST_ASSERT(112 + info.export_len <= rlen, "record length");
 	raw[112 + info.export_len - 1] ^= 0x04;
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), EBADMSG);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_lookup(pdev, "ctr1", &rec), EBADMSG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), EBADMSG);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_lookup(pdev, "ctr1", &rec), EBADMSG);
 	SAME_STATE(a);
 	raw[112 + info.export_len - 1] ^= 0x04;
 	/* A record whose writer died mid-write (odd sequence): EAGAIN, no hang. */
 	raw[0] |= 1;
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), EAGAIN);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), EAGAIN);
 	raw[0] &= (uint8_t)~1;
 	SAME_STATE(a);
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp), "import");
 
 	/* Stale generation: withdraw, publish again under the same name. */
 	TEST_ASSERT_SUCCESS(mdevx_share_withdraw(pdev, "ctr1", NULL), "withdraw");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
-	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_import_obj(pdev, imp), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_import_obj(pdev, imp), ESTALE);
 	cnt = mdevx_counter_alloc(mdevx_share_dev_ctx(pdev), 128);
 	TEST_ASSERT_NOT_NULL(cnt, "alloc");
 	TEST_ASSERT_SUCCESS(mdevx_share_publish(pdev, "ctr1", cnt), "republish");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_counter_query(pdev, imp, 0, 1, 0, &st), ESTALE);
 	TEST_ASSERT_SUCCESS(mdevx_share_import(pdev, "ctr1", MDEVX_OBJ_ANY, &imp2), "new");
 	TEST_ASSERT_SUCCESS(mdevx_share_counter_query(pdev, imp2, 0, 1, 0, &st), "new query");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(pdev, imp), "stale unimport");
@@ -401,7 +368,7 @@ test_bad_full_registry(void)
 		TEST_ASSERT_SUCCESS(mdevx_share_publish(small, name, cnt[i]), "publish %d", i);
 	}
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &before), "counts");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(small, "c4", cnt[4]), ENOSPC);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_publish(small, "c4", cnt[4]), ENOSPC);
 	TEST_ASSERT_EQUAL(mdevx_share_record_count(small), 4, "records");
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &after), "counts");
 	TEST_ASSERT_EQUAL(before, after, "device objects changed");
@@ -513,7 +480,7 @@ test_bad_owned_set(void)
 			if (gone[i])
 				continue;
 			snprintf(name, sizeof(name), "again%d", i);
-			TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_publish(dev, name, cnt[i]), EEXIST);
+			TEST_ASSERT_RC_ERRNO(mdevx_share_publish(dev, name, cnt[i]), EEXIST);
 		}
 	}
 	TEST_ASSERT_EQUAL(mdevx_share_record_count(dev), 16, "records");
@@ -541,12 +508,12 @@ test_bad_handle_wrap(void)
 	TEST_ASSERT_EQUAL(h1.id >> 32, 0u, "a new device's first slot is of generation 0");
 	h2 = mdevx_share_test_slot_gen(dev, h1, UINT32_MAX);
 	TEST_ASSERT(h2.id != 0 && h2.id != h1.id, "slot generation hook");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, h2), "unimport at the last generation");
 	TEST_ASSERT_SUCCESS(mdevx_share_import(dev, "w0", MDEVX_OBJ_FLOW_COUNTER, &h3), "import");
 	TEST_ASSERT((uint32_t)h3.id != (uint32_t)h1.id, "the wrapped slot was handed out again");
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_unimport(dev, h2), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h1), ENOENT);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_unimport(dev, h2), ENOENT);
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 1u, "the new import");
 	TEST_ASSERT_SUCCESS(mdevx_share_unimport(dev, h3), "unimport");
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0u, "imports left");
@@ -749,7 +716,7 @@ test_bad_foreign_record(void)
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &dev2_before), "counts");
 	/* Keep our sequence and link words, take everything else. */
 	memcpy(raw + 8, foreign + 8, rlen - 8);
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(dev, "shared", MDEVX_OBJ_ANY, &imp), EXDEV);
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(dev, "shared", MDEVX_OBJ_ANY, &imp), EXDEV);
 	TEST_ASSERT_EQUAL(mdevx_share_dev_imports(dev), 0, "import made");
 	TEST_ASSERT_SUCCESS(test_dev_total(ctl, DEV2, &dev2_after), "counts");
 	TEST_ASSERT_EQUAL(dev2_before, dev2_after, "device objects changed");
@@ -1448,7 +1415,7 @@ refusals_primary(struct refusal_case *t)
 	TEST_ASSERT_SUCCESS(log_cap_start(lc, RTE_LOG_INFO), "log capture");
 
 	/* A lookup miss is an outcome, not an error: DEBUG, nothing at INFO. */
-	TEST_ASSERT_RC_RTE_ERRNO(mdevx_share_import(pdev, "no_such_rec", MDEVX_OBJ_ANY, &bogus),
+	TEST_ASSERT_RC_ERRNO(mdevx_share_import(pdev, "no_such_rec", MDEVX_OBJ_ANY, &bogus),
 				 ENOENT);
 	TEST_ASSERT_EQUAL(log_cap_take(lc, NULL), 0, "an import miss logged at INFO: %s",
 			  lc->text);
@@ -1516,7 +1483,7 @@ refusals_primary(struct refusal_case *t)
 	TEST_ASSERT_LOGGED_ONCE(lc, NULL, "rdma:mdevx_nosuch0", "No such device", NULL,
 				"mdevx_open");
 	pos = lc->pos;
-	TEST_ASSERT_NULL_RTE_ERRNO(mdevx_share_dev_open("rdma:mdevx_nosuch0", NULL), ENODEV);
+	TEST_ASSERT_NULL_ERRNO(mdevx_share_dev_open("rdma:mdevx_nosuch0", NULL), ENODEV);
 	TEST_ASSERT_LOGGED_ONCE(lc, "mdevx: ", "rdma:mdevx_nosuch0", "No such device", NULL,
 				"mdevx_share_dev_open: mdevx");
 	lc->pos = pos;	/* the same lines again, the other library's */
