@@ -56,6 +56,7 @@ static bool mp_registered;		/* our rte_mp action (never unregistered) */
 static share_mp_notify_fn *notify_fns[MP_OP_MAX + 1];
 static share_mp_peer_fn *peer_fns[MP_OP_MAX + 1];
 static share_mp_gone_fn *peer_gone_fn;
+static share_mp_closed_fn *peer_closed_fn;
 static share_mp_idle_fn *idle_fn;
 
 void
@@ -76,6 +77,12 @@ void
 share_mp_on_peer_gone(share_mp_gone_fn *fn)
 {
 	peer_gone_fn = fn;
+}
+
+void
+share_mp_on_peer_closed(share_mp_closed_fn *fn)
+{
+	peer_closed_fn = fn;
 }
 
 void
@@ -263,8 +270,6 @@ peer_new_locked(struct mdevx_share_dev *dev, pid_t asked_pid, int *their)
 	return 0;
 }
 
-static void notify_peer_gone(uint64_t id);
-
 /*
  * Reader, share_devs_lock held: peer @p i is gone. Its connection is
  * closed, its place freed, a withdrawal waiting for it stops waiting,
@@ -286,7 +291,8 @@ peer_drop_locked(uint32_t i, const char *why)
 		if (peer_gone_fn != NULL)
 			peer_gone_fn(dev, id);
 	}
-	notify_peer_gone(id);
+	if (peer_closed_fn != NULL)
+		peer_closed_fn(id);
 	p->fd = -1;
 	p->dev = NULL;
 	p->state = PEER_FREE;
@@ -332,6 +338,22 @@ share_peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx, struct mde
 			out->rules = p->nb_rules;
 		}
 	}
+	return n;
+}
+
+/*
+ * share_devs_lock held: the ids of the peers of @p dev that completed
+ * their attach (not those still in their handshake: they read nothing of
+ * the device yet), at most @p max into @p ids; how many.
+ */
+uint32_t
+share_peers_live_locked(const struct mdevx_share_dev *dev, uint64_t *ids, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < MAX_CONNS && n < max; i++)
+		if (peers[i].dev == dev && peers[i].state == PEER_LIVE)
+			ids[n++] = peer_id(i);
 	return n;
 }
 
@@ -1021,9 +1043,7 @@ peer_msg(const struct mp_msg *p, uint64_t id, pid_t pid)
 {
 	if (p->hdr.role != MP_ROLE_SECONDARY)
 		return;
-	if (p->hdr.op == MP_OP_ACK)
-		notify_ack(p, id);
-	else if (p->hdr.op == MP_OP_HELLO)
+	if (p->hdr.op == MP_OP_HELLO)
 		peer_hello(p, id, pid);
 	else if (p->hdr.op <= MP_OP_MAX && peer_fns[p->hdr.op] != NULL)
 		peer_fns[p->hdr.op](p, id);
@@ -1068,10 +1088,7 @@ share_notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_i
 	pn->rec_idx = rec_idx;
 	pn->op = op;
 	pn->devstr = dev->devstr;
-	/* Not those still in their handshake: they read nothing of the device yet. */
-	for (uint32_t i = 0; i < MAX_CONNS && pn->nb_expect < MAX_PEERS; i++)
-		if (peers[i].dev == dev && peers[i].state == PEER_LIVE)
-			pn->expect[pn->nb_expect++] = peer_id(i);
+	pn->nb_expect = share_peers_live_locked(dev, pn->expect, MAX_PEERS);
 	pn->seq = ++pending_seq;
 	pn->armed = true;
 	pthread_mutex_unlock(&pending_lock);
@@ -1117,4 +1134,11 @@ share_notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_i
 	pthread_cond_broadcast(&pending_cond);	/* a free slot for a waiter */
 	pthread_mutex_unlock(&pending_lock);
 	return acked;
+}
+
+/* The acknowledgements and the peers gone, from the reader. */
+RTE_INIT(share_notify_init)
+{
+	share_mp_on_peer(MP_OP_ACK, notify_ack);
+	share_mp_on_peer_closed(notify_peer_gone);
 }

@@ -401,16 +401,19 @@ int share_mp_msg_unpack(const struct rte_mp_msg *msg, struct mp_msg *m);
  * can arrive) and called by its dispatcher:
  * - a notification of EAL's IPC thread, from the IPC socket @p peer;
  * - a message of the connection of peer @p id (primary, reader thread);
- * - a peer gone (primary, reader, share_devs_lock held);
+ * - a peer gone (primary, reader, share_devs_lock held), its device
+ *   known; and every closed connection, the device's gone or not;
  * - between the reader's rounds (primary): true to be called again at once.
  */
 typedef int (share_mp_notify_fn)(const struct mp_msg *m, const char *peer);
 typedef void (share_mp_peer_fn)(const struct mp_msg *m, uint64_t id);
 typedef void (share_mp_gone_fn)(struct mdevx_share_dev *dev, uint64_t id);
+typedef void (share_mp_closed_fn)(uint64_t id);
 typedef bool (share_mp_idle_fn)(void);
 void share_mp_on_notify(enum mp_op op, share_mp_notify_fn *fn);
 void share_mp_on_peer(enum mp_op op, share_mp_peer_fn *fn);
 void share_mp_on_peer_gone(share_mp_gone_fn *fn);
+void share_mp_on_peer_closed(share_mp_closed_fn *fn);
 void share_mp_on_idle(share_mp_idle_fn *fn);
 int share_mp_get(void);
 int share_peers_start(void);
@@ -421,6 +424,7 @@ void share_peers_release(const struct mdevx_share_dev *dev);
  */
 uint32_t share_peer_at_locked(const struct mdevx_share_dev *dev, uint32_t idx,
 			      struct mdevx_share_peer *out);
+uint32_t share_peers_live_locked(const struct mdevx_share_dev *dev, uint64_t *ids, uint32_t max);
 struct mdevx_share_dev *share_peer_dev_locked(uint64_t id, pid_t *pid);
 uint32_t *share_peer_nb_rules_locked(uint64_t id);
 void share_ack_send(const struct mp_msg *m, int tries);
