@@ -10,8 +10,9 @@
  *   mdevx_share_attach.c  the secondary's attach;
  *   mdevx_share_mp.c    the transport: rte_mp messages and their
  *                       dispatcher, the connection of each attached
- *                       secondary and the primary's reader of them, the
- *                       wait of withdrawal notifications;
+ *                       secondary and the primary's reader of them;
+ *   mdevx_share_notify.c  the wait of withdrawal notifications for the
+ *                       acknowledgements;
  *   mdevx_share_ops.c   the handlers of the operations (withdrawal,
  *                       refresh, refused attaches) and the requests of a
  *                       secondary to the primary (LIST, PEER);
@@ -435,6 +436,8 @@ void share_conn_send(const struct mdevx_share_dev *dev, const struct mp_msg *m, 
 void share_conn_attached(struct mdevx_share_dev *dev, int fd, uint64_t cookie);
 int share_send_hello(const struct mdevx_share_dev *dev, unsigned int timeout_ms);
 void share_send_detach(struct mdevx_share_dev *dev);
+
+/* mdevx_share_notify.c */
 unsigned int share_notify_withdraw(struct mdevx_share_dev *dev, enum mp_op op, uint32_t rec_idx,
 			     uint64_t gen, int *nb_sent, bool *complete);
 
