@@ -25,6 +25,9 @@ quick=0
 [ "${1:-}" = "--help" ] && { sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 passed=0 failed=0 skipped=0
+# The runtime directories of DPDK instances that exist before the run (other
+# work on the machine, a run killed earlier) are not this run's to answer for.
+runtime_before=$(ls /var/run/dpdk 2>/dev/null | grep '^mdevx_' || true)
 
 count_meson() { # build dir
 	local log="$1/meson-logs/testlog.json" p f s
@@ -114,9 +117,23 @@ if [ "$quick" -eq 0 ]; then
 	fi
 fi
 
-leftover=$(ls /var/run/dpdk 2>/dev/null | grep '^mdevx_' || true)
+# Left by this run: new since its start, and no live instance (a primary holds
+# an fcntl() lock on its config file, as EAL takes it: an instance elsewhere
+# on the machine still running keeps its own).
+instance_live() {
+	[ -e "$1/config" ] && ! python3 -c '
+import fcntl, sys
+with open(sys.argv[1], "rb+") as f:
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)' "$1/config" 2>/dev/null
+}
+leftover=""
+for d in $(ls /var/run/dpdk 2>/dev/null | grep '^mdevx_' || true); do
+	printf '%s\n' $runtime_before | grep -qxF "$d" && continue
+	instance_live "/var/run/dpdk/$d" && continue
+	leftover="$leftover $d"
+done
 if [ -n "$leftover" ]; then
-	echo "!! runtime directories left under /var/run/dpdk: $leftover"
+	echo "!! runtime directories left under /var/run/dpdk:$leftover"
 	failed=$((failed + 1))
 fi
 
