@@ -2,8 +2,8 @@
  * Copyright (c) 2026, the mlx5-devx-share authors.
  */
 /*
- * How libmdevx and libmdevx_attach fail (see "Return and error convention"
- * in mdevx.h). Not installed.
+ * How libmdevx, libmdevx_attach and libmdevx_share fail (see "Return and
+ * error convention" in mdevx.h). Not installed.
  */
 #ifndef MDEVX_ERRNO_H
 #define MDEVX_ERRNO_H

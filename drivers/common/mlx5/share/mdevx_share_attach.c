@@ -242,6 +242,6 @@ err_free:
 err_unlock:
 	pthread_mutex_unlock(&share_open_lock);
 err_out:
-	set_errno(err);
+	mdevx_set_errno(err);
 	return NULL;
 }

@@ -334,7 +334,7 @@ err_unlock:
 	if (dev != NULL)
 		share_dev_free(dev);
 err_out:
-	set_errno(err);
+	mdevx_set_errno(err);
 	return NULL;
 }
 
@@ -362,7 +362,7 @@ close_abort(struct mdevx_share_dev *dev, int ret, bool logged)
 	if (!logged)
 		SHARE_LOG(ERR, "%s: close failed: %s; the device stays open, close it again",
 			  dev->devstr, strerror(-ret));
-	return fail(-ret);
+	return mdevx_ret(-ret);
 }
 
 /*
@@ -405,7 +405,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 
 	if (dev == NULL) {
 		SHARE_LOG(ERR, "mdevx_share_dev_close(): NULL device");
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	pthread_mutex_lock(&share_open_lock);
 	pthread_mutex_lock(&share_devs_lock);
@@ -416,7 +416,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		pthread_mutex_unlock(&share_open_lock);
 		SHARE_LOG(ERR, "mdevx_share_dev_close(): device %p is not open (closed "
 			  "already?)", (const void *)dev);
-		return fail(ENOENT);
+		return mdevx_ret(ENOENT);
 	}
 	if (dev->refcnt > 1) {
 		dev->refcnt--;
@@ -436,7 +436,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		pthread_mutex_unlock(&share_open_lock);
 		SHARE_LOG(ERR, "%s: %u objects of the application are still on the device's "
 			  "context: not closing", dev->devstr, app);
-		return fail(EBUSY);
+		return mdevx_ret(EBUSY);
 	}
 	share_dev_live_del(dev);
 	dev->refcnt = 0;
@@ -515,7 +515,7 @@ mdevx_share_dev_close(struct mdevx_share_dev *dev)
 		share_peers_release(dev);
 	pthread_mutex_unlock(&share_open_lock);
 	share_dev_free(dev);
-	return ret == 0 ? 0 : fail(-ret);
+	return ret == 0 ? 0 : mdevx_ret(-ret);
 }
 
 /*
@@ -685,7 +685,7 @@ mdevx_share_dev_ctx(const struct mdevx_share_dev *dev)
 	int err = CHECK_DEV(dev);
 
 	if (err != 0) {
-		set_errno(err);
+		mdevx_set_errno(err);
 		return NULL;
 	}
 	return dev->ctx;
@@ -697,7 +697,7 @@ mdevx_share_dev_cookie(const struct mdevx_share_dev *dev)
 	int err = CHECK_DEV(dev);
 
 	if (err != 0) {
-		set_errno(err);
+		mdevx_set_errno(err);
 		return 0;
 	}
 	return dev->cookie;
@@ -725,7 +725,7 @@ mdevx_share_record_count(const struct mdevx_share_dev *dev)
 	int err = CHECK_DEV(dev);
 
 	if (err != 0)
-		set_errno(err);
+		mdevx_set_errno(err);
 	else
 		dev_counts(dev, &records, &imports);
 	return records;
@@ -738,7 +738,7 @@ mdevx_share_dev_imports(const struct mdevx_share_dev *dev)
 	int err = CHECK_DEV(dev);
 
 	if (err != 0)
-		set_errno(err);
+		mdevx_set_errno(err);
 	else
 		dev_counts(dev, &records, &imports);
 	return imports;

@@ -263,10 +263,10 @@ mdevx_share_peers(const char *devstr, struct mdevx_share_peer *out, unsigned int
 	int err;
 
 	if (share_check_devstr_log(devstr, "mdevx_share_peers") != 0)
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	if (out == NULL && max != 0) {
 		SHARE_LOG(ERR, "mdevx_share_peers(): NULL list of %u entries", max);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
 		pthread_mutex_lock(&share_devs_lock);
@@ -275,7 +275,7 @@ mdevx_share_peers(const char *devstr, struct mdevx_share_peer *out, unsigned int
 			pthread_mutex_unlock(&share_devs_lock);
 			SHARE_LOG(DEBUG, "mdevx_share_peers(): %s is not shared by this process",
 				  devstr);
-			return fail(ENODEV);
+			return mdevx_ret(ENODEV);
 		}
 		total = share_peer_at_locked(dev, 0, &pv);
 		for (i = 0; i < total && i < max; i++)
@@ -295,7 +295,7 @@ mdevx_share_peers(const char *devstr, struct mdevx_share_peer *out, unsigned int
 			else
 				SHARE_LOG(ERR, "mdevx_share_peers(): %s: secondary %u of the "
 					  "primary: %s", devstr, i, strerror(err));
-			return fail(err);
+			return mdevx_ret(err);
 		}
 		if (i < max)
 			out[i] = pv;
@@ -314,12 +314,12 @@ mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max)
 
 	if (devs == NULL && max != 0) {
 		SHARE_LOG(ERR, "mdevx_share_primary_devs(): NULL list of %u entries", max);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
 		SHARE_LOG(ERR, "mdevx_share_primary_devs() in the primary: only a secondary "
 			  "asks the primary for its devices");
-		return fail(EPERM);
+		return mdevx_ret(EPERM);
 	}
 	/* at most the devices a process holds; the list may change meanwhile */
 	for (i = 0; i < MAX_DEVS; i++) {
@@ -329,7 +329,7 @@ mdevx_share_primary_devs(char (*devs)[MDEVX_SHARE_DEVSTR_MAX], unsigned int max)
 		if (err != 0) {
 			SHARE_LOG(ERR, "mdevx_share_primary_devs(): device %u of the primary: %s",
 				  i, strerror(err));
-			return fail(err);
+			return mdevx_ret(err);
 		}
 		if (i < max)
 			memcpy(devs[i], devstr, DEVSTR_MAX);

@@ -42,6 +42,7 @@
 #include <rte_memzone.h>
 
 #include "mdevx_driver.h"
+#include "mdevx_errno.h"
 #include "mdevx_share.h"
 #include "mdevx_share_lock.h"
 #include "mdevx_share_reg.h"
@@ -315,23 +316,9 @@ extern struct mdevx_share_devs_head share_devs;
 extern pthread_mutex_t share_devs_lock;
 
 /*
- * A public call that fails sets errno and, as DPDK APIs do, rte_errno to
- * the same positive errno @p err.
+ * A public call that fails sets errno and rte_errno through libmdevx's
+ * mdevx_set_errno() or mdevx_ret() (mdevx_errno.h): one contract.
  */
-static inline void
-set_errno(int err)
-{
-	errno = err;
-	rte_errno = err;
-}
-
-/* set_errno(@p err), for a call that returns the negative errno. */
-static inline int
-fail(int err)
-{
-	set_errno(err);
-	return -err;
-}
 
 static inline struct imp_slot *
 slot_at(const struct mdevx_share_dev *dev, uint32_t idx)

@@ -242,43 +242,43 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 
 	ret = CHECK_DEV(dev);
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	if (obj == NULL) {
 		SHARE_LOG(ERR, "%s: mdevx_share_publish(): NULL object", dev->devstr);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	ret = check_name_log(dev, __func__, name);
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	if (!dev->primary) {
 		SHARE_LOG(ERR, "%s: mdevx_share_publish() in a secondary: only the primary "
 			  "publishes", dev->devstr);
-		return fail(EPERM);
+		return mdevx_ret(EPERM);
 	}
 	bad = name_bad_char(name);
 	if (bad >= 0) {
 		/* the byte in hex: the name itself may hold anything */
 		SHARE_LOG(ERR, "%s: publish: name refused: byte %d is 0x%02x, outside "
 			  "[A-Za-z0-9._:/-]", dev->devstr, bad, (unsigned int)(uint8_t)name[bad]);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	if (mdevx_obj_info(obj, &oi) != 0) {
 		ret = errno;
 		SHARE_LOG(ERR, "%s: publish %s: not an object: %s", dev->devstr, name,
 			  strerror(ret));
-		return fail(ret);
+		return mdevx_ret(ret);
 	}
 	if (oi.imported) {
 		SHARE_LOG(ERR, "%s: publish %s: %s %#x is an import: only objects this process "
 			  "made are published", dev->devstr, name, mdevx_obj_kind_name(oi.kind),
 			  oi.id);
-		return fail(EPERM);
+		return mdevx_ret(EPERM);
 	}
 	/* A handle of another uverbs file names nothing, or another object, here. */
 	if (mdevx_obj_ctx(obj) != dev->ctx) {
 		SHARE_LOG(ERR, "%s: publish %s: %s %#x is of another device context", dev->devstr,
 			  name, mdevx_obj_kind_name(oi.kind), oi.id);
-		return fail(EXDEV);
+		return mdevx_ret(EXDEV);
 	}
 	memset(&info, 0, sizeof(info));
 	if (oi.kind == MDEVX_OBJ_FLOW_COUNTER) {
@@ -291,7 +291,7 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	} else {
 		SHARE_LOG(ERR, "%s: publish %s: a %s is not shared (flow counter bulks and TIRs "
 			  "only)", dev->devstr, name, mdevx_obj_kind_name(oi.kind));
-		return fail(EPROTOTYPE);
+		return mdevx_ret(EPROTOTYPE);
 	}
 	snprintf(info.name, sizeof(info.name), "%s", name);
 	info.cookie = dev->cookie;
@@ -302,7 +302,7 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 	if (ret != 0) {
 		SHARE_LOG(ERR, "%s: publish %s: export of %s %#x failed: %s", dev->devstr, name,
 			  mdevx_obj_kind_name(oi.kind), oi.id, strerror(-ret));
-		return fail(-ret);
+		return mdevx_ret(-ret);
 	}
 	pthread_mutex_lock(&dev->wlock);
 	/* Owned already (under another name): a second owner would destroy it twice. */
@@ -327,7 +327,7 @@ mdevx_share_publish(struct mdevx_share_dev *dev, const char *name, struct mdevx_
 				  dev->devstr, name, mdevx_share_reg_capacity(dev->reg));
 		else
 			SHARE_LOG(ERR, "%s: publish %s: %s", dev->devstr, name, strerror(ret));
-		return fail(ret);
+		return mdevx_ret(ret);
 	}
 	SHARE_LOG(DEBUG, "%s: published %s (%s id %u) in slot %u gen %" PRIu64, dev->devstr,
 		  name, info.kind == MDEVX_OBJ_FLOW_COUNTER ? "counter" : "tir", oi.id, idx, gen);
@@ -347,11 +347,11 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 	if (ret == 0)
 		ret = check_name_log(dev, __func__, name);
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	if (!dev->primary) {
 		SHARE_LOG(ERR, "%s: mdevx_share_withdraw() in a secondary: only the primary "
 			  "withdraws", dev->devstr);
-		return fail(EPERM);
+		return mdevx_ret(EPERM);
 	}
 	pthread_mutex_lock(&dev->wlock);
 	/* The registry's private state: the memzone's bytes decide nothing. */
@@ -367,7 +367,7 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 				  dev->devstr, name);
 		else
 			SHARE_LOG(ERR, "%s: withdraw %s: %s", dev->devstr, name, strerror(ret));
-		return fail(ret);
+		return mdevx_ret(ret);
 	}
 	/* Out of the counter snapshot: a refresh of it in progress ends first. */
 	share_snap_del(dev->snap, idx);
@@ -394,7 +394,7 @@ mdevx_share_withdraw(struct mdevx_share_dev *dev, const char *name, unsigned int
 		  name, n_acked, nb_sent);
 	if (acked != NULL)
 		*acked = n_acked;
-	return ret == 0 ? 0 : fail(-ret);
+	return ret == 0 ? 0 : mdevx_ret(-ret);
 }
 
 /*
@@ -423,15 +423,15 @@ mdevx_share_lookup(struct mdevx_share_dev *dev, const char *name, struct mdevx_s
 
 	ret = CHECK_DEV(dev);
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	if (rec == NULL) {
 		SHARE_LOG(ERR, "%s: mdevx_share_lookup(): NULL record", dev->devstr);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	ret = reg_lookup(dev, name, &info, NULL);
 	if (ret != 0) {
 		lookup_refused_log(dev, __func__, name, ret);
-		return fail(ret);
+		return mdevx_ret(ret);
 	}
 	info_to_record(&info, rec);
 	return 0;
@@ -451,7 +451,7 @@ mdevx_share_record_next(struct mdevx_share_dev *dev, uint32_t start,
 		err = EINVAL;
 	}
 	if (err != 0) {
-		set_errno(err);
+		mdevx_set_errno(err);
 		return -1;
 	}
 	mdevx_share_lock_read(&dev->lock);
@@ -586,14 +586,14 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj
 	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	if (imp == NULL || kind > MDEVX_OBJ_TIR) {
 		if (imp == NULL)
 			SHARE_LOG(ERR, "%s: mdevx_share_import(): NULL handle", dev->devstr);
 		else
 			SHARE_LOG(ERR, "%s: mdevx_share_import(): kind %d is not a record's kind "
 				  "(a flow counter, a TIR or any)", dev->devstr, (int)kind);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	ret = EAGAIN;
 	/*
@@ -611,7 +611,7 @@ mdevx_share_import(struct mdevx_share_dev *dev, const char *name, enum mdevx_obj
 		return 0;
 	if (!logged)
 		lookup_refused_log(dev, __func__, name, ret);
-	return fail(ret);
+	return mdevx_ret(ret);
 }
 
 int
@@ -623,21 +623,21 @@ mdevx_share_unimport(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 	int err = CHECK_DEV(dev);
 
 	if (err != 0)
-		return fail(err);
+		return mdevx_ret(err);
 	mdevx_share_lock_write(&dev->lock);
 	s = share_slot_of(dev, imp, &sidx);
 	if (s == NULL) {
 		mdevx_share_unlock_write(&dev->lock);
 		SHARE_LOG(ERR, "%s: mdevx_share_unimport(): %#" PRIx64 " is not a live import "
 			  "(unimported already?)", dev->devstr, imp.id);
-		return fail(ENOENT);
+		return mdevx_ret(ENOENT);
 	}
 	/* The wrapper (live or revoked) first: a call in flight keeps the import. */
 	if (share_slot_drop_wrapper(s) != 0) {
 		mdevx_share_unlock_write(&dev->lock);
 		SHARE_LOG(ERR, "%s: mdevx_share_unimport(): import %#" PRIx64 ": another thread "
 			  "is in a call on its object: nothing released", dev->devstr, imp.id);
-		return fail(EBUSY);
+		return mdevx_ret(EBUSY);
 	}
 	if (s->state == IMP_LIVE)
 		ref = s->ref;
@@ -709,7 +709,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 
 	s = use_begin(dev, imp, MDEVX_OBJ_ANY, true, &err, __func__);
 	if (s == NULL) {
-		set_errno(err);
+		mdevx_set_errno(err);
 		return NULL;
 	}
 	SHARE_TEST_HOOK(test_import_obj_hook, test_import_obj_arg);
@@ -738,7 +738,7 @@ mdevx_share_import_obj(struct mdevx_share_dev *dev, mdevx_share_imp_t imp)
 		if (err != ESTALE)
 			SHARE_LOG(ERR, "%s: mdevx_share_import_obj(): import %#" PRIx64 ": no "
 				  "object: %s", dev->devstr, imp.id, strerror(err));
-		set_errno(err);
+		mdevx_set_errno(err);
 	}
 	return obj;
 }
@@ -752,10 +752,10 @@ mdevx_share_counter_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, ui
 
 	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 	if (s == NULL)
-		return fail(err);
+		return mdevx_ret(err);
 	ret = mdevx_ref_counter_query(dev->ctx, &s->ref, offset, n, clear, stats);
 	use_end(dev, false);
-	return ret == 0 ? 0 : fail(-ret);
+	return ret == 0 ? 0 : mdevx_ret(-ret);
 }
 
 /*
@@ -775,15 +775,15 @@ mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uin
 
 	err = CHECK_DEV(dev);
 	if (err != 0)
-		return fail(err);
+		return mdevx_ret(err);
 	if (stats == NULL || n == 0) {
 		SHARE_LOG(ERR, "%s: mdevx_share_counter_read(): %s", dev->devstr,
 			  stats == NULL ? "NULL stats" : "no counter asked (n 0)");
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 	if (s == NULL)
-		return fail(err);
+		return mdevx_ret(err);
 	bulk = s->ref.size_or_tirn;
 	if (offset >= bulk || n > bulk - offset)
 		err = ERANGE;
@@ -799,7 +799,7 @@ mdevx_share_counter_read(struct mdevx_share_dev *dev, mdevx_share_imp_t imp, uin
 	else if (err == EIO)
 		SHARE_LOG(DEBUG, "%s: mdevx_share_counter_read(): import %#" PRIx64 ": the "
 			  "snapshot slot does not match it (scribbled)", dev->devstr, imp.id);
-	return err == 0 ? 0 : fail(err);
+	return err == 0 ? 0 : mdevx_ret(err);
 }
 
 int
@@ -815,13 +815,13 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 
 	s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 	if (s == NULL)
-		return fail(err);
+		return mdevx_ret(err);
 	idx = s->rec_idx;
 	gen = s->rec_gen;
 	last = dev->snap == NULL ? ENODATA : 0;
 	use_end(dev, false);
 	if (last != 0)
-		return fail(last);
+		return mdevx_ret(last);
 	/*
 	 * Asked also when the slot reads as not in the service: a scribble
 	 * can make it look so, and the refresh writes it anew. The primary
@@ -839,7 +839,7 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 	for (;;) {
 		s = use_begin(dev, imp, MDEVX_OBJ_FLOW_COUNTER, false, &err, __func__);
 		if (s == NULL)
-			return fail(err);
+			return mdevx_ret(err);
 		err = share_snap_started(dev->snap, idx, gen, &started);
 		use_end(dev, false);
 		if (err == 0 && started >= t0)
@@ -847,7 +847,7 @@ mdevx_share_counter_refresh(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 		if (err != EAGAIN)
 			last = err;
 		if (share_snap_now_ns() >= deadline)
-			return fail(last == ENODATA ? ENODATA : ETIMEDOUT);
+			return mdevx_ret(last == ENODATA ? ENODATA : ETIMEDOUT);
 		usleep(REFRESH_POLL_US);
 	}
 }
@@ -858,10 +858,10 @@ mdevx_share_service_stats(struct mdevx_share_dev *dev, struct mdevx_share_servic
 	int err = CHECK_DEV(dev);
 
 	if (err != 0)
-		return fail(err);
+		return mdevx_ret(err);
 	if (st == NULL) {
 		SHARE_LOG(ERR, "%s: mdevx_share_service_stats(): NULL stats", dev->devstr);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	mdevx_share_lock_read(&dev->lock);
 	if (dev->snap == NULL || dev->orphan)
@@ -869,7 +869,7 @@ mdevx_share_service_stats(struct mdevx_share_dev *dev, struct mdevx_share_servic
 	else
 		share_snap_stats(dev->snap, st);
 	mdevx_share_unlock_read(&dev->lock);
-	return err == 0 ? 0 : fail(err);
+	return err == 0 ? 0 : mdevx_ret(err);
 }
 
 int
@@ -881,8 +881,8 @@ mdevx_share_tir_query(struct mdevx_share_dev *dev, mdevx_share_imp_t imp,
 
 	s = use_begin(dev, imp, MDEVX_OBJ_TIR, false, &err, __func__);
 	if (s == NULL)
-		return fail(err);
+		return mdevx_ret(err);
 	ret = mdevx_ref_tir_query(dev->ctx, &s->ref, attr);
 	use_end(dev, false);
-	return ret == 0 ? 0 : fail(-ret);
+	return ret == 0 ? 0 : mdevx_ret(-ret);
 }

@@ -606,7 +606,7 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 
 	err = CHECK_DEV(dev);
 	if (err != 0) {
-		set_errno(err);
+		mdevx_set_errno(err);
 		return h;
 	}
 	if (matcher == NULL || attr == NULL ||
@@ -617,7 +617,7 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 			  attr->dest_obj != NULL && attr->dest_imp.id != 0 ?
 			  "both an imported and a local destination" :
 			  "both an imported and a local counter");
-		set_errno(EINVAL);
+		mdevx_set_errno(EINVAL);
 		return h;
 	}
 	/* Shared lock: a withdrawal (exclusive) waits for the rule, then removes it. */
@@ -631,7 +631,7 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 	if (err != 0) {
 		mdevx_share_unlock_read(&dev->lock);
 		SHARE_LOG(ERR, "%s: rule create: import: %s", dev->devstr, strerror(err));
-		set_errno(err);
+		mdevx_set_errno(err);
 		return h;
 	}
 	memset(&ra, 0, sizeof(ra));
@@ -674,7 +674,7 @@ mdevx_share_rule_create(struct mdevx_share_dev *dev, struct mdevx_matcher *match
 	mdevx_share_unlock_read(&dev->lock);
 	if (h.id == 0) {
 		SHARE_LOG(ERR, "%s: rule create: %s", dev->devstr, strerror(err));
-		set_errno(err);
+		mdevx_set_errno(err);
 	}
 	return h;
 }
@@ -687,14 +687,14 @@ mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	pthread_mutex_lock(&dev->rules_lock);
 	r = rule_of(dev, rule, &idx);
 	if (r == NULL) {
 		pthread_mutex_unlock(&dev->rules_lock);
 		SHARE_LOG(ERR, "%s: mdevx_share_rule_destroy(): %#" PRIx64 " is not a rule of "
 			  "this process (destroyed already?)", dev->devstr, rule.id);
-		return fail(ENOENT);
+		return mdevx_ret(ENOENT);
 	}
 	if (r->state == RULE_LIVE) {
 		ret = mdevx_rule_destroy(r->rule);
@@ -702,7 +702,7 @@ mdevx_share_rule_destroy(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 			pthread_mutex_unlock(&dev->rules_lock);
 			SHARE_LOG(ERR, "%s: rule %u: destroy: %s", dev->devstr, r->handle,
 				  strerror(-ret));
-			return fail(-ret);
+			return mdevx_ret(-ret);
 		}
 		rule_msg(dev, MP_OP_RULE_DEL, r, RULE_MSG_TRIES);
 		__atomic_store_n(&dev->nb_rules, dev->nb_rules - 1, __ATOMIC_RELAXED);
@@ -722,7 +722,7 @@ mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	pthread_mutex_lock(&dev->rules_lock);
 	r = rule_of(dev, rule, &idx);
 	ret = r == NULL ? ENOENT : r->state == RULE_LIVE ? 0 : ESTALE;
@@ -731,7 +731,7 @@ mdevx_share_rule_state(struct mdevx_share_dev *dev, mdevx_share_rule_t rule)
 	if (ret == ENOENT)
 		SHARE_LOG(ERR, "%s: mdevx_share_rule_state(): %#" PRIx64 " is not a rule of "
 			  "this process", dev->devstr, rule.id);
-	return ret == 0 ? 0 : fail(ret);
+	return ret == 0 ? 0 : mdevx_ret(ret);
 }
 
 int
@@ -742,10 +742,10 @@ mdevx_share_rule_handle(struct mdevx_share_dev *dev, mdevx_share_rule_t rule, ui
 	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	if (handle == NULL) {
 		SHARE_LOG(ERR, "%s: mdevx_share_rule_handle(): NULL handle", dev->devstr);
-		return fail(EINVAL);
+		return mdevx_ret(EINVAL);
 	}
 	pthread_mutex_lock(&dev->rules_lock);
 	r = rule_of(dev, rule, &idx);
@@ -756,7 +756,7 @@ mdevx_share_rule_handle(struct mdevx_share_dev *dev, mdevx_share_rule_t rule, ui
 	if (ret == ENOENT)
 		SHARE_LOG(ERR, "%s: mdevx_share_rule_handle(): %#" PRIx64 " is not a rule of "
 			  "this process", dev->devstr, rule.id);
-	return ret == 0 ? 0 : fail(ret);
+	return ret == 0 ? 0 : mdevx_ret(ret);
 }
 
 int
@@ -766,7 +766,7 @@ mdevx_share_dev_rules(const struct mdevx_share_dev *dev, uint32_t *own, uint32_t
 	int ret = CHECK_DEV(dev);
 
 	if (ret != 0)
-		return fail(ret);
+		return mdevx_ret(ret);
 	pthread_mutex_lock(&d->rules_lock);
 	if (own != NULL)
 		*own = d->nb_rules;
